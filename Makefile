@@ -1,0 +1,45 @@
+# A thin front door: every real step is CMake/CTest. `make demo` and
+# `make test` install what is missing first (packaging/install-deps.sh).
+JOBS ?= $(shell nproc)
+BUILD ?= build
+CMAKE_FLAGS ?= -DLB_WERROR=ON
+
+.PHONY: all deps build demo test test-release test-asan test-tsan bench package abi-update format clean
+
+all: build
+
+deps:
+	@./packaging/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/examples/lazybreaker-demo
+
+# Every test of every language, then the suite again under ASan+UBSan and
+# under TSan, each in a build folder of its own.
+test: test-release test-asan test-tsan
+
+test-release: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B build-asan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLB_SANITIZE=address,undefined
+	cmake --build build-asan -j $(JOBS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench'
+
+test-tsan: deps
+	cmake -S . -B build-tsan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLB_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS)
+	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench'
+
+bench: build
+	cmake --build $(BUILD) --target bench -j $(JOBS)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp' '*.hpp')
+
+clean:
+	rm -rf build build-asan build-tsan

@@ -1,0 +1,368 @@
+/*
+ * lazybreaker: a lazy, lock-free circuit breaker behind one stable C ABI.
+ *
+ * This header is the specification. Every function states what it does,
+ * what it returns on each path and what is safe across threads, using this
+ * fixed vocabulary on its "Thread safety:" line:
+ *
+ *   - "any thread":       may be called concurrently from any number of
+ *                         threads, on the same or different objects.
+ *   - "any thread, lock-free": as above, and the call never takes a lock,
+ *                         never allocates and makes no system call other
+ *                         than reading the clock (see docs/semantics.md).
+ *   - "not with other calls on the same object": the caller must ensure no
+ *                         other thread uses that object during the call.
+ *
+ * Conventions: every function returns an int status (CB_OK = 0, CB_REJECTED
+ * = 1, errors < 0) unless stated otherwise, and writes results through
+ * out-pointers, which it leaves untouched on error. On every error the
+ * calling thread's cb_last_error_message() says what went wrong. A failed
+ * call changes nothing.
+ *
+ * Only <stddef.h>, <stdint.h> and <stdbool.h> are included; the header is
+ * C99 and C++ clean.
+ */
+#ifndef LAZYBREAKER_H
+#define LAZYBREAKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Marks a public function. Override it to build or use a static library
+ *  with other visibility rules. */
+#ifndef CB_API
+#if defined(__GNUC__)
+#define CB_API __attribute__((visibility("default")))
+#else
+#define CB_API
+#endif
+#endif
+
+/** @name Version
+ *  Compare CB_VERSION_NUMBER (the header you built with) against
+ *  cb_version_number() (the library you run with).
+ *  @{ */
+#define CB_VERSION_MAJOR 1
+#define CB_VERSION_MINOR 0
+#define CB_VERSION_PATCH 0
+#define CB_VERSION_NUMBER (CB_VERSION_MAJOR * 10000 + CB_VERSION_MINOR * 100 + CB_VERSION_PATCH)
+#define CB_VERSION_STRING "1.0.0"
+/** @} */
+
+/** A breaker's handle: registry id, slot index and generation packed in 64
+ *  bits. 0 is never a valid handle. A destroyed breaker's handle stays
+ *  invalid (CB_EHANDLE) for the life of the process. */
+typedef uint64_t cb_handle;
+
+/** An admitted call's ticket, from cb_allow, for cb_done. Opaque. It carries
+ *  the state epoch it was issued in, so an outcome from an earlier period
+ *  never moves the state machine. 0 is never a valid ticket. */
+typedef uint64_t cb_ticket;
+
+/** A set of breakers sharing a clock, a capacity and an event queue. */
+typedef struct cb_registry cb_registry;
+
+/** @name Statuses
+ *  Values are pinned: never renumbered, never reused.
+ *  @{ */
+#define CB_OK 0            /**< success */
+#define CB_REJECTED 1      /**< not an error: the breaker says fail fast */
+#define CB_EINVAL (-1)     /**< a bad argument or config value */
+#define CB_EHANDLE (-2)    /**< a zero, unknown, destroyed or stale handle */
+#define CB_ENOMEM (-3)     /**< out of memory or address space */
+#define CB_EEXIST (-4)     /**< the name is taken in this registry */
+#define CB_ENOENT (-5)     /**< no breaker has that name */
+#define CB_EFULL (-6)      /**< the registry holds its capacity */
+#define CB_ECORRUPT (-7)   /**< a shared registry file is corrupt */
+#define CB_EVERSION (-8)   /**< a shared registry file has another layout */
+#define CB_EIO (-9)        /**< an I/O error on a shared registry file */
+#define CB_EPERM (-10)     /**< not permitted (file mode, owner) */
+#define CB_ESTATE (-11)    /**< the call does not apply in the current state */
+#define CB_EINTERNAL (-12) /**< a bug in lazybreaker: please report it */
+/** @} */
+
+/** The breaker's state, as cb_state() reports it. */
+typedef enum cb_state_t {
+  CB_STATE_CLOSED = 0,      /**< admitting; the trip policy is counting */
+  CB_STATE_OPEN = 1,        /**< rejecting until the open duration passes */
+  CB_STATE_HALF_OPEN = 2,   /**< admitting a bounded number of probes */
+  CB_STATE_FORCED_OPEN = 3, /**< rejecting everything until cb_reset */
+  CB_STATE_DISABLED = 4     /**< admitting everything, tripping never */
+} cb_state_t;
+
+/** What a call reported through cb_done. */
+typedef enum cb_outcome_t {
+  CB_SUCCESS = 0, /**< the call succeeded */
+  CB_FAILURE = 1, /**< the call failed and counts against the dependency */
+  CB_IGNORED = 2  /**< neither: e.g. a cancellation or a client error */
+} cb_outcome_t;
+
+/** @name Configuration maxima (inclusive)
+ *  @{ */
+#define CB_MAX_FAILURE_THRESHOLD 100000u
+#define CB_MAX_HALF_OPEN_CALLS 32u
+#define CB_MAX_HALF_OPEN_SUCCESSES 255u
+#define CB_MIN_OPEN_DURATION_NS 1000ull
+#define CB_MAX_DURATION_NS (366ull * 24 * 3600 * 1000000000ull)
+#define CB_MAX_NAME_BYTES 255u
+/** @} */
+
+/** A breaker's configuration. Always start from cb_config_init(); fields
+ *  are only ever appended, and struct_size tells the library how much of
+ *  the struct the caller knows. */
+typedef struct cb_config {
+  size_t struct_size;                   /**< sizeof(cb_config); set by cb_config_init */
+  uint32_t failure_threshold;           /**< consecutive failures that trip; default 5,
+                                             1..CB_MAX_FAILURE_THRESHOLD */
+  uint64_t open_duration_ns;            /**< how long OPEN rejects; default 30 s,
+                                             CB_MIN_OPEN_DURATION_NS..CB_MAX_DURATION_NS */
+  uint32_t half_open_max_calls;         /**< probes admitted at once; default 1,
+                                             1..CB_MAX_HALF_OPEN_CALLS */
+  uint32_t half_open_success_threshold; /**< probe successes that close;
+                                             default 1,
+                                             1..CB_MAX_HALF_OPEN_SUCCESSES */
+  uint64_t half_open_timeout_ns;        /**< a probe silent this long counts as
+                                             failed; 0 (the default) =
+                                             open_duration_ns; at most
+                                             CB_MAX_DURATION_NS */
+  /* later fields are appended here */
+} cb_config;
+
+/** Fills the first `size` bytes of `cfg` with defaults and sets
+ *  cfg->struct_size = size, so a caller built against an older, smaller
+ *  cb_config is never written past its end.
+ *  @return CB_OK; CB_EINVAL if cfg is NULL or size is smaller than the first
+ *          version of cb_config.
+ *  @since 1.0
+ *  Thread safety: any thread. */
+CB_API int cb_config_init_size(cb_config *cfg, size_t size);
+
+/** Fills `cfg` with defaults. @since 1.0 */
+static inline void cb_config_init(cb_config *cfg) { cb_config_init_size(cfg, sizeof *cfg); }
+
+/** @name Clocks
+ *  @{ */
+enum {
+  CB_CLOCK_MONOTONIC = 0, /**< CLOCK_MONOTONIC, read only when needed */
+  CB_CLOCK_MANUAL = 1     /**< starts at 0, moves only by cb_clock_advance */
+};
+/** @} */
+
+/** How to open a registry. Start from cb_registry_options_init(). */
+typedef struct cb_registry_options {
+  size_t struct_size; /**< sizeof(cb_registry_options) */
+  uint32_t capacity;  /**< most breakers it may hold; 0 = 65,536;
+                           at most CB_MAX_CAPACITY */
+  int clock;          /**< CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL */
+  const char *path;   /**< NULL = private, in memory. Shared registries in a
+                           file are not supported yet: CB_EINVAL */
+  /* later fields are appended here */
+} cb_registry_options;
+
+/** The largest capacity a registry may have (and the size of the default
+ *  registry). */
+#define CB_MAX_CAPACITY 4194304u
+/** Capacity of cb_default_registry(). */
+#define CB_DEFAULT_REGISTRY_CAPACITY 1048576u
+
+/** Fills the first `size` bytes of `opts` with defaults.
+ *  @return CB_OK; CB_EINVAL if opts is NULL or size is too small.
+ *  @since 1.0
+ *  Thread safety: any thread. */
+CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size);
+
+/** Fills `opts` with defaults. @since 1.0 */
+static inline void cb_registry_options_init(cb_registry_options *opts) {
+  cb_registry_options_init_size(opts, sizeof *opts);
+}
+
+/** Opens a new registry. Memory is reserved for `capacity` breakers up
+ *  front and touched only as breakers are created.
+ *  @param opts NULL = all defaults.
+ *  @param out receives the registry.
+ *  @return CB_OK; CB_EINVAL for a NULL out, a bad struct_size, an unknown
+ *          clock, a capacity over CB_MAX_CAPACITY or a non-NULL path;
+ *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when the
+ *          process has opened 65,535 registries (ids are never reused).
+ *  @since 1.0
+ *  Thread safety: any thread. */
+CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out);
+
+/** Closes a registry: every handle into it becomes stale, and stays stale
+ *  however many registries open later.
+ *  @return CB_OK (NULL is a no-op); CB_EINVAL for the default registry or a
+ *          registry that is not open.
+ *  @since 1.0
+ *  Thread safety: not with other calls on the same object. Calls through
+ *  its handles racing with the close are the caller's error. */
+CB_API int cb_registry_close(cb_registry *reg);
+
+/** The process-wide registry: monotonic clock, capacity
+ *  CB_DEFAULT_REGISTRY_CAPACITY. Created on first use; never closed.
+ *  @return the registry; NULL only if its memory could not be reserved
+ *          (cb_last_error_message() says why).
+ *  @since 1.0
+ *  Thread safety: any thread. */
+CB_API cb_registry *cb_default_registry(void);
+
+/** Moves a manual clock forward.
+ *  @param reg NULL = the default registry (whose clock is not manual).
+ *  @return CB_OK; CB_EINVAL unless the registry's clock is manual, or if
+ *          the clock would overflow.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns);
+
+/** Reads the registry's clock, in nanoseconds.
+ *  @return CB_OK; CB_EINVAL for a NULL out.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns);
+
+/** Creates a breaker, CLOSED.
+ *  @param reg NULL = the default registry.
+ *  @param name NULL = anonymous; else 1..CB_MAX_NAME_BYTES bytes of valid
+ *         UTF-8, unique in the registry.
+ *  @param cfg NULL = defaults.
+ *  @param out receives the handle.
+ *  @return CB_OK; CB_EINVAL for a NULL out, a bad name or a bad config
+ *          (the message names the field); CB_EEXIST when the name is taken;
+ *          CB_EFULL when the registry holds its capacity.
+ *  @since 1.0
+ *  Thread safety: any thread (lock-free). */
+CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg, cb_handle *out);
+
+/** Finds a breaker by name.
+ *  @return CB_OK; CB_EINVAL for a NULL or invalid name or NULL out;
+ *          CB_ENOENT when no breaker has that name.
+ *  @since 1.0
+ *  Thread safety: any thread (lock-free). */
+CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out);
+
+/** Destroys a breaker; its name becomes free and its handle stale.
+ *  Threads still calling it get CB_EHANDLE; none of them crashes.
+ *  @return CB_OK; CB_EHANDLE for a zero, unknown or stale handle.
+ *  @since 1.0
+ *  Thread safety: any thread (lock-free). */
+CB_API int cb_destroy(cb_handle h);
+
+/** Asks to make a call. CB_OK admits it: make the call, then report its
+ *  outcome with cb_done(h, *ticket, outcome). CB_REJECTED: fail fast.
+ *  In OPEN, the first call after the open duration becomes the probe.
+ *  @return CB_OK; CB_REJECTED; CB_EINVAL for a NULL ticket; CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_allow(cb_handle h, cb_ticket *ticket);
+
+/** Reports the outcome of an admitted call. Report each ticket once. A
+ *  ticket issued before the breaker's last transition is stale: it counts
+ *  in cb_stats but never moves the state machine. A probe ticket reported
+ *  twice counts once.
+ *  @param outcome a cb_outcome_t.
+ *  @return CB_OK (also for a stale ticket); CB_EINVAL for an unknown outcome
+ *          or a ticket that cb_allow never issues; CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome);
+
+/** Reports the breaker's state without ever moving it: an OPEN breaker
+ *  whose open duration has passed reports CB_STATE_OPEN until a call
+ *  arrives (cb_retry_after then reports 0).
+ *  @return a cb_state_t (>= 0); CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_state(cb_handle h);
+
+/** How long until a call could be admitted, in nanoseconds of the
+ *  registry's clock: 0 when a call would be admitted now (CLOSED, DISABLED,
+ *  HALF_OPEN with a free probe slot, OPEN after its duration); the rest of
+ *  the open duration in OPEN; UINT64_MAX in FORCED_OPEN. Never moves the
+ *  state machine.
+ *  @return CB_OK; CB_EINVAL for a NULL out; CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns);
+
+/** A breaker's counters. Counted in every state: they are observations. */
+typedef struct cb_stats {
+  size_t struct_size;            /**< set by the caller: sizeof(cb_stats) */
+  uint64_t admitted;             /**< calls cb_allow admitted */
+  uint64_t rejected;             /**< calls cb_allow rejected */
+  uint64_t successes;            /**< CB_SUCCESS outcomes reported */
+  uint64_t failures;             /**< CB_FAILURE outcomes reported */
+  uint64_t ignored;              /**< CB_IGNORED outcomes reported */
+  uint64_t trips;                /**< transitions into OPEN (not FORCED_OPEN) */
+  uint32_t consecutive_failures; /**< the current failure run (CLOSED) */
+  /* later fields are appended here */
+} cb_stats;
+
+/** Reads a breaker's counters into the first out->struct_size bytes of out.
+ *  Counters are exact once calls have returned; during concurrent calls
+ *  each is a value it held during this call.
+ *  @return CB_OK; CB_EINVAL for a NULL out or a struct_size smaller than
+ *          the first version of cb_stats; CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_stats_get(cb_handle h, cb_stats *out);
+
+/** FORCED_OPEN: rejects everything until cb_reset.
+ *  @return CB_OK; CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_force_open(cb_handle h);
+
+/** DISABLED: admits everything; outcomes feed cb_stats only, never the
+ *  trip policy; until cb_reset.
+ *  @return CB_OK; CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_disable(cb_handle h);
+
+/** CLOSED, with a fresh failure run, from any state.
+ *  @return CB_OK; CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_reset(cb_handle h);
+
+/** Copies the breaker's name (NUL-terminated, "" when anonymous) into buf.
+ *  @param size the size of buf; CB_MAX_NAME_BYTES + 1 always suffices.
+ *  @return CB_OK; CB_EINVAL for a NULL buf or a buf too small (nothing is
+ *          written then); CB_EHANDLE.
+ *  @since 1.0
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_name(cb_handle h, char *buf, size_t size);
+
+/** The name of a status: "CB_OK", "CB_EINVAL", ... and "unknown status"
+ *  for any other int.
+ *  @return never NULL; a static string.
+ *  @since 1.0
+ *  Thread safety: any thread. */
+CB_API const char *cb_strerror(int status);
+
+/** The detail of the calling thread's last error, e.g. "cb_config:
+ *  failure_threshold must be 1..100000, got 0".
+ *  @return never NULL ("" when no call on this thread has failed); valid
+ *          until this thread's next call into the library.
+ *  @since 1.0
+ *  Thread safety: any thread (the message is per thread). */
+CB_API const char *cb_last_error_message(void);
+
+/** The library's version as "MAJOR.MINOR.PATCH".
+ *  @return never NULL. @since 1.0 Thread safety: any thread. */
+CB_API const char *cb_version_string(void);
+
+/** The library's version as MAJOR * 10000 + MINOR * 100 + PATCH, to compare
+ *  with CB_VERSION_NUMBER.
+ *  @since 1.0 Thread safety: any thread. */
+CB_API int cb_version_number(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* LAZYBREAKER_H */

@@ -1,0 +1,106 @@
+#include "capi/validate.hpp"
+
+#include <cstring>
+
+#include "capi/errors.hpp"
+
+namespace lazybreaker::capi {
+
+bool valid_utf8(std::string_view s) noexcept {
+  const auto *p = reinterpret_cast<const unsigned char *>(s.data());
+  const auto *end = p + s.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    size_t len;
+    uint32_t cp;
+    if ((c & 0xe0) == 0xc0) {
+      len = 2, cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      len = 3, cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      len = 4, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (size_t(end - p) < len) return false;
+    for (size_t i = 1; i < len; ++i) {
+      if ((p[i] & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    static constexpr uint32_t kMinForLength[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMinForLength[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    p += len;
+  }
+  return true;
+}
+
+int check_name(const char *name, bool allow_null, std::string_view *out) noexcept {
+  if (name == nullptr) {
+    if (!allow_null) return fail(CB_EINVAL, "name is NULL");
+    *out = {};
+    return CB_OK;
+  }
+  const size_t len = strnlen(name, CB_MAX_NAME_BYTES + 1);
+  if (len == 0) return fail(CB_EINVAL, "name is empty (pass NULL for an anonymous breaker)");
+  if (len > CB_MAX_NAME_BYTES)
+    return fail(CB_EINVAL, "name is longer than %u bytes", CB_MAX_NAME_BYTES);
+  if (!valid_utf8(std::string_view(name, len))) return fail(CB_EINVAL, "name is not valid UTF-8");
+  *out = std::string_view(name, len);
+  return CB_OK;
+}
+
+int check_struct_size(const void *s, size_t size, size_t v1_size, size_t known_size,
+                      const char *what) noexcept {
+  if (size < v1_size)
+    return fail(CB_EINVAL, "%s: struct_size %zu is smaller than the first version's %zu", what,
+                size, v1_size);
+  const auto *bytes = static_cast<const unsigned char *>(s);
+  for (size_t i = known_size; i < size; ++i)
+    if (bytes[i] != 0)
+      return fail(CB_EINVAL,
+                  "%s: struct_size %zu names fields this library (%s) does not know, and they "
+                  "are not zero (first non-zero byte at offset %zu)",
+                  what, size, CB_VERSION_STRING, i);
+  return CB_OK;
+}
+
+int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
+  core::Config c;
+  if (cfg != nullptr) {
+    const int st = check_struct_size(cfg, cfg->struct_size, sizeof(cb_config), sizeof(cb_config),
+                                     "cb_config");
+    if (st != CB_OK) return st;
+    if (cfg->failure_threshold < 1 || cfg->failure_threshold > CB_MAX_FAILURE_THRESHOLD)
+      return fail(CB_EINVAL, "cb_config: failure_threshold must be 1..%u, got %u",
+                  CB_MAX_FAILURE_THRESHOLD, cfg->failure_threshold);
+    if (cfg->open_duration_ns < CB_MIN_OPEN_DURATION_NS ||
+        cfg->open_duration_ns > CB_MAX_DURATION_NS)
+      return fail(CB_EINVAL, "cb_config: open_duration_ns must be %llu..%llu, got %llu",
+                  CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS,
+                  (unsigned long long)cfg->open_duration_ns);
+    if (cfg->half_open_max_calls < 1 || cfg->half_open_max_calls > CB_MAX_HALF_OPEN_CALLS)
+      return fail(CB_EINVAL, "cb_config: half_open_max_calls must be 1..%u, got %u",
+                  CB_MAX_HALF_OPEN_CALLS, cfg->half_open_max_calls);
+    if (cfg->half_open_success_threshold < 1 ||
+        cfg->half_open_success_threshold > CB_MAX_HALF_OPEN_SUCCESSES)
+      return fail(CB_EINVAL, "cb_config: half_open_success_threshold must be 1..%u, got %u",
+                  CB_MAX_HALF_OPEN_SUCCESSES, cfg->half_open_success_threshold);
+    if (cfg->half_open_timeout_ns > CB_MAX_DURATION_NS)
+      return fail(CB_EINVAL, "cb_config: half_open_timeout_ns must be 0..%llu, got %llu",
+                  CB_MAX_DURATION_NS, (unsigned long long)cfg->half_open_timeout_ns);
+    c.failure_threshold = cfg->failure_threshold;
+    c.open_duration_ns = cfg->open_duration_ns;
+    c.half_open_max_calls = cfg->half_open_max_calls;
+    c.half_open_success_threshold = cfg->half_open_success_threshold;
+    c.half_open_timeout_ns = cfg->half_open_timeout_ns;
+  }
+  if (c.half_open_timeout_ns == 0) c.half_open_timeout_ns = c.open_duration_ns;
+  *out = c;
+  return CB_OK;
+}
+
+}  // namespace lazybreaker::capi

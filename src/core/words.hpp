@@ -1,0 +1,116 @@
+// The packed 64-bit words a breaker's lock-free state machine is made of.
+// Every transition is one compare-and-swap on the state word, so what must
+// change together lives in it: the incarnation (so a destroyed breaker's
+// handle fails on the same load that reads the state), the epoch (so tickets
+// from an earlier period are recognised), the state, and one auxiliary count
+// whose meaning depends on the state.
+#pragma once
+
+#include <cstdint>
+
+namespace lazybreaker::core {
+
+// Free is 0 so that zero-filled memory is a slot that holds no breaker.
+enum class State : uint32_t { Free = 0, Closed = 1, Open = 2, HalfOpen = 3, ForcedOpen = 4, Disabled = 5 };
+
+// State word: [incarnation:24 | epoch:20 | aux:17 | state:3]
+//   aux in CLOSED: the current run of consecutive failures
+//   aux in OPEN and HALF_OPEN: trips since the breaker last closed (for backoff)
+struct StateWord {
+  static constexpr unsigned kStateBits = 3, kAuxBits = 17, kEpochBits = 20, kIncarnationBits = 24;
+  static constexpr unsigned kAuxShift = kStateBits;
+  static constexpr unsigned kEpochShift = kAuxShift + kAuxBits;
+  static constexpr unsigned kIncarnationShift = kEpochShift + kEpochBits;
+  static constexpr uint64_t kStateMask = (1ull << kStateBits) - 1;
+  static constexpr uint64_t kAuxMax = (1ull << kAuxBits) - 1;
+  static constexpr uint64_t kEpochMask = (1ull << kEpochBits) - 1;
+  static constexpr uint64_t kIncarnationMask = (1ull << kIncarnationBits) - 1;
+  // The bits a CLOSED fast path compares in one go: incarnation and state.
+  static constexpr uint64_t kIdentityMask = (kIncarnationMask << kIncarnationShift) | kStateMask;
+
+  static constexpr uint64_t pack(uint32_t incarnation, uint32_t epoch, uint32_t aux, State s) {
+    return (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) |
+           (uint64_t(epoch & kEpochMask) << kEpochShift) | (uint64_t(aux) << kAuxShift) |
+           uint64_t(s);
+  }
+  static constexpr State state(uint64_t w) { return State(w & kStateMask); }
+  static constexpr uint32_t aux(uint64_t w) { return uint32_t((w >> kAuxShift) & kAuxMax); }
+  static constexpr uint32_t epoch(uint64_t w) { return uint32_t((w >> kEpochShift) & kEpochMask); }
+  static constexpr uint32_t incarnation(uint64_t w) {
+    return uint32_t((w >> kIncarnationShift) & kIncarnationMask);
+  }
+  static constexpr uint64_t identity(uint32_t incarnation, State s) {
+    return (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) | uint64_t(s);
+  }
+  // Whether w is a live breaker in its `incarnation`-th life.
+  static constexpr bool alive_in(uint64_t w, uint32_t incarnation) {
+    return StateWord::incarnation(w) == (incarnation & kIncarnationMask) && state(w) != State::Free;
+  }
+  // The same breaker life and state, the next epoch, a new aux and state.
+  static constexpr uint64_t next(uint64_t w, uint32_t aux, State s) {
+    return pack(incarnation(w), epoch(w) + 1, aux, s);
+  }
+  static constexpr uint64_t with_aux(uint64_t w, uint32_t aux) {
+    return (w & ~(kAuxMax << kAuxShift)) | (uint64_t(aux) << kAuxShift);
+  }
+};
+
+// Ticket: [epoch:20 | kind:2 | probe sequence:9 | reserved:33]. The kind is
+// never 0, so neither is a ticket.
+enum class TicketKind : uint32_t { Invalid = 0, Call = 1, Probe = 2, Unguarded = 3 };
+
+struct Ticket {
+  static constexpr unsigned kSeqShift = 33, kSeqBits = 9, kKindShift = 42, kEpochShift = 44;
+  static constexpr uint64_t kSeqMask = (1ull << kSeqBits) - 1;
+
+  static constexpr uint64_t make(uint32_t epoch, TicketKind kind, uint32_t seq = 0) {
+    return (uint64_t(epoch & StateWord::kEpochMask) << kEpochShift) |
+           (uint64_t(kind) << kKindShift) | (uint64_t(seq & kSeqMask) << kSeqShift);
+  }
+  static constexpr uint32_t epoch(uint64_t t) { return uint32_t(t >> kEpochShift); }
+  static constexpr TicketKind kind(uint64_t t) { return TicketKind((t >> kKindShift) & 3); }
+  static constexpr uint32_t seq(uint64_t t) { return uint32_t((t >> kSeqShift) & kSeqMask); }
+  static constexpr bool well_formed(uint64_t t) {
+    return kind(t) != TicketKind::Invalid && (t & ((1ull << kSeqShift) - 1)) == 0;
+  }
+};
+
+// Probe ledger, valid only for the HALF_OPEN epoch whose low bits are its tag:
+// [tag:15 | successes:8 | issued:9 | outstanding:32]. Probe number `seq` of
+// the epoch owns bit `seq % 32` of `outstanding` until it reports, so a probe
+// reported twice finds its bit clear and counts once. A ledger whose tag is
+// not the current epoch's is read as empty: the thread that opens a
+// HALF_OPEN epoch need not reset it before publishing the state.
+struct ProbeLedger {
+  static constexpr unsigned kTagBits = 15, kSuccessBits = 8, kIssuedBits = 9, kSlots = 32;
+  static constexpr unsigned kIssuedShift = kSlots, kSuccessShift = kIssuedShift + kIssuedBits;
+  static constexpr unsigned kTagShift = kSuccessShift + kSuccessBits;
+  static constexpr uint64_t kTagMask = (1ull << kTagBits) - 1;
+  static constexpr uint64_t kIssuedMask = (1ull << kIssuedBits) - 1;
+  static constexpr uint64_t kSuccessMask = (1ull << kSuccessBits) - 1;
+
+  uint32_t tag, successes, issued, outstanding;
+
+  static constexpr ProbeLedger empty(uint32_t epoch) {
+    return {uint32_t(epoch & kTagMask), 0, 0, 0};
+  }
+  static constexpr ProbeLedger read(uint64_t v, uint32_t epoch) {
+    ProbeLedger l{uint32_t(v >> kTagShift), uint32_t((v >> kSuccessShift) & kSuccessMask),
+                  uint32_t((v >> kIssuedShift) & kIssuedMask), uint32_t(v)};
+    return l.tag == (epoch & kTagMask) ? l : empty(epoch);
+  }
+  constexpr uint64_t pack() const {
+    return (uint64_t(tag) << kTagShift) | (uint64_t(successes) << kSuccessShift) |
+           (uint64_t(issued & kIssuedMask) << kIssuedShift) | outstanding;
+  }
+  constexpr uint32_t in_flight() const { return uint32_t(__builtin_popcount(outstanding)); }
+  static constexpr uint32_t bit(uint32_t seq) { return 1u << (seq % kSlots); }
+  // Whether `seq` is still the probe that owns its bit, rather than an older
+  // probe whose bit a later probe has taken over.
+  constexpr bool owns_bit(uint32_t seq) const {
+    const uint32_t age = (issued - seq) & kIssuedMask;
+    return age >= 1 && age <= kSlots && (outstanding & bit(seq)) != 0;
+  }
+};
+
+}  // namespace lazybreaker::core

@@ -1,0 +1,56 @@
+// The free slots of a registry: first the never-used slots, handed out in
+// order by a bump counter (so a fresh registry touches no memory for slots
+// it has not used), then recycled slots from a lock-free stack.
+//
+// The stack is Treiber's, index based so that it can live in a mapped file
+// (Boost.Lockfree's fixed-size structures address at most 65,535 nodes, far
+// below a registry's capacity), with a 32-bit tag in the head against ABA.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+namespace lazybreaker::registry {
+
+class FreeList {
+ public:
+  // `next` has room for `capacity` links and lives as long as this list.
+  FreeList(std::atomic<uint32_t> *next, uint32_t capacity) : next_(next), capacity_(capacity) {}
+
+  std::optional<uint32_t> pop() {
+    uint32_t fresh = fresh_.load(std::memory_order_relaxed);
+    while (fresh < capacity_) {
+      if (fresh_.compare_exchange_weak(fresh, fresh + 1, std::memory_order_relaxed)) return fresh;
+    }
+    uint64_t head = head_.load(std::memory_order_acquire);
+    for (;;) {
+      const uint32_t top = uint32_t(head);  // index + 1; 0 = empty
+      if (top == 0) return std::nullopt;
+      const uint64_t next = (head & ~0xffffffffull) + (1ull << 32) +
+                            next_[top - 1].load(std::memory_order_relaxed);
+      if (head_.compare_exchange_weak(head, next, std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+        return top - 1;
+    }
+  }
+
+  void push(uint32_t index) {
+    uint64_t head = head_.load(std::memory_order_relaxed);
+    for (;;) {
+      next_[index].store(uint32_t(head), std::memory_order_relaxed);
+      const uint64_t next = (head & ~0xffffffffull) + (1ull << 32) + (index + 1);
+      if (head_.compare_exchange_weak(head, next, std::memory_order_release,
+                                      std::memory_order_relaxed))
+        return;
+    }
+  }
+
+ private:
+  std::atomic<uint32_t> *next_;
+  uint32_t capacity_;
+  std::atomic<uint32_t> fresh_{0};
+  std::atomic<uint64_t> head_{0};  // [tag:32 | index + 1:32]
+};
+
+}  // namespace lazybreaker::registry

@@ -1,0 +1,159 @@
+#include "registry/registry.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <new>
+#include <thread>
+
+namespace lazybreaker::registry {
+
+std::atomic<Registry *> Registry::table_[Handle::kMaxRegistries + 1];
+std::atomic<uint32_t> Registry::next_id_{1};
+
+namespace {
+
+size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+// Carves consecutive, cache-line aligned arrays out of one reservation.
+class Layout {
+ public:
+  template <typename T>
+  size_t add(size_t count) {
+    const size_t at = align_up(size_, 64);
+    size_ = at + count * sizeof(T);
+    return at;
+  }
+  size_t size() const { return align_up(size_, 4096); }
+
+ private:
+  size_t size_ = 0;
+};
+
+template <typename T>
+T *at(void *base, size_t offset) {
+  return reinterpret_cast<T *>(static_cast<char *>(base) + offset);
+}
+
+}  // namespace
+
+Status Registry::open(uint32_t capacity, core::ClockKind clock, Registry **out) {
+  uint32_t id = next_id_.load(std::memory_order_relaxed);
+  do {
+    if (id > Handle::kMaxRegistries) return Status::TooManyRegistries;
+  } while (!next_id_.compare_exchange_weak(id, id + 1, std::memory_order_relaxed));
+
+  // Enough stripes that the threads of a busy process each own one.
+  const uint32_t exclusive =
+      std::clamp<uint32_t>(2 * std::max(1u, std::thread::hardware_concurrency()), 4,
+                           kExclusiveStripes);
+  const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
+
+  Layout layout;
+  const size_t hot_at = layout.add<core::Hot>(capacity);
+  const size_t configs_at = layout.add<core::ConfigCell>(capacity);
+  const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(capacity);
+  const size_t names_at = layout.add<NameStore::Name>(capacity);
+  const size_t cells_at = layout.add<core::Cell>(size_t(exclusive + 1) * capacity);
+  const size_t links_at = layout.add<std::atomic<uint32_t>>(capacity);
+  const size_t buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << log2_buckets);
+
+  // Reserved, not committed: pages are touched only as slots are used, and
+  // zero-filled memory is a valid empty state for every array.
+  void *arena = mmap(nullptr, layout.size(), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (arena == MAP_FAILED) return Status::NoMemory;
+
+  auto *reg = new (std::nothrow) Registry();
+  if (reg == nullptr) {
+    munmap(arena, layout.size());
+    return Status::NoMemory;
+  }
+  reg->id_ = id;
+  reg->capacity_ = capacity;
+  reg->exclusive_stripes_ = exclusive;
+  reg->clock_.kind = clock;
+  reg->arena_ = arena;
+  reg->arena_size_ = layout.size();
+  reg->hot_ = at<core::Hot>(arena, hot_at);
+  reg->configs_ = at<core::ConfigCell>(arena, configs_at);
+  reg->counts_base_ =
+      at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
+  reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
+  reg->cells_ = at<core::Cell>(arena, cells_at);
+  reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity);
+  reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, reg->names_);
+  table_[id].store(reg, std::memory_order_release);
+  *out = reg;
+  return Status::Ok;
+}
+
+void Registry::close(Registry *reg) {
+  table_[reg->id_].store(nullptr, std::memory_order_release);
+  munmap(reg->arena_, reg->arena_size_);
+  delete reg;
+}
+
+Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t *handle) {
+  const std::optional<uint32_t> index = free_->pop();
+  if (!index) return Status::Full;
+  const uint32_t i = *index;
+  // The slot is ours alone until begin_life publishes it.
+  names_.write(i, name);
+  configs_[i].store(cfg);
+  const Counts now = raw_counts(i);
+  for (unsigned c = 0; c < unsigned(core::Counter::Count); ++c)
+    counts_base_[i][c].store(now.n[c], std::memory_order_relaxed);
+  if (!name.empty()) {
+    const NameIndex::Insert inserted = index_->insert(name, i);
+    if (inserted != NameIndex::Insert::Ok) {
+      free_->push(i);
+      return inserted == NameIndex::Insert::Exists ? Status::Exists : Status::Full;
+    }
+  }
+  const uint32_t incarnation =
+      core::StateWord::incarnation(hot_[i].word.load(std::memory_order_acquire));
+  breaker(i).begin_life(incarnation);
+  *handle = Handle::make(id_, incarnation, i);
+  return Status::Ok;
+}
+
+Status Registry::lookup(std::string_view name, uint64_t *handle) const {
+  const uint32_t i = index_->find(name);
+  if (i == UINT32_MAX) return Status::NotFound;
+  const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
+  if (core::StateWord::state(w) == core::State::Free) return Status::NotFound;
+  *handle = Handle::make(id_, core::StateWord::incarnation(w), i);
+  return Status::Ok;
+}
+
+Status Registry::destroy(uint64_t handle) {
+  const uint32_t i = Handle::index(handle);
+  if (!holds(i) || !breaker(i).end_life(Handle::incarnation(handle))) return Status::BadHandle;
+  char name[NameStore::kWords * 8];
+  const size_t len = names_.read(i, name);
+  if (len > 0) index_->erase(std::string_view(name, len), i);
+  free_->push(i);
+  return Status::Ok;
+}
+
+Counts Registry::raw_counts(uint32_t index) const {
+  Counts c{};
+  for (uint32_t s = 0; s <= exclusive_stripes_; ++s) {
+    const core::Cell &cell = cells_[size_t(s) * capacity_ + index];
+    for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
+      c.n[k] += cell.n[k].load(std::memory_order_relaxed);
+  }
+  c.trips = hot_[index].trips.load(std::memory_order_relaxed);
+  return c;
+}
+
+Counts Registry::counts(uint32_t index) const {
+  Counts c = raw_counts(index);
+  for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
+    c.n[k] -= counts_base_[index][k].load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace lazybreaker::registry

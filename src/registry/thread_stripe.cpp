@@ -1,0 +1,51 @@
+#include "registry/thread_stripe.hpp"
+
+#include <pthread.h>
+
+#include <atomic>
+
+namespace lazybreaker::registry {
+namespace detail {
+
+thread_local uint32_t t_stripe_plus_one __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+
+std::atomic<uint64_t> g_owned{0};  // bit i: stripe i has a living owner
+pthread_key_t g_release_key;
+bool g_have_key = false;
+
+// The key is made when the library loads, so a thread's first call only
+// sets a value for it, which for the first keys of a process allocates
+// nothing.
+__attribute__((constructor)) void make_release_key() {
+  g_have_key = pthread_key_create(&g_release_key, [](void *stripe_plus_one) {
+                 const uint32_t s = uint32_t(reinterpret_cast<uintptr_t>(stripe_plus_one)) - 1;
+                 g_owned.fetch_and(~(1ull << s), std::memory_order_release);
+                 // Anything this thread still counts from later destructors
+                 // goes to the shared stripe.
+                 t_stripe_plus_one = kSharedStripe + 1;
+               }) == 0;
+}
+
+}  // namespace
+
+uint32_t claim_stripe() {
+  uint64_t owned = g_owned.load(std::memory_order_relaxed);
+  while (g_have_key && owned != ~0ull) {
+    const uint32_t s = uint32_t(__builtin_ctzll(~owned));
+    if (g_owned.compare_exchange_weak(owned, owned | (1ull << s), std::memory_order_acquire)) {
+      if (pthread_setspecific(g_release_key, reinterpret_cast<void *>(uintptr_t(s) + 1)) != 0) {
+        g_owned.fetch_and(~(1ull << s), std::memory_order_release);
+        break;
+      }
+      t_stripe_plus_one = s + 1;
+      return s;
+    }
+  }
+  t_stripe_plus_one = kSharedStripe + 1;
+  return kSharedStripe;
+}
+
+}  // namespace detail
+}  // namespace lazybreaker::registry
