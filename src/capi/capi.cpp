@@ -169,12 +169,13 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
                                      sizeof(cb_registry_options), "cb_registry_options");
     if (st != CB_OK) return st;
     if (opts->capacity > CB_MAX_CAPACITY)
-      return fail(CB_EINVAL, "cb_registry_options: capacity must be 0..%u, got %u",
-                  CB_MAX_CAPACITY, opts->capacity);
+      return fail(CB_EINVAL, "cb_registry_options: capacity must be 0..%u, got %u", CB_MAX_CAPACITY,
+                  opts->capacity);
     if (opts->clock != CB_CLOCK_MONOTONIC && opts->clock != CB_CLOCK_MANUAL)
-      return fail(CB_EINVAL,
-                  "cb_registry_options: clock must be CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL, got %d",
-                  opts->clock);
+      return fail(
+          CB_EINVAL,
+          "cb_registry_options: clock must be CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL, got %d",
+          opts->clock);
     if (opts->path != nullptr)
       return fail(CB_EINVAL,
                   "cb_registry_options: path is set, but shared registries in a file are not "
@@ -269,8 +270,8 @@ CB_API int cb_allow(cb_handle h, cb_ticket *ticket) {
   Target t;
   if (__builtin_expect(!resolve(h, &t), 0)) return bad_handle(h, "cb_allow");
   if (__builtin_expect(ticket == nullptr, 0)) return fail(CB_EINVAL, "cb_allow: ticket is NULL");
-  const Result r = t.reg->breaker(t.index).allow(Handle::incarnation(h), t.reg->tally(t.index),
-                                                 ticket);
+  const Result r =
+      t.reg->breaker(t.index).allow(Handle::incarnation(h), t.reg->tally(t.index), ticket);
   if (__builtin_expect(r == Result::Ok, 1)) return CB_OK;
   return result_to_code(r, h, "cb_allow");
 }

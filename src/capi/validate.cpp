@@ -71,8 +71,8 @@ int check_struct_size(const void *s, size_t size, size_t v1_size, size_t known_s
 int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
   core::Config c;
   if (cfg != nullptr) {
-    const int st = check_struct_size(cfg, cfg->struct_size, sizeof(cb_config), sizeof(cb_config),
-                                     "cb_config");
+    const int st =
+        check_struct_size(cfg, cfg->struct_size, sizeof(cb_config), sizeof(cb_config), "cb_config");
     if (st != CB_OK) return st;
     if (cfg->failure_threshold < 1 || cfg->failure_threshold > CB_MAX_FAILURE_THRESHOLD)
       return fail(CB_EINVAL, "cb_config: failure_threshold must be 1..%u, got %u",

@@ -45,8 +45,7 @@ void Breaker::begin_life(uint32_t incarnation) {
 bool Breaker::end_life(uint32_t incarnation) {
   uint64_t w = hot_.word.load(kAcquire);
   do {
-    if (!StateWord::alive_in(w, incarnation))
-      return false;
+    if (!StateWord::alive_in(w, incarnation)) return false;
   } while (!hot_.word.compare_exchange_weak(
       w, StateWord::pack(incarnation + 1, StateWord::epoch(w) + 1, 0, State::Free), kAcqRel,
       kAcquire));
@@ -76,8 +75,7 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
     const State state = StateWord::state(w);
-    if (!StateWord::alive_in(w, incarnation))
-      return Result::WrongIncarnation;
+    if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
     const uint32_t epoch = StateWord::epoch(w);
     switch (state) {
       case State::Closed:
@@ -137,8 +135,7 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
 Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, uint64_t ticket,
                           Outcome outcome) {
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
-  if (!StateWord::alive_in(w, incarnation))
-    return Result::WrongIncarnation;
+  if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   tally.add(counter_for(outcome));
   // An outcome from an earlier period counts in the statistics only.
   if (Ticket::epoch(ticket) != StateWord::epoch(w)) return Result::Ok;
@@ -161,8 +158,8 @@ Result Breaker::done_closed(uint64_t w, uint64_t ticket, Outcome outcome) {
       return Result::Ok;
     const uint32_t run = StateWord::aux(w);
     if (outcome == Outcome::Success) {
-      if (run == 0 || hot_.word.compare_exchange_weak(w, StateWord::with_aux(w, 0), kAcqRel,
-                                                      kAcquire))
+      if (run == 0 ||
+          hot_.word.compare_exchange_weak(w, StateWord::with_aux(w, 0), kAcqRel, kAcquire))
         return Result::Ok;
       continue;
     }
@@ -204,16 +201,14 @@ Result Breaker::done_probe(uint64_t w, uint64_t ticket, Outcome outcome) {
 
 Result Breaker::state(uint32_t incarnation, State *out) const {
   const uint64_t w = hot_.word.load(kAcquire);
-  if (!StateWord::alive_in(w, incarnation))
-    return Result::WrongIncarnation;
+  if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   *out = StateWord::state(w);
   return Result::Ok;
 }
 
 Result Breaker::consecutive_failures(uint32_t incarnation, uint32_t *out) const {
   const uint64_t w = hot_.word.load(kAcquire);
-  if (!StateWord::alive_in(w, incarnation))
-    return Result::WrongIncarnation;
+  if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   *out = StateWord::state(w) == State::Closed ? StateWord::aux(w) : 0;
   return Result::Ok;
 }
@@ -221,8 +216,7 @@ Result Breaker::consecutive_failures(uint32_t incarnation, uint32_t *out) const 
 Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
   const uint64_t w = hot_.word.load(kAcquire);
   const State state = StateWord::state(w);
-  if (!StateWord::alive_in(w, incarnation))
-    return Result::WrongIncarnation;
+  if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   uint64_t wait = 0;
   switch (state) {
     case State::ForcedOpen:
@@ -262,8 +256,7 @@ Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
 Result Breaker::force(uint32_t incarnation, State target) {
   uint64_t w = hot_.word.load(kAcquire);
   for (;;) {
-    if (!StateWord::alive_in(w, incarnation))
-      return Result::WrongIncarnation;
+    if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
     if (transition(w, StateWord::next(w, 0, target), clock_.now())) return Result::Ok;
     w = hot_.word.load(kAcquire);
   }

@@ -91,7 +91,8 @@ enum class Result { Ok, Rejected, WrongIncarnation, BadTicket };
 
 class Breaker {
  public:
-  Breaker(Hot &hot, const ConfigCell &cfg, const Clock &clock) : hot_(hot), cfg_(cfg), clock_(clock) {}
+  Breaker(Hot &hot, const ConfigCell &cfg, const Clock &clock)
+      : hot_(hot), cfg_(cfg), clock_(clock) {}
 
   // Starts a new life of the slot, CLOSED; the epoch goes on from the last
   // life, so tickets from it stay stale.

@@ -11,7 +11,14 @@
 namespace lazybreaker::core {
 
 // Free is 0 so that zero-filled memory is a slot that holds no breaker.
-enum class State : uint32_t { Free = 0, Closed = 1, Open = 2, HalfOpen = 3, ForcedOpen = 4, Disabled = 5 };
+enum class State : uint32_t {
+  Free = 0,
+  Closed = 1,
+  Open = 2,
+  HalfOpen = 3,
+  ForcedOpen = 4,
+  Disabled = 5
+};
 
 // State word: [incarnation:24 | epoch:20 | aux:17 | state:3]
 //   aux in CLOSED: the current run of consecutive failures

@@ -27,8 +27,8 @@ class FreeList {
     for (;;) {
       const uint32_t top = uint32_t(head);  // index + 1; 0 = empty
       if (top == 0) return std::nullopt;
-      const uint64_t next = (head & ~0xffffffffull) + (1ull << 32) +
-                            next_[top - 1].load(std::memory_order_relaxed);
+      const uint64_t next =
+          (head & ~0xffffffffull) + (1ull << 32) + next_[top - 1].load(std::memory_order_relaxed);
       if (head_.compare_exchange_weak(head, next, std::memory_order_acq_rel,
                                       std::memory_order_acquire))
         return top - 1;

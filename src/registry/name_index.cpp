@@ -78,7 +78,8 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint32_t slot) {
     while (!lost && (kind(b) == kNamed || kind(b) == kClaimed) && names_match(b, tag, name)) {
       if (kind(b) == kNamed || d < mine) {
         lost = true;
-      } else if (at(h, d).compare_exchange_strong(b, bucket(tag, NameIndex::slot(b), kGone), kSeqCst)) {
+      } else if (at(h, d).compare_exchange_strong(b, bucket(tag, NameIndex::slot(b), kGone),
+                                                  kSeqCst)) {
         break;  // a later twin, now out of the race
       }
     }

@@ -45,15 +45,15 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, Registry **out) 
   } while (!next_id_.compare_exchange_weak(id, id + 1, std::memory_order_relaxed));
 
   // Enough stripes that the threads of a busy process each own one.
-  const uint32_t exclusive =
-      std::clamp<uint32_t>(2 * std::max(1u, std::thread::hardware_concurrency()), 4,
-                           kExclusiveStripes);
+  const uint32_t exclusive = std::clamp<uint32_t>(
+      2 * std::max(1u, std::thread::hardware_concurrency()), 4, kExclusiveStripes);
   const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
 
   Layout layout;
   const size_t hot_at = layout.add<core::Hot>(capacity);
   const size_t configs_at = layout.add<core::ConfigCell>(capacity);
-  const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(capacity);
+  const size_t base_at =
+      layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(capacity);
   const size_t names_at = layout.add<NameStore::Name>(capacity);
   const size_t cells_at = layout.add<core::Cell>(size_t(exclusive + 1) * capacity);
   const size_t links_at = layout.add<std::atomic<uint32_t>>(capacity);
@@ -78,8 +78,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, Registry **out) 
   reg->arena_size_ = layout.size();
   reg->hot_ = at<core::Hot>(arena, hot_at);
   reg->configs_ = at<core::ConfigCell>(arena, configs_at);
-  reg->counts_base_ =
-      at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
+  reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
   reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
   reg->cells_ = at<core::Cell>(arena, cells_at);
   reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity);

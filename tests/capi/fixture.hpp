@@ -1,0 +1,70 @@
+// Shared set-up for the C ABI tests: a manual-clock registry and helpers
+// that keep each test to the behaviour it pins.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <lazybreaker/lazybreaker.h>
+
+#include <cstdint>
+
+struct ManualRegistry {
+  cb_registry *reg = nullptr;
+
+  explicit ManualRegistry(uint32_t capacity = 64) {
+    cb_registry_options o;
+    cb_registry_options_init(&o);
+    o.clock = CB_CLOCK_MANUAL;
+    o.capacity = capacity;
+    REQUIRE(cb_registry_open(&o, &reg) == CB_OK);
+  }
+  ~ManualRegistry() { cb_registry_close(reg); }
+  ManualRegistry(const ManualRegistry &) = delete;
+  ManualRegistry &operator=(const ManualRegistry &) = delete;
+
+  void advance(uint64_t ns) { REQUIRE(cb_clock_advance(reg, ns) == CB_OK); }
+
+  cb_handle create(const cb_config &cfg, const char *name = nullptr) {
+    cb_handle h = 0;
+    REQUIRE(cb_create(reg, name, &cfg, &h) == CB_OK);
+    return h;
+  }
+};
+
+inline cb_config config(uint32_t failure_threshold, uint64_t open_ns, uint32_t probes = 1,
+                        uint32_t successes = 1, uint64_t lease_ns = 0) {
+  cb_config c;
+  cb_config_init(&c);
+  c.failure_threshold = failure_threshold;
+  c.open_duration_ns = open_ns;
+  c.half_open_max_calls = probes;
+  c.half_open_success_threshold = successes;
+  c.half_open_timeout_ns = lease_ns;
+  return c;
+}
+
+// Admits a call or fails the test; returns its ticket.
+inline cb_ticket admit(cb_handle h) {
+  cb_ticket t = 0;
+  REQUIRE(cb_allow(h, &t) == CB_OK);
+  return t;
+}
+
+inline bool rejected(cb_handle h) {
+  cb_ticket t = 0;
+  return cb_allow(h, &t) == CB_REJECTED;
+}
+
+inline void call(cb_handle h, int outcome) { REQUIRE(cb_done(h, admit(h), outcome) == CB_OK); }
+
+inline uint64_t retry_after(cb_handle h) {
+  uint64_t ns = 0;
+  REQUIRE(cb_retry_after(h, &ns) == CB_OK);
+  return ns;
+}
+
+inline cb_stats stats(cb_handle h) {
+  cb_stats s;
+  s.struct_size = sizeof s;
+  REQUIRE(cb_stats_get(h, &s) == CB_OK);
+  return s;
+}
