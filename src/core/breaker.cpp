@@ -134,8 +134,8 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
 
 Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, uint64_t ticket,
                           Outcome outcome) {
-  if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
+  if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   tally.add(counter_for(outcome));
   // An outcome from an earlier period counts in the statistics only.
   if (Ticket::epoch(ticket) != StateWord::epoch(w)) return Result::Ok;

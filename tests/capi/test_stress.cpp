@@ -1,0 +1,201 @@
+// Concurrency: both cores, many rounds. Each test checks an invariant that a
+// race would break, not a timing.
+#include <atomic>
+#include <barrier>
+#include <thread>
+#include <vector>
+
+#include "fixture.hpp"
+
+namespace {
+
+unsigned thread_count() { return std::max(4u, 2 * std::thread::hardware_concurrency()); }
+
+}  // namespace
+
+TEST_CASE("thundering herd: exactly half_open_max_calls of T threads get a probe, every round") {
+  for (uint32_t probes : {1u, 3u}) {
+    CAPTURE(probes);
+    ManualRegistry r;
+    const cb_handle h = r.create(config(1, 1000, probes, 1));
+    call(h, CB_FAILURE);
+    const unsigned threads = thread_count();
+    const int rounds = 2000;
+    std::atomic<int> admitted{0};
+    std::vector<cb_ticket> tickets(threads);
+    std::vector<int> got(threads);
+    std::barrier start(threads + 1), finish(threads + 1);
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < threads; ++i)
+      pool.emplace_back([&, i] {
+        for (int round = 0; round < rounds; ++round) {
+          start.arrive_and_wait();
+          got[i] = cb_allow(h, &tickets[i]);
+          if (got[i] == CB_OK) admitted.fetch_add(1);
+          finish.arrive_and_wait();
+        }
+      });
+    bool exact = true;
+    for (int round = 0; round < rounds; ++round) {
+      r.advance(1000);  // the open duration ends for everyone at once
+      admitted.store(0);
+      start.arrive_and_wait();
+      finish.arrive_and_wait();
+      exact = exact && admitted.load() == int(probes) && cb_state(h) == CB_STATE_HALF_OPEN;
+      // Fail every probe: the first re-opens, the rest are stale.
+      for (unsigned i = 0; i < threads; ++i)
+        if (got[i] == CB_OK) REQUIRE(cb_done(h, tickets[i], CB_FAILURE) == CB_OK);
+      REQUIRE(cb_state(h) == CB_STATE_OPEN);
+    }
+    for (auto &t : pool) t.join();
+    CHECK(exact);
+    CHECK(stats(h).trips == uint64_t(rounds) + 1);
+    CHECK(stats(h).admitted == uint64_t(rounds) * probes + 1);
+  }
+}
+
+TEST_CASE("no lost trip, no double trip, and counters match what was reported") {
+  ManualRegistry r;
+  const uint32_t threshold = 8;
+  const cb_handle h = r.create(config(threshold, 1000));
+  const unsigned threads = 2;
+  const int calls_per_thread = 1'000'000;
+  struct Tally {
+    uint64_t admitted = 0, rejected = 0, successes = 0, failures = 0, ignored = 0;
+  };
+  std::vector<Tally> tallies(threads);
+  std::atomic<bool> running{true};
+  std::atomic<uint64_t> resets{0};
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < threads; ++i)
+    pool.emplace_back([&, i] {
+      Tally &t = tallies[i];
+      uint64_t x = 0x9e3779b97f4a7c15ull * (i + 1);
+      for (int n = 0; n < calls_per_thread; ++n) {
+        cb_ticket ticket = 0;
+        const int st = cb_allow(h, &ticket);
+        if (st == CB_REJECTED) {
+          ++t.rejected;
+          continue;
+        }
+        REQUIRE(st == CB_OK);
+        ++t.admitted;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const int outcome = (x % 16) < 13 ? CB_FAILURE : (x % 16) < 15 ? CB_SUCCESS : CB_IGNORED;
+        REQUIRE(cb_done(h, ticket, outcome) == CB_OK);
+        (outcome == CB_FAILURE ? t.failures : outcome == CB_SUCCESS ? t.successes : t.ignored)++;
+      }
+    });
+  // The clock never moves, so only a reset leaves OPEN: every trip is one
+  // CLOSED period ending, and no CLOSED period may hold a full failure run.
+  std::thread resetter([&] {
+    while (running.load()) {
+      const cb_stats s = stats(h);
+      const int state = cb_state(h);
+      if (state == CB_STATE_OPEN) {
+        REQUIRE(cb_reset(h) == CB_OK);
+        resets.fetch_add(1);
+      } else {
+        REQUIRE(s.consecutive_failures < threshold);
+      }
+    }
+  });
+  for (auto &t : pool) t.join();
+  running.store(false);
+  resetter.join();
+
+  Tally total;
+  for (const Tally &t : tallies) {
+    total.admitted += t.admitted, total.rejected += t.rejected, total.successes += t.successes;
+    total.failures += t.failures, total.ignored += t.ignored;
+  }
+  const cb_stats s = stats(h);
+  CHECK(s.admitted == total.admitted);
+  CHECK(s.rejected == total.rejected);
+  CHECK(s.successes == total.successes);
+  CHECK(s.failures == total.failures);
+  CHECK(s.ignored == total.ignored);
+  CHECK(s.admitted + s.rejected == uint64_t(threads) * calls_per_thread);
+  CHECK(resets.load() > 0);
+  CHECK(s.trips == resets.load() + (cb_state(h) == CB_STATE_OPEN ? 1 : 0));
+}
+
+TEST_CASE("destroying a breaker while threads call it: no crash, they get CB_EHANDLE") {
+  ManualRegistry r(4);
+  for (int round = 0; round < 200; ++round) {
+    const cb_handle h = r.create(config(2, 1000), "contended");
+    std::atomic<bool> destroyed{false};
+    std::atomic<int> started{0};
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < 3; ++i)
+      pool.emplace_back([&] {
+        started.fetch_add(1);
+        for (;;) {
+          const bool after = destroyed.load();
+          cb_ticket t = 0;
+          const int st = cb_allow(h, &t);
+          const int d = st == CB_OK ? cb_done(h, t, CB_FAILURE) : st;
+          const int s = cb_state(h);
+          REQUIRE((st == CB_OK || st == CB_REJECTED || st == CB_EHANDLE));
+          REQUIRE((d == CB_OK || d == CB_REJECTED || d == CB_EHANDLE));
+          REQUIRE((s >= 0 || s == CB_EHANDLE));
+          if (after) {
+            REQUIRE(st == CB_EHANDLE);
+            REQUIRE(s == CB_EHANDLE);
+            return;
+          }
+        }
+      });
+    while (started.load() < 3) std::this_thread::yield();
+    REQUIRE(cb_destroy(h) == CB_OK);
+    destroyed.store(true);
+    // The slot is reused at once; the old handle must stay dead.
+    const cb_handle again = r.create(config(2, 1000), "contended");
+    for (auto &t : pool) t.join();
+    CHECK(cb_state(h) == CB_EHANDLE);
+    CHECK(cb_state(again) >= 0);
+    REQUIRE(cb_destroy(again) == CB_OK);
+  }
+}
+
+TEST_CASE("racing creates of one name: exactly one wins, every round") {
+  ManualRegistry r(64);
+  const unsigned threads = thread_count();
+  std::barrier sync(threads);
+  std::vector<std::atomic<int>> wins(400);
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < threads; ++i)
+    pool.emplace_back([&] {
+      for (size_t round = 0; round < wins.size(); ++round) {
+        const std::string name = "race-" + std::to_string(round % 16);
+        sync.arrive_and_wait();
+        cb_handle h = 0;
+        const int st = cb_create(r.reg, name.c_str(), nullptr, &h);
+        REQUIRE((st == CB_OK || st == CB_EEXIST));
+        if (st == CB_OK) wins[round].fetch_add(1);
+        sync.arrive_and_wait();
+        if (st == CB_OK) REQUIRE(cb_destroy(h) == CB_OK);
+      }
+    });
+  for (auto &t : pool) t.join();
+  for (auto &w : wins) REQUIRE(w.load() == 1);
+}
+
+TEST_CASE("concurrent create, lookup and destroy keep names and handles consistent") {
+  ManualRegistry r(256);
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < 2; ++i)
+    pool.emplace_back([&, i] {
+      for (int n = 0; n < 20000; ++n) {
+        const std::string name = "t" + std::to_string(i) + "-" + std::to_string(n % 100);
+        cb_handle h = 0;
+        REQUIRE(cb_create(r.reg, name.c_str(), nullptr, &h) == CB_OK);
+        cb_handle found = 0;
+        REQUIRE(cb_lookup(r.reg, name.c_str(), &found) == CB_OK);
+        REQUIRE(found == h);
+        REQUIRE(cb_destroy(h) == CB_OK);
+        REQUIRE(cb_lookup(r.reg, name.c_str(), &found) == CB_ENOENT);
+      }
+    });
+  for (auto &t : pool) t.join();
+}
