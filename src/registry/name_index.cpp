@@ -13,7 +13,7 @@ constexpr auto kSeqCst = std::memory_order_seq_cst;
 void NameStore::write(uint32_t slot, std::string_view name) {
   unsigned char bytes[kWords * 8] = {};
   bytes[0] = static_cast<unsigned char>(name.size());
-  std::memcpy(bytes + 1, name.data(), name.size());
+  if (!name.empty()) std::memcpy(bytes + 1, name.data(), name.size());
   for (size_t i = 0; i < kWords; ++i) {
     uint64_t w;
     std::memcpy(&w, bytes + 8 * i, 8);
