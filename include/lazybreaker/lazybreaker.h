@@ -48,10 +48,10 @@ extern "C" {
  *  cb_version_number() (the library you run with).
  *  @{ */
 #define CB_VERSION_MAJOR 1
-#define CB_VERSION_MINOR 0
+#define CB_VERSION_MINOR 1
 #define CB_VERSION_PATCH 0
 #define CB_VERSION_NUMBER (CB_VERSION_MAJOR * 10000 + CB_VERSION_MINOR * 100 + CB_VERSION_PATCH)
-#define CB_VERSION_STRING "1.0.0"
+#define CB_VERSION_STRING "1.1.0"
 /** @} */
 
 /** A breaker's handle: registry id, slot index and generation packed in 64
@@ -104,7 +104,7 @@ typedef enum cb_outcome_t {
 
 /** @name Configuration maxima (inclusive)
  *  @{ */
-#define CB_MAX_FAILURE_THRESHOLD 100000u
+#define CB_MAX_FAILURE_THRESHOLD 65535u
 #define CB_MAX_HALF_OPEN_CALLS 32u
 #define CB_MAX_HALF_OPEN_SUCCESSES 255u
 #define CB_MIN_OPEN_DURATION_NS 1000ull
@@ -130,8 +130,43 @@ typedef struct cb_config {
                                              failed; 0 (the default) =
                                              open_duration_ns; at most
                                              CB_MAX_DURATION_NS */
+  /* @since 1.1: trip policies and backoff (docs/policies.md) */
+  int policy;                      /**< a cb_policy_t; default CB_POLICY_CONSECUTIVE */
+  uint32_t window_size;            /**< count window: outcomes kept; default 100,
+                                        1..CB_MAX_WINDOW_SIZE */
+  uint64_t window_duration_ns;     /**< time window: default 60 s,
+                                        CB_MIN_WINDOW_DURATION_NS..CB_MAX_DURATION_NS */
+  uint32_t window_buckets;         /**< time window: default 10, 1..CB_MAX_WINDOW_BUCKETS */
+  uint32_t minimum_calls;          /**< no rate trips before this many outcomes are in
+                                        the window; default 100, 1..CB_MAX_MINIMUM_CALLS */
+  double failure_rate_threshold;   /**< (0, 1]; default 0.5 */
+  uint64_t slow_call_ns;           /**< a call longer than this is slow; 0 = slow-call
+                                        tracking off (default); at most CB_MAX_DURATION_NS */
+  double slow_call_rate_threshold; /**< (0, 1]; default 1.0 */
+  double open_backoff_multiplier;  /**< 1..CB_MAX_BACKOFF_MULTIPLIER; 1 = a fixed open
+                                        duration (default) */
+  uint64_t open_duration_max_ns;   /**< cap for backoff and jitter; 0 = no cap; else
+                                        open_duration_ns..CB_MAX_DURATION_NS */
+  double open_jitter;              /**< [0, 1): each open duration is scaled by a factor
+                                        in [1 - j, 1 + j], then capped; default 0 */
   /* later fields are appended here */
 } cb_config;
+
+/** Trip policies for cb_config.policy. @since 1.1 */
+typedef enum cb_policy_t {
+  CB_POLICY_CONSECUTIVE = 0,  /**< failure_threshold failures in a row */
+  CB_POLICY_COUNT_WINDOW = 1, /**< failure rate over the last window_size outcomes */
+  CB_POLICY_TIME_WINDOW = 2   /**< failure rate over the last window_duration_ns */
+} cb_policy_t;
+
+/** @name Policy limits (inclusive) @since 1.1
+ *  @{ */
+#define CB_MAX_WINDOW_SIZE 1000000u
+#define CB_MAX_WINDOW_BUCKETS 32u
+#define CB_MIN_WINDOW_DURATION_NS 1000000ull
+#define CB_MAX_MINIMUM_CALLS 1000000000u
+#define CB_MAX_BACKOFF_MULTIPLIER 1000.0
+/** @} */
 
 /** Fills the first `size` bytes of `cfg` with defaults and sets
  *  cfg->struct_size = size, so a caller built against an older, smaller
@@ -155,18 +190,23 @@ enum {
 
 /** How to open a registry. Start from cb_registry_options_init(). */
 typedef struct cb_registry_options {
-  size_t struct_size; /**< sizeof(cb_registry_options) */
-  uint32_t capacity;  /**< most breakers it may hold; 0 = 65,536;
-                           at most CB_MAX_CAPACITY */
-  int clock;          /**< CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL */
-  const char *path;   /**< NULL = private, in memory. Shared registries in a
-                           file are not supported yet: CB_EINVAL */
+  size_t struct_size;      /**< sizeof(cb_registry_options) */
+  uint32_t capacity;       /**< most breakers it may hold; 0 = 65,536;
+                                at most CB_MAX_CAPACITY */
+  int clock;               /**< CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL */
+  const char *path;        /**< NULL = private, in memory. Shared registries in a
+                                file are not supported yet: CB_EINVAL */
+  uint32_t event_capacity; /**< @since 1.1: events the queue holds before it drops the
+                                oldest; 0 = 1,024; at most CB_MAX_EVENT_CAPACITY
+                                (rounded up to a power of two) */
   /* later fields are appended here */
 } cb_registry_options;
 
 /** The largest capacity a registry may have (and the size of the default
  *  registry). */
 #define CB_MAX_CAPACITY 4194304u
+/** The largest event queue. @since 1.1 */
+#define CB_MAX_EVENT_CAPACITY 1048576u
 /** Capacity of cb_default_registry(). */
 #define CB_DEFAULT_REGISTRY_CAPACITY 1048576u
 
@@ -298,6 +338,11 @@ typedef struct cb_stats {
   uint64_t ignored;              /**< CB_IGNORED outcomes reported */
   uint64_t trips;                /**< transitions into OPEN (not FORCED_OPEN) */
   uint32_t consecutive_failures; /**< the current failure run (CLOSED) */
+  /* @since 1.1 */
+  uint64_t slow;       /**< outcomes slower than slow_call_ns (0 when tracking is off) */
+  double failure_rate; /**< failures / calls in the window now (rate policies) */
+  double slow_rate;    /**< slow calls / calls in the window now */
+  uint64_t state_ns;   /**< time in the current state, on the registry clock */
   /* later fields are appended here */
 } cb_stats;
 
@@ -329,6 +374,102 @@ CB_API int cb_disable(cb_handle h);
  *  Thread safety: any thread, lock-free. */
 CB_API int cb_reset(cb_handle h);
 
+/** OPEN now, for exactly `open_for_ns` (e.g. from a "429 Too Many Requests,
+ *  Retry-After: 20" answer), then probing as usual. From any state; counts
+ *  as a trip; tickets issued before it become stale; backoff goes on from
+ *  the trips before it.
+ *  @return CB_OK; CB_EINVAL for open_for_ns outside
+ *          CB_MIN_OPEN_DURATION_NS..CB_MAX_DURATION_NS; CB_EHANDLE.
+ *  @since 1.1
+ *  Thread safety: any thread, lock-free. Of concurrent cb_trip calls on one
+ *  breaker, the last to trip sets the duration. */
+CB_API int cb_trip(cb_handle h, uint64_t open_for_ns);
+
+/** Why an event happened. @since 1.1 */
+typedef enum cb_reason_t {
+  CB_REASON_CONSECUTIVE_FAILURES = 1, /**< CLOSED -> OPEN by the failure run */
+  CB_REASON_FAILURE_RATE = 2,         /**< CLOSED -> OPEN by the window's failure rate */
+  CB_REASON_SLOW_CALL_RATE = 3,       /**< CLOSED -> OPEN by the window's slow-call rate */
+  CB_REASON_OPEN_ELAPSED = 4,         /**< OPEN -> HALF_OPEN: a call after the open duration */
+  CB_REASON_PROBE_FAILED = 5,         /**< HALF_OPEN -> OPEN: a probe failed */
+  CB_REASON_PROBE_LEASE_EXPIRED = 6,  /**< HALF_OPEN -> OPEN: a probe stayed silent */
+  CB_REASON_PROBES_SUCCEEDED = 7,     /**< HALF_OPEN -> CLOSED */
+  CB_REASON_MANUAL = 8,               /**< cb_force_open, cb_disable, cb_reset */
+  CB_REASON_TRIPPED = 9,              /**< cb_trip */
+  CB_REASON_REJECTED = 10             /**< not a transition: a rejected call */
+} cb_reason_t;
+
+/** One event from a registry's queue. @since 1.1 */
+typedef struct cb_event {
+  size_t struct_size;               /**< set by the caller */
+  uint64_t sequence;                /**< position in the registry's queue; increasing */
+  cb_handle breaker;                /**< the breaker (the handle may be stale by now) */
+  int from;                         /**< cb_state_t before */
+  int to;                           /**< cb_state_t after (== from for CB_REASON_REJECTED) */
+  int reason;                       /**< a cb_reason_t */
+  uint64_t at_ns;                   /**< registry clock */
+  char name[CB_MAX_NAME_BYTES + 1]; /**< the breaker's name; "" if anonymous */
+  /* later fields are appended here */
+} cb_event;
+
+/** @name Event kinds for cb_events_select @since 1.1
+ *  @{ */
+#define CB_EVENTS_TRANSITIONS 1u /**< state transitions (on by default) */
+#define CB_EVENTS_REJECTIONS 2u  /**< every rejected call (off by default) */
+/** @} */
+
+/** Chooses what the registry records in its event queue: a bitwise or of
+ *  CB_EVENTS_*, or 0 for nothing.
+ *  @param reg NULL = the default registry.
+ *  @return CB_OK; CB_EINVAL for an unknown bit or registry.
+ *  @since 1.1
+ *  Thread safety: any thread; calls already under way may use the old set. */
+CB_API int cb_events_select(cb_registry *reg, unsigned kinds);
+
+/** Takes up to `max` events, oldest first. The events of one breaker come in
+ *  the order its transitions happened. Nothing runs inside the library on an
+ *  event: the application drains the queue when it likes. A full queue drops
+ *  its oldest events and counts them (cb_events_dropped).
+ *  @param out an array of `max` cb_event; out[0].struct_size must be set, and
+ *         every element is written at that stride.
+ *  @param count receives how many were written.
+ *  @return CB_OK; CB_EINVAL for a NULL out (with max > 0) or count, an
+ *          out[0].struct_size smaller than the first cb_event, or an unknown
+ *          registry.
+ *  @since 1.1
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count);
+
+/** How many events the registry's queue has dropped since it opened.
+ *  @return CB_OK; CB_EINVAL for a NULL out or an unknown registry.
+ *  @since 1.1
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out);
+
+/** Renders every breaker of the registry in the Prometheus text exposition
+ *  format 0.0.4: metrics named lazybreaker_*, labelled breaker="name"
+ *  (anonymous breakers: breaker="#" and the handle in hex).
+ *  @param buf where to write, NUL-terminated; may be NULL when size is 0.
+ *  @param needed receives the length of the text, without the NUL.
+ *  @return CB_OK; CB_EFULL when size <= *needed (call again with a buffer of
+ *          *needed + 1 bytes, or more if breakers were added meanwhile);
+ *          CB_EINVAL for a NULL needed, a NULL buf with size > 0, or an
+ *          unknown registry.
+ *  @since 1.1
+ *  Thread safety: any thread. Figures are read without a lock, each breaker's
+ *  a moment apart from the next's. */
+CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size, size_t *needed);
+
+/** Lists the handles of the registry's live breakers.
+ *  @param out room for `max` handles (may be NULL when max is 0).
+ *  @param count receives how many breakers there are (may exceed max).
+ *  @return CB_OK; CB_EINVAL for a NULL count, a NULL out with max > 0, or an
+ *          unknown registry.
+ *  @since 1.1
+ *  Thread safety: any thread, lock-free; breakers created or destroyed
+ *  meanwhile may or may not be listed. */
+CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max, size_t *count);
+
 /** Copies the breaker's name (NUL-terminated, "" when anonymous) into buf.
  *  @param size the size of buf; CB_MAX_NAME_BYTES + 1 always suffices.
  *  @return CB_OK; CB_EINVAL for a NULL buf or a buf too small (nothing is
@@ -337,17 +478,18 @@ CB_API int cb_reset(cb_handle h);
  *  Thread safety: any thread, lock-free. */
 CB_API int cb_name(cb_handle h, char *buf, size_t size);
 
-/** The name of a status: "CB_OK", "CB_EINVAL", ... and "unknown status"
- *  for any other int.
+/** Names a status: the text starts with the code's name ("CB_EINVAL: ...")
+ *  and goes on with a short description; "unknown status" for any other int.
  *  @return never NULL; a static string.
  *  @since 1.0
  *  Thread safety: any thread. */
 CB_API const char *cb_strerror(int status);
 
 /** The detail of the calling thread's last error, e.g. "cb_config:
- *  failure_threshold must be 1..100000, got 0".
- *  @return never NULL ("" when no call on this thread has failed); valid
- *          until this thread's next call into the library.
+ *  failure_threshold must be 1..65535, got 0".
+ *  @return never NULL ("" when no call on this thread has failed). A
+ *          successful call leaves it as it was; the next failing call on
+ *          this thread overwrites it.
  *  @since 1.0
  *  Thread safety: any thread (the message is per thread). */
 CB_API const char *cb_last_error_message(void);

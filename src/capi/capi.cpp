@@ -7,15 +7,23 @@
 #include <new>
 
 #include "capi/errors.hpp"
+#include "capi/resolve.hpp"
 #include "capi/validate.hpp"
 #include "lazybreaker/lazybreaker.h"
+#include "registry/breaker_events.hpp"
 #include "registry/registry.hpp"
 
 using lazybreaker::capi::check_struct_size;
+using lazybreaker::capi::default_registry;
 using lazybreaker::capi::fail;
+using lazybreaker::capi::from_public;
+using lazybreaker::capi::resolve_registry;
+using lazybreaker::capi::to_public;
+using lazybreaker::core::Counter;
 using lazybreaker::core::Outcome;
 using lazybreaker::core::Result;
 using lazybreaker::core::State;
+using lazybreaker::registry::BreakerEvents;
 using lazybreaker::registry::Handle;
 using lazybreaker::registry::Registry;
 using lazybreaker::registry::Status;
@@ -25,42 +33,6 @@ namespace {
 constexpr size_t kConfigV1Size = offsetof(cb_config, half_open_timeout_ns) + sizeof(uint64_t);
 constexpr size_t kOptionsV1Size = offsetof(cb_registry_options, path) + sizeof(const char *);
 constexpr size_t kStatsV1Size = offsetof(cb_stats, consecutive_failures) + sizeof(uint32_t);
-
-// A cb_registry* is a tagged registry id, not an address: a closed or
-// garbage registry pointer is recognised and refused, never dereferenced.
-constexpr uintptr_t kRegistryTag = 0xcb0, kRegistryTagBits = 12;
-
-cb_registry *to_public(const Registry *r) {
-  return reinterpret_cast<cb_registry *>((uintptr_t(r->id()) << kRegistryTagBits) | kRegistryTag);
-}
-
-Registry *from_public(const cb_registry *p) {
-  const auto v = reinterpret_cast<uintptr_t>(p);
-  if ((v & ((uintptr_t(1) << kRegistryTagBits) - 1)) != kRegistryTag) return nullptr;
-  const uintptr_t id = v >> kRegistryTagBits;
-  return id <= Handle::kMaxRegistries ? Registry::by_id(uint32_t(id)) : nullptr;
-}
-
-Registry *default_registry() noexcept {
-  static Registry *const reg = [] {
-    Registry *r = nullptr;
-    return Registry::open(CB_DEFAULT_REGISTRY_CAPACITY, lazybreaker::core::ClockKind::Monotonic,
-                          &r) == Status::Ok
-               ? r
-               : nullptr;
-  }();
-  return reg;
-}
-
-// NULL = the default registry.
-int resolve_registry(cb_registry *p, Registry **out) {
-  Registry *r = p == nullptr ? default_registry() : from_public(p);
-  if (r == nullptr)
-    return p == nullptr ? fail(CB_ENOMEM, "the default registry could not be reserved")
-                        : fail(CB_EINVAL, "registry %p is not an open registry", (void *)p);
-  *out = r;
-  return CB_OK;
-}
 
 int status_to_code(Status s, const char *what) {
   switch (s) {
@@ -117,10 +89,54 @@ int result_to_code(Result r, cb_handle h, const char *what) {
   return fail(CB_EINTERNAL, "%s: unexpected result", what);
 }
 
+int public_state(State s) {
+  switch (s) {
+    case State::Closed:
+      return CB_STATE_CLOSED;
+    case State::Open:
+      return CB_STATE_OPEN;
+    case State::HalfOpen:
+      return CB_STATE_HALF_OPEN;
+    case State::ForcedOpen:
+      return CB_STATE_FORCED_OPEN;
+    case State::Disabled:
+      return CB_STATE_DISABLED;
+    case State::Free:
+      break;
+  }
+  return CB_EHANDLE;
+}
+
 int force(cb_handle h, State target, const char *what) {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, what);
-  return result_to_code(t.reg->breaker(t.index).force(Handle::incarnation(h), target), h, what);
+  BreakerEvents events(*t.reg, t.index, h);
+  return result_to_code(t.reg->breaker(t.index, &events).force(Handle::incarnation(h), target), h,
+                        what);
+}
+
+// The slow paths of cb_allow and cb_done: every check, every state, events.
+[[gnu::noinline]] int allow_checked(cb_handle h, cb_ticket *ticket) {
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_allow");
+  if (ticket == nullptr) return fail(CB_EINVAL, "cb_allow: ticket is NULL");
+  BreakerEvents events(*t.reg, t.index, h);
+  const Result r =
+      t.reg->breaker(t.index, &events).allow(Handle::incarnation(h), t.reg->tally(t.index), ticket);
+  return r == Result::Ok ? CB_OK : result_to_code(r, h, "cb_allow");
+}
+
+[[gnu::noinline]] int done_checked(cb_handle h, cb_ticket ticket, int outcome) {
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_done");
+  if (unsigned(outcome) > CB_IGNORED)
+    return fail(CB_EINVAL, "cb_done: outcome must be CB_SUCCESS, CB_FAILURE or CB_IGNORED, got %d",
+                outcome);
+  BreakerEvents events(*t.reg, t.index, h);
+  const Result r =
+      t.reg->breaker(t.index, &events)
+          .done(Handle::incarnation(h), t.reg->tally(t.index), ticket, Outcome(outcome));
+  return r == Result::Ok ? CB_OK : result_to_code(r, h, "cb_done");
 }
 
 }  // namespace
@@ -139,6 +155,17 @@ CB_API int cb_config_init_size(cb_config *cfg, size_t size) {
   defaults.half_open_max_calls = 1;
   defaults.half_open_success_threshold = 1;
   defaults.half_open_timeout_ns = 0;
+  defaults.policy = CB_POLICY_CONSECUTIVE;
+  defaults.window_size = 100;
+  defaults.window_duration_ns = 60'000'000'000ull;
+  defaults.window_buckets = 10;
+  defaults.minimum_calls = 100;
+  defaults.failure_rate_threshold = 0.5;
+  defaults.slow_call_ns = 0;
+  defaults.slow_call_rate_threshold = 1.0;
+  defaults.open_backoff_multiplier = 1.0;
+  defaults.open_duration_max_ns = 0;
+  defaults.open_jitter = 0.0;
   const size_t known = size < sizeof defaults ? size : sizeof defaults;
   std::memcpy(cfg, &defaults, known);
   if (size > known) std::memset(reinterpret_cast<char *>(cfg) + known, 0, size - known);
@@ -163,6 +190,7 @@ CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size)
 CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) {
   if (out == nullptr) return fail(CB_EINVAL, "cb_registry_open: out is NULL");
   uint32_t capacity = Registry::kDefaultCapacity;
+  uint32_t event_capacity = Registry::kDefaultEventCapacity;
   int clock = CB_CLOCK_MONOTONIC;
   if (opts != nullptr) {
     const int st = check_struct_size(opts, opts->struct_size, kOptionsV1Size,
@@ -180,6 +208,13 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
       return fail(CB_EINVAL,
                   "cb_registry_options: path is set, but shared registries in a file are not "
                   "supported by this version");
+    const bool has_events =
+        offsetof(cb_registry_options, event_capacity) + sizeof(opts->event_capacity) <=
+        opts->struct_size;
+    if (has_events && opts->event_capacity > CB_MAX_EVENT_CAPACITY)
+      return fail(CB_EINVAL, "cb_registry_options: event_capacity must be 0..%u, got %u",
+                  CB_MAX_EVENT_CAPACITY, opts->event_capacity);
+    if (has_events && opts->event_capacity != 0) event_capacity = opts->event_capacity;
     if (opts->capacity != 0) capacity = opts->capacity;
     clock = opts->clock;
   }
@@ -188,7 +223,7 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
       Registry::open(capacity,
                      clock == CB_CLOCK_MANUAL ? lazybreaker::core::ClockKind::Manual
                                               : lazybreaker::core::ClockKind::Monotonic,
-                     &r),
+                     event_capacity, &r),
       "cb_registry_open");
   if (st != CB_OK) return st;
   *out = to_public(r);
@@ -266,26 +301,38 @@ CB_API int cb_destroy(cb_handle h) {
   return t.reg->destroy(h) == Status::Ok ? CB_OK : bad_handle(h, "cb_destroy");
 }
 
+// The fast paths: a CLOSED breaker with no window, counted in this thread's
+// own cells; the core decides, the registry counts. Anything else starts over
+// on the slow path, which nothing here has touched yet.
 CB_API int cb_allow(cb_handle h, cb_ticket *ticket) {
-  Target t;
-  if (__builtin_expect(!resolve(h, &t), 0)) return bad_handle(h, "cb_allow");
-  if (__builtin_expect(ticket == nullptr, 0)) return fail(CB_EINVAL, "cb_allow: ticket is NULL");
-  const Result r =
-      t.reg->breaker(t.index).allow(Handle::incarnation(h), t.reg->tally(t.index), ticket);
-  if (__builtin_expect(r == Result::Ok, 1)) return CB_OK;
-  return result_to_code(r, h, "cb_allow");
+  Registry &r = Registry::at_id(Handle::registry(h));
+  const uint32_t i = Handle::index(h);
+  if (__builtin_expect(!r.holds(i) || ticket == nullptr, 0)) return allow_checked(h, ticket);
+  const uint64_t w = r.state_word(i).load(std::memory_order_acquire);
+  const uintptr_t cells = r.own_cells();
+  if (__builtin_expect(!lazybreaker::core::Breaker::admits_unrecorded(w, Handle::incarnation(h)) ||
+                           (cells & 1) != 0,
+                       0))
+    return allow_checked(h, ticket);
+  *ticket = lazybreaker::core::Breaker::closed_ticket(w);
+  Registry::bump_own(cells, i, Counter::Admitted);
+  return CB_OK;
 }
 
 CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) {
-  Target t;
-  if (__builtin_expect(!resolve(h, &t), 0)) return bad_handle(h, "cb_done");
-  if (__builtin_expect(unsigned(outcome) > CB_IGNORED, 0))
-    return fail(CB_EINVAL, "cb_done: outcome must be CB_SUCCESS, CB_FAILURE or CB_IGNORED, got %d",
-                outcome);
-  const Result r = t.reg->breaker(t.index).done(Handle::incarnation(h), t.reg->tally(t.index),
-                                                ticket, Outcome(outcome));
-  if (__builtin_expect(r == Result::Ok, 1)) return CB_OK;
-  return result_to_code(r, h, "cb_done");
+  Registry &r = Registry::at_id(Handle::registry(h));
+  const uint32_t i = Handle::index(h);
+  if (__builtin_expect(!r.holds(i) || outcome != CB_SUCCESS, 0))
+    return done_checked(h, ticket, outcome);
+  const uint64_t w = r.state_word(i).load(std::memory_order_acquire);
+  const uintptr_t cells = r.own_cells();
+  if (__builtin_expect(
+          !lazybreaker::core::Breaker::success_changes_nothing(w, Handle::incarnation(h), ticket) ||
+              (cells & 1) != 0,
+          0))
+    return done_checked(h, ticket, outcome);
+  Registry::bump_own(cells, i, Counter::Successes);
+  return CB_OK;
 }
 
 CB_API int cb_state(cb_handle h) {
@@ -294,21 +341,7 @@ CB_API int cb_state(cb_handle h) {
   State s;
   const Result r = t.reg->breaker(t.index).state(Handle::incarnation(h), &s);
   if (r != Result::Ok) return result_to_code(r, h, "cb_state");
-  switch (s) {
-    case State::Closed:
-      return CB_STATE_CLOSED;
-    case State::Open:
-      return CB_STATE_OPEN;
-    case State::HalfOpen:
-      return CB_STATE_HALF_OPEN;
-    case State::ForcedOpen:
-      return CB_STATE_FORCED_OPEN;
-    case State::Disabled:
-      return CB_STATE_DISABLED;
-    case State::Free:
-      break;
-  }
-  return bad_handle(h, "cb_state");
+  return public_state(s);
 }
 
 CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) {
@@ -326,11 +359,10 @@ CB_API int cb_stats_get(cb_handle h, cb_stats *out) {
                 out->struct_size, kStatsV1Size);
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_stats_get");
-  uint32_t run = 0;
-  const Result r = t.reg->breaker(t.index).consecutive_failures(Handle::incarnation(h), &run);
+  lazybreaker::core::Observation o;
+  const Result r = t.reg->breaker(t.index).observe(Handle::incarnation(h), &o);
   if (r != Result::Ok) return result_to_code(r, h, "cb_stats_get");
   const lazybreaker::registry::Counts c = t.reg->counts(t.index);
-  using lazybreaker::core::Counter;
   cb_stats s;
   std::memset(&s, 0, sizeof s);
   s.struct_size = out->struct_size;
@@ -340,7 +372,11 @@ CB_API int cb_stats_get(cb_handle h, cb_stats *out) {
   s.failures = c.n[unsigned(Counter::Failures)];
   s.ignored = c.n[unsigned(Counter::Ignored)];
   s.trips = c.trips;
-  s.consecutive_failures = run;
+  s.consecutive_failures = o.consecutive_failures;
+  s.slow = c.n[unsigned(Counter::Slow)];
+  s.failure_rate = o.failure_rate;
+  s.slow_rate = o.slow_rate;
+  s.state_ns = o.state_ns;
   const size_t known = out->struct_size < sizeof s ? out->struct_size : sizeof s;
   std::memcpy(out, &s, known);
   if (out->struct_size > known)
@@ -366,6 +402,77 @@ CB_API int cb_name(cb_handle h, char *buf, size_t size) {
   if (size < len + 1)
     return fail(CB_EINVAL, "cb_name: buf holds %zu bytes, the name needs %zu", size, len + 1);
   std::memcpy(buf, name, len + 1);
+  return CB_OK;
+}
+
+CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) {
+  if (open_for_ns < CB_MIN_OPEN_DURATION_NS || open_for_ns > CB_MAX_DURATION_NS)
+    return fail(CB_EINVAL, "cb_trip: open_for_ns must be %llu..%llu, got %llu",
+                CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS, (unsigned long long)open_for_ns);
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_trip");
+  BreakerEvents events(*t.reg, t.index, h);
+  return result_to_code(
+      t.reg->breaker(t.index, &events).trip_for(Handle::incarnation(h), open_for_ns), h, "cb_trip");
+}
+
+CB_API int cb_events_select(cb_registry *reg, unsigned kinds) {
+  Registry *r = nullptr;
+  if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
+  if ((kinds & ~(CB_EVENTS_TRANSITIONS | CB_EVENTS_REJECTIONS)) != 0)
+    return fail(CB_EINVAL, "cb_events_select: unknown event kinds 0x%x",
+                kinds & ~(CB_EVENTS_TRANSITIONS | CB_EVENTS_REJECTIONS));
+  r->set_event_mask(kinds);
+  return CB_OK;
+}
+
+CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count) {
+  if (count == nullptr) return fail(CB_EINVAL, "cb_events_poll: count is NULL");
+  if (out == nullptr && max > 0) return fail(CB_EINVAL, "cb_events_poll: out is NULL");
+  constexpr size_t kEventV1Size = offsetof(cb_event, name) + sizeof(cb_event::name);
+  if (max > 0 && out->struct_size < kEventV1Size)
+    return fail(CB_EINVAL, "cb_events_poll: out[0].struct_size %zu is smaller than %zu",
+                out->struct_size, kEventV1Size);
+  Registry *r = nullptr;
+  if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
+  const size_t stride = max > 0 ? out->struct_size : 0;
+  size_t n = 0;
+  lazybreaker::registry::Event e;
+  while (n < max && r->events().pop(&e)) {
+    cb_event ev;
+    std::memset(&ev, 0, sizeof ev);
+    ev.struct_size = stride;
+    ev.sequence = e.sequence;
+    ev.breaker = e.handle;
+    ev.from = public_state(State(e.from));
+    ev.to = public_state(State(e.to));
+    ev.reason = int(e.reason);
+    ev.at_ns = e.at_ns;
+    std::memcpy(ev.name, e.name, sizeof ev.name);
+    char *slot = reinterpret_cast<char *>(out) + n * stride;
+    const size_t known = stride < sizeof ev ? stride : sizeof ev;
+    std::memcpy(slot, &ev, known);
+    if (stride > known) std::memset(slot + known, 0, stride - known);
+    ++n;
+  }
+  *count = n;
+  return CB_OK;
+}
+
+CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out) {
+  if (out == nullptr) return fail(CB_EINVAL, "cb_events_dropped: out is NULL");
+  Registry *r = nullptr;
+  if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
+  *out = r->events().dropped();
+  return CB_OK;
+}
+
+CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max, size_t *count) {
+  if (count == nullptr) return fail(CB_EINVAL, "cb_registry_list: count is NULL");
+  if (out == nullptr && max > 0) return fail(CB_EINVAL, "cb_registry_list: out is NULL");
+  Registry *r = nullptr;
+  if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
+  *count = r->list(out, max);
   return CB_OK;
 }
 

@@ -1,5 +1,6 @@
 #include "capi/validate.hpp"
 
+#include <cstddef>
 #include <cstring>
 
 #include "capi/errors.hpp"
@@ -68,12 +69,23 @@ int check_struct_size(const void *s, size_t size, size_t v1_size, size_t known_s
   return CB_OK;
 }
 
+namespace {
+
+// Whether a caller's struct of `size` bytes has `field` (it may be older).
+#define LB_HAS(type, size, field) \
+  (offsetof(type, field) + sizeof(((type *)nullptr)->field) <= (size))
+
+bool in_unit_interval(double v) { return v > 0.0 && v <= 1.0; }  // false for NaN
+
+}  // namespace
+
 int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
   core::Config c;
   if (cfg != nullptr) {
-    const int st =
-        check_struct_size(cfg, cfg->struct_size, sizeof(cb_config), sizeof(cb_config), "cb_config");
+    const size_t v1 = offsetof(cb_config, half_open_timeout_ns) + sizeof(uint64_t);
+    const int st = check_struct_size(cfg, cfg->struct_size, v1, sizeof(cb_config), "cb_config");
     if (st != CB_OK) return st;
+    const size_t size = cfg->struct_size;
     if (cfg->failure_threshold < 1 || cfg->failure_threshold > CB_MAX_FAILURE_THRESHOLD)
       return fail(CB_EINVAL, "cb_config: failure_threshold must be 1..%u, got %u",
                   CB_MAX_FAILURE_THRESHOLD, cfg->failure_threshold);
@@ -97,8 +109,68 @@ int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
     c.half_open_max_calls = cfg->half_open_max_calls;
     c.half_open_success_threshold = cfg->half_open_success_threshold;
     c.half_open_timeout_ns = cfg->half_open_timeout_ns;
+
+    // 1.1: all of these or none (a caller built against 1.0 gets defaults).
+    if (LB_HAS(cb_config, size, open_jitter)) {
+      if (cfg->policy != CB_POLICY_CONSECUTIVE && cfg->policy != CB_POLICY_COUNT_WINDOW &&
+          cfg->policy != CB_POLICY_TIME_WINDOW)
+        return fail(CB_EINVAL,
+                    "cb_config: policy must be CB_POLICY_CONSECUTIVE, CB_POLICY_COUNT_WINDOW or "
+                    "CB_POLICY_TIME_WINDOW, got %d",
+                    cfg->policy);
+      if (cfg->window_size < 1 || cfg->window_size > CB_MAX_WINDOW_SIZE)
+        return fail(CB_EINVAL, "cb_config: window_size must be 1..%u, got %u", CB_MAX_WINDOW_SIZE,
+                    cfg->window_size);
+      if (cfg->window_duration_ns < CB_MIN_WINDOW_DURATION_NS ||
+          cfg->window_duration_ns > CB_MAX_DURATION_NS)
+        return fail(CB_EINVAL, "cb_config: window_duration_ns must be %llu..%llu, got %llu",
+                    CB_MIN_WINDOW_DURATION_NS, CB_MAX_DURATION_NS,
+                    (unsigned long long)cfg->window_duration_ns);
+      if (cfg->window_buckets < 1 || cfg->window_buckets > CB_MAX_WINDOW_BUCKETS)
+        return fail(CB_EINVAL, "cb_config: window_buckets must be 1..%u, got %u",
+                    CB_MAX_WINDOW_BUCKETS, cfg->window_buckets);
+      if (cfg->minimum_calls < 1 || cfg->minimum_calls > CB_MAX_MINIMUM_CALLS)
+        return fail(CB_EINVAL, "cb_config: minimum_calls must be 1..%u, got %u",
+                    CB_MAX_MINIMUM_CALLS, cfg->minimum_calls);
+      if (!in_unit_interval(cfg->failure_rate_threshold))
+        return fail(CB_EINVAL, "cb_config: failure_rate_threshold must be in (0, 1], got %g",
+                    cfg->failure_rate_threshold);
+      if (cfg->slow_call_ns > CB_MAX_DURATION_NS)
+        return fail(CB_EINVAL, "cb_config: slow_call_ns must be 0..%llu, got %llu",
+                    CB_MAX_DURATION_NS, (unsigned long long)cfg->slow_call_ns);
+      if (!in_unit_interval(cfg->slow_call_rate_threshold))
+        return fail(CB_EINVAL, "cb_config: slow_call_rate_threshold must be in (0, 1], got %g",
+                    cfg->slow_call_rate_threshold);
+      if (!(cfg->open_backoff_multiplier >= 1.0 &&
+            cfg->open_backoff_multiplier <= CB_MAX_BACKOFF_MULTIPLIER))
+        return fail(CB_EINVAL, "cb_config: open_backoff_multiplier must be 1..%g, got %g",
+                    CB_MAX_BACKOFF_MULTIPLIER, cfg->open_backoff_multiplier);
+      if (cfg->open_duration_max_ns != 0 && (cfg->open_duration_max_ns < cfg->open_duration_ns ||
+                                             cfg->open_duration_max_ns > CB_MAX_DURATION_NS))
+        return fail(CB_EINVAL,
+                    "cb_config: open_duration_max_ns must be 0 or open_duration_ns..%llu, got %llu",
+                    CB_MAX_DURATION_NS, (unsigned long long)cfg->open_duration_max_ns);
+      if (!(cfg->open_jitter >= 0.0 && cfg->open_jitter < 1.0))
+        return fail(CB_EINVAL, "cb_config: open_jitter must be in [0, 1), got %g",
+                    cfg->open_jitter);
+      c.policy = core::Policy(cfg->policy);
+      c.window_size = cfg->window_size;
+      c.window_duration_ns = cfg->window_duration_ns;
+      c.window_buckets = cfg->window_buckets;
+      c.minimum_calls = cfg->minimum_calls;
+      c.failure_rate_threshold = cfg->failure_rate_threshold;
+      c.slow_call_ns = cfg->slow_call_ns;
+      c.slow_call_rate_threshold = cfg->slow_call_rate_threshold;
+      c.open_backoff_multiplier = cfg->open_backoff_multiplier;
+      c.open_duration_max_ns = cfg->open_duration_max_ns;
+      c.open_jitter = cfg->open_jitter;
+    } else if (size > v1) {
+      return fail(CB_EINVAL,
+                  "cb_config: struct_size %zu ends inside the fields added in 1.1 (%zu or %zu)",
+                  size, v1, sizeof(cb_config));
+    }
   }
-  if (c.half_open_timeout_ns == 0) c.half_open_timeout_ns = c.open_duration_ns;
+  c.finish();
   *out = c;
   return CB_OK;
 }

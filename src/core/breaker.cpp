@@ -1,6 +1,8 @@
 #include "core/breaker.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 
 namespace lazybreaker::core {
 namespace {
@@ -8,6 +10,9 @@ namespace {
 constexpr auto kAcquire = std::memory_order_acquire;
 constexpr auto kAcqRel = std::memory_order_acq_rel;
 constexpr auto kRelaxed = std::memory_order_relaxed;
+
+// The longest open duration backoff or jitter may produce.
+constexpr uint64_t kLongestOpenNs = 366ull * 24 * 3600 * 1'000'000'000ull;
 
 // Raises `a` to `v` unless it is already higher. Stamps only grow, so a
 // thread that was descheduled with an old clock reading cannot move a newer
@@ -32,14 +37,32 @@ Counter counter_for(Outcome o) {
   return Counter::Ignored;
 }
 
+// A well-mixed 64-bit hash (splitmix64's finaliser).
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 }  // namespace
 
-void Breaker::begin_life(uint32_t incarnation) {
+void Config::finish() {
+  if (half_open_timeout_ns == 0) half_open_timeout_ns = open_duration_ns;
+  // Enough resolution that the slow-call threshold is exact to 1/1024, and
+  // a 33-bit stamp that wraps only after 2^23 thresholds.
+  const unsigned bits = unsigned(std::bit_width(slow_call_ns));
+  slow_unit_shift = bits > 11 ? bits - 11 : 0;
+}
+
+void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
   const uint64_t w = hot_.word.load(kAcquire);
   raise_to(hot_.changed_at, clock_.now());
   hot_.trips.store(0, kRelaxed);
-  hot_.word.store(StateWord::pack(incarnation, StateWord::epoch(w) + 1, 0, State::Closed),
-                  std::memory_order_release);
+  if (cfg.recorded()) window(cfg).clear();
+  hot_.word.store(
+      StateWord::pack(incarnation, StateWord::epoch(w) + 1, 0, State::Closed, cfg.recorded()),
+      std::memory_order_release);
 }
 
 bool Breaker::end_life(uint32_t incarnation) {
@@ -52,26 +75,69 @@ bool Breaker::end_life(uint32_t incarnation) {
   return true;
 }
 
-uint64_t Breaker::open_duration(uint32_t /*trips_since_close*/) const {
-  return cfg_.open_duration_ns();
+uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
+  if (StateWord::explicit_open(w)) return hot_.explicit_ns.load(kRelaxed);
+  const uint32_t trips = std::max<uint32_t>(StateWord::trips(w), 1);
+  double d = double(cfg.open_duration_ns);
+  if (cfg.open_backoff_multiplier > 1.0)
+    d *= std::pow(cfg.open_backoff_multiplier, double(std::min<uint32_t>(trips - 1, 4096)));
+  if (cfg.open_jitter > 0.0) {
+    // The same factor for every reader of this OPEN period, a different one
+    // for each period and each breaker.
+    const double u = double(mix(cfg.jitter_seed ^ StateWord::epoch(w)) >> 11) * 0x1.0p-53;
+    d *= 1.0 - cfg.open_jitter + 2.0 * cfg.open_jitter * u;
+  }
+  const double cap =
+      double(cfg.open_duration_max_ns != 0 ? cfg.open_duration_max_ns : kLongestOpenNs);
+  return d >= cap ? uint64_t(cap) : std::max<uint64_t>(uint64_t(d), 1);
 }
 
-bool Breaker::transition(uint64_t from, uint64_t to, uint64_t at) {
+bool Breaker::transition(uint64_t from, uint64_t to, uint64_t at, Reason reason) {
+  // A caller that has already lost the race reserves no event.
+  if (hot_.word.load(kAcquire) != from) return false;
+  const uint64_t token = events_ != nullptr ? events_->reserve() : 0;
   raise_to(hot_.changed_at, at);
-  return hot_.word.compare_exchange_strong(from, to, kAcqRel, kAcquire);
+  const bool won = hot_.word.compare_exchange_strong(from, to, kAcqRel, kAcquire);
+  if (events_ != nullptr) {
+    if (won)
+      events_->publish(
+          token, {StateWord::state(from), StateWord::state(to), reason, StateWord::epoch(to), at});
+    else
+      events_->cancel(token);
+  }
+  return won;
 }
 
-bool Breaker::trip(uint64_t from, uint64_t at) {
-  const uint32_t trips_since_close =
-      StateWord::state(from) == State::Closed
-          ? 1
-          : uint32_t(std::min<uint64_t>(StateWord::aux(from) + 1, StateWord::kAuxMax));
-  if (!transition(from, StateWord::next(from, trips_since_close, State::Open), at)) return false;
+bool Breaker::trip(uint64_t from, uint64_t at, Reason reason, bool explicit_duration) {
+  const uint32_t trips = StateWord::state(from) == State::Closed
+                             ? 1
+                             : std::min(StateWord::trips(from) + 1, StateWord::kTripsMax);
+  const uint64_t to = StateWord::next(
+      from, trips | (explicit_duration ? StateWord::kExplicitOpen : 0), State::Open);
+  uint64_t ledger = hot_.probes.load(kAcquire);
+  if (!transition(from, to, at, reason)) return false;
   hot_.trips.fetch_add(1, kRelaxed);
+  // Give the HALF_OPEN period that follows an empty ledger now, so that a
+  // ledger left behind long ago is never mistaken for its own by the tag.
+  hot_.probes.compare_exchange_strong(ledger, ProbeLedger::empty(StateWord::epoch(to) + 1).pack(),
+                                      kAcqRel, kRelaxed);
   return true;
 }
 
+bool Breaker::close(uint64_t from, uint64_t at, Reason reason) {
+  if (StateWord::recorded(from)) window(cfg_.load()).clear();
+  return transition(from, StateWord::next(from, 0, State::Closed), at, reason);
+}
+
+bool Breaker::slow(const Config &cfg, uint64_t ticket, uint64_t now) const {
+  if (cfg.slow_call_ns == 0) return false;
+  const uint64_t units =
+      ((now >> cfg.slow_unit_shift) - Ticket::start(ticket)) & Ticket::kStartMask;
+  return (units << cfg.slow_unit_shift) > cfg.slow_call_ns;
+}
+
 Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
+  const Config cfg = cfg_.load();
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
     const State state = StateWord::state(w);
@@ -79,33 +145,34 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
     const uint32_t epoch = StateWord::epoch(w);
     switch (state) {
       case State::Closed:
-        *ticket = Ticket::make(epoch, TicketKind::Call);
+        *ticket = Ticket::make(epoch, TicketKind::Call, 0,
+                               cfg.slow_call_ns != 0 ? ticket_start(cfg, clock_.now()) : 0);
         tally.add(Counter::Admitted);
         return Result::Ok;
       case State::Disabled:
-        *ticket = Ticket::make(epoch, TicketKind::Unguarded);
+        *ticket = Ticket::make(epoch, TicketKind::Unguarded, 0,
+                               cfg.slow_call_ns != 0 ? ticket_start(cfg, clock_.now()) : 0);
         tally.add(Counter::Admitted);
         return Result::Ok;
       case State::Open: {
         const uint64_t now = clock_.now();
         const uint64_t opened_at = hot_.changed_at.load(kAcquire);
-        if (elapsed_since(now, opened_at) < open_duration(StateWord::aux(w))) break;
+        if (elapsed_since(now, opened_at) < open_duration(w, cfg)) break;
         // Whoever wins this, every caller then competes for a probe slot.
-        transition(w, StateWord::next(w, StateWord::aux(w), State::HalfOpen), now);
+        transition(w, StateWord::next(w, StateWord::trips(w), State::HalfOpen), now,
+                   Reason::OpenElapsed);
         continue;
       }
       case State::HalfOpen: {
         const uint64_t raw = hot_.probes.load(kAcquire);
         const ProbeLedger ledger = ProbeLedger::read(raw, epoch);
         const uint64_t now = clock_.now();
-        if (ledger.in_flight() >= cfg_.half_open_max_calls() ||
-            (ledger.outstanding & ProbeLedger::bit(ledger.issued)) != 0) {
+        if (ledger.in_flight() >= cfg.half_open_max_calls) {
           // Every probe slot is taken. If none has moved for the lease, the
           // silent probes count as failed as of the moment it ran out.
           const uint64_t last = hot_.probe_at.load(kAcquire);
-          const uint64_t lease = cfg_.half_open_timeout_ns();
-          if (ledger.in_flight() > 0 && elapsed_since(now, last) >= lease) {
-            trip(w, last + lease);
+          if (ledger.in_flight() > 0 && elapsed_since(now, last) >= cfg.half_open_timeout_ns) {
+            trip(w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
             continue;
           }
           break;
@@ -113,13 +180,15 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
         // Stamp before claiming, so a caller that finds the slots full never
         // sees a stale lease.
         raise_to(hot_.probe_at, now);
+        // A probe still out after 32 later ones were admitted is taken for
+        // lost: the new probe takes over its bit, and its report is stale.
         ProbeLedger next = ledger;
         next.issued = (ledger.issued + 1) & ProbeLedger::kIssuedMask;
         next.outstanding |= ProbeLedger::bit(ledger.issued);
         uint64_t expected = raw;
         if (!hot_.probes.compare_exchange_strong(expected, next.pack(), kAcqRel, kAcquire))
           continue;
-        *ticket = Ticket::make(epoch, TicketKind::Probe, ledger.issued);
+        *ticket = Ticket::make(epoch, TicketKind::Probe, ledger.issued, ticket_start(cfg, now));
         tally.add(Counter::Admitted);
         return Result::Ok;
       }
@@ -128,6 +197,10 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
         break;
     }
     tally.add(Counter::Rejected);
+    if (events_ != nullptr && events_->wants_rejections()) {
+      const uint64_t token = events_->reserve();
+      events_->publish(token, {state, state, Reason::Rejected, epoch, clock_.now()});
+    }
     return Result::Rejected;
   }
 }
@@ -136,14 +209,23 @@ Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, 
                           Outcome outcome) {
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
+  const Config cfg = cfg_.load();
+  const uint64_t now = cfg.recorded() ? clock_.now() : 0;
+  const bool is_slow = outcome != Outcome::Ignored && slow(cfg, ticket, now);
   tally.add(counter_for(outcome));
+  if (is_slow) tally.add(Counter::Slow);
   // An outcome from an earlier period counts in the statistics only.
   if (Ticket::epoch(ticket) != StateWord::epoch(w)) return Result::Ok;
   switch (Ticket::kind(ticket)) {
     case TicketKind::Call:
-      return done_closed(w, ticket, outcome);
+      if (StateWord::recorded(w) && StateWord::state(w) == State::Closed &&
+          outcome != Outcome::Ignored) {
+        const Result r = done_recorded(w, cfg, outcome, is_slow, now);
+        if (cfg.policy != Policy::Consecutive) return r;
+      }
+      return done_closed(w, cfg, ticket, outcome, is_slow);
     case TicketKind::Probe:
-      return done_probe(w, ticket, outcome);
+      return done_probe(w, cfg, ticket, outcome, is_slow);
     case TicketKind::Unguarded:
     case TicketKind::Invalid:
       break;
@@ -151,7 +233,9 @@ Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, 
   return Result::Ok;
 }
 
-Result Breaker::done_closed(uint64_t w, uint64_t ticket, Outcome outcome) {
+// The consecutive-failures policy.
+Result Breaker::done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome,
+                            bool /*slow*/) {
   for (;;) {
     if (StateWord::state(w) != State::Closed || StateWord::epoch(w) != Ticket::epoch(ticket) ||
         outcome == Outcome::Ignored)
@@ -163,8 +247,8 @@ Result Breaker::done_closed(uint64_t w, uint64_t ticket, Outcome outcome) {
         return Result::Ok;
       continue;
     }
-    if (run + 1 >= cfg_.failure_threshold()) {
-      if (trip(w, clock_.now())) return Result::Ok;
+    if (run + 1 >= cfg.failure_threshold) {
+      if (trip(w, clock_.now(), Reason::ConsecutiveFailures)) return Result::Ok;
       w = hot_.word.load(kAcquire);
       continue;
     }
@@ -173,8 +257,36 @@ Result Breaker::done_closed(uint64_t w, uint64_t ticket, Outcome outcome) {
   }
 }
 
-Result Breaker::done_probe(uint64_t w, uint64_t ticket, Outcome outcome) {
+// The window policies, and slow-call tracking under any policy.
+Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bool is_slow,
+                              uint64_t now) {
+  const bool failure = outcome == Outcome::Failure;
+  Window win = window(cfg);
+  const uint64_t index = win.next_index(now);
+  win.record(index, failure, is_slow);
+  // A success that is not slow lowers both rates: it cannot trip.
+  if (!is_slow && !(failure && cfg.policy != Policy::Consecutive)) return Result::Ok;
+  const WindowCounts c = win.sum(index);
+  const uint64_t minimum = cfg.policy == Policy::TimeWindow
+                               ? cfg.minimum_calls
+                               : std::min<uint64_t>(cfg.minimum_calls, cfg.window_size);
+  if (c.calls == 0 || c.calls < minimum) return Result::Ok;
+  Reason reason = Reason::None;
+  if (cfg.policy != Policy::Consecutive &&
+      double(c.failures) >= cfg.failure_rate_threshold * double(c.calls))
+    reason = Reason::FailureRate;
+  else if (cfg.slow_call_ns != 0 &&
+           double(c.slow) >= cfg.slow_call_rate_threshold * double(c.calls))
+    reason = Reason::SlowCallRate;
+  if (reason != Reason::None) trip(w, now, reason);
+  return Result::Ok;
+}
+
+Result Breaker::done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome,
+                           bool is_slow) {
   if (StateWord::state(w) != State::HalfOpen) return Result::Ok;
+  // A probe that succeeds slowly says the dependency is still slow.
+  if (is_slow && outcome == Outcome::Success) outcome = Outcome::Failure;
   const uint32_t epoch = Ticket::epoch(ticket);
   const uint32_t seq = Ticket::seq(ticket);
   for (;;) {
@@ -189,12 +301,10 @@ Result Breaker::done_probe(uint64_t w, uint64_t ticket, Outcome outcome) {
     if (!hot_.probes.compare_exchange_weak(raw, next.pack(), kAcqRel, kAcquire)) continue;
     // The state word of a HALF_OPEN epoch never changes but by a transition,
     // so a failed transition below means another outcome already decided it.
-    if (outcome == Outcome::Failure) {
-      trip(w, clock_.now());
-    } else if (outcome == Outcome::Success &&
-               next.successes >= cfg_.half_open_success_threshold()) {
-      transition(w, StateWord::next(w, 0, State::Closed), clock_.now());
-    }
+    if (outcome == Outcome::Failure)
+      trip(w, clock_.now(), Reason::ProbeFailed);
+    else if (outcome == Outcome::Success && next.successes >= cfg.half_open_success_threshold)
+      close(w, clock_.now(), Reason::ProbesSucceeded);
     return Result::Ok;
   }
 }
@@ -206,10 +316,26 @@ Result Breaker::state(uint32_t incarnation, State *out) const {
   return Result::Ok;
 }
 
-Result Breaker::consecutive_failures(uint32_t incarnation, uint32_t *out) const {
+Result Breaker::observe(uint32_t incarnation, Observation *out) const {
   const uint64_t w = hot_.word.load(kAcquire);
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
-  *out = StateWord::state(w) == State::Closed ? StateWord::aux(w) : 0;
+  const Config cfg = cfg_.load();
+  const uint64_t now = clock_.now();
+  Observation o;
+  o.state_ns = elapsed_since(now, hot_.changed_at.load(kAcquire));
+  if (StateWord::state(w) == State::Closed) o.consecutive_failures = StateWord::aux(w);
+  if (cfg.recorded()) {
+    // The window as it stands, without recording anything.
+    const WindowShape shape = cfg.window_shape();
+    const uint64_t position =
+        shape.by_time ? now : std::max<uint64_t>(window_.sequence.load(kRelaxed), 1) - 1;
+    const WindowCounts c = Window(window_, shape).sum(position / shape.bucket_width);
+    if (c.calls != 0) {
+      o.failure_rate = double(c.failures) / double(c.calls);
+      o.slow_rate = double(c.slow) / double(c.calls);
+    }
+  }
+  *out = o;
   return Result::Ok;
 }
 
@@ -217,28 +343,28 @@ Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
   const uint64_t w = hot_.word.load(kAcquire);
   const State state = StateWord::state(w);
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
+  const Config cfg = cfg_.load();
   uint64_t wait = 0;
   switch (state) {
     case State::ForcedOpen:
       wait = UINT64_MAX;
       break;
     case State::Open: {
-      const uint64_t duration = open_duration(StateWord::aux(w));
+      const uint64_t duration = open_duration(w, cfg);
       const uint64_t elapsed = elapsed_since(clock_.now(), hot_.changed_at.load(kAcquire));
       wait = elapsed >= duration ? 0 : duration - elapsed;
       break;
     }
     case State::HalfOpen: {
       const ProbeLedger ledger = ProbeLedger::read(hot_.probes.load(kAcquire), StateWord::epoch(w));
-      if (ledger.in_flight() < cfg_.half_open_max_calls() &&
-          (ledger.outstanding & ProbeLedger::bit(ledger.issued)) == 0)
-        break;
+      if (ledger.in_flight() < cfg.half_open_max_calls) break;
       // If no probe reports, the lease runs out, the breaker re-opens as of
       // that instant, and a call is admitted once the next open duration has
       // passed.
-      const uint64_t lease_end = hot_.probe_at.load(kAcquire) + cfg_.half_open_timeout_ns();
-      const uint64_t next_open =
-          open_duration(uint32_t(std::min<uint64_t>(StateWord::aux(w) + 1, StateWord::kAuxMax)));
+      const uint64_t lease_end = hot_.probe_at.load(kAcquire) + cfg.half_open_timeout_ns;
+      const uint64_t next_open = open_duration(
+          StateWord::next(w, std::min(StateWord::trips(w) + 1, StateWord::kTripsMax), State::Open),
+          cfg);
       const uint64_t now = clock_.now();
       const uint64_t admit_at = lease_end + next_open;
       wait = admit_at > now ? admit_at - now : 0;
@@ -254,11 +380,23 @@ Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
 }
 
 Result Breaker::force(uint32_t incarnation, State target) {
-  uint64_t w = hot_.word.load(kAcquire);
   for (;;) {
+    const uint64_t w = hot_.word.load(kAcquire);
     if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
-    if (transition(w, StateWord::next(w, 0, target), clock_.now())) return Result::Ok;
-    w = hot_.word.load(kAcquire);
+    const uint64_t now = clock_.now();
+    if (target == State::Closed ? close(w, now, Reason::Manual)
+                                : transition(w, StateWord::next(w, 0, target), now, Reason::Manual))
+      return Result::Ok;
+  }
+}
+
+Result Breaker::trip_for(uint32_t incarnation, uint64_t open_ns) {
+  for (;;) {
+    const uint64_t w = hot_.word.load(kAcquire);
+    if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
+    // Concurrent cb_trip calls race on this word; the last one to trip wins.
+    hot_.explicit_ns.store(open_ns, kRelaxed);
+    if (trip(w, clock_.now(), Reason::Tripped, true)) return Result::Ok;
   }
 }
 

@@ -1,69 +1,89 @@
 // The circuit breaker state machine: pure logic over one breaker's words, a
 // clock and a counter cell. No handles, names, memory management or I/O.
-// See docs/semantics.md for the behaviour this implements.
+// See docs/semantics.md and docs/policies.md for the behaviour this
+// implements.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "core/clock.hpp"
+#include "core/events.hpp"
+#include "core/window.hpp"
 #include "core/words.hpp"
 
 namespace lazybreaker::core {
 
-// A validated configuration (half_open_timeout_ns already resolved).
+enum class Policy : uint32_t { Consecutive = 0, CountWindow = 1, TimeWindow = 2 };
+
+// A validated configuration.
 struct Config {
   uint32_t failure_threshold = 5;
-  uint64_t open_duration_ns = 30'000'000'000ull;
   uint32_t half_open_max_calls = 1;
+  uint64_t open_duration_ns = 30'000'000'000ull;
   uint32_t half_open_success_threshold = 1;
-  uint64_t half_open_timeout_ns = 30'000'000'000ull;
+  Policy policy = Policy::Consecutive;
+  uint64_t half_open_timeout_ns = 30'000'000'000ull;  // resolved: never 0
+  uint32_t window_size = 100;
+  uint32_t window_buckets = 10;
+  uint64_t window_duration_ns = 60'000'000'000ull;
+  uint32_t minimum_calls = 100;
+  uint32_t slow_unit_shift = 0;  // tickets stamp admission time in units of 2^shift ns
+  uint64_t slow_call_ns = 0;     // 0 = off
+  double failure_rate_threshold = 0.5;
+  double slow_call_rate_threshold = 1.0;
+  double open_backoff_multiplier = 1.0;
+  uint64_t open_duration_max_ns = 0;  // 0 = no cap
+  double open_jitter = 0.0;
+  uint64_t jitter_seed = 0;  // per breaker, so breakers do not retry in step
+
+  // Whether outcomes feed a window, so no CLOSED call takes the write-free path.
+  bool recorded() const { return policy != Policy::Consecutive || slow_call_ns != 0; }
+  WindowShape window_shape() const {
+    return policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
+                                        : WindowShape::count(window_size);
+  }
+  // Fills the derived fields.
+  void finish();
 };
 
-// A breaker's configuration as stored in its slot. Written when a breaker is
-// created, before its state is published; fields are atomics because a
+// A breaker's configuration as stored in its slot: written when the breaker
+// is created, before its state is published, as relaxed atomic words, since a
 // thread racing a destroy may read a recycled slot (and then fails the
 // incarnation check).
 class ConfigCell {
  public:
   void store(const Config &c) {
-    failure_threshold_.store(c.failure_threshold, std::memory_order_relaxed);
-    open_duration_ns_.store(c.open_duration_ns, std::memory_order_relaxed);
-    half_open_max_calls_.store(c.half_open_max_calls, std::memory_order_relaxed);
-    half_open_success_threshold_.store(c.half_open_success_threshold, std::memory_order_relaxed);
-    half_open_timeout_ns_.store(c.half_open_timeout_ns, std::memory_order_relaxed);
+    uint64_t w[kWords] = {};
+    std::memcpy(w, &c, sizeof c);
+    for (size_t i = 0; i < kWords; ++i) words_[i].store(w[i], std::memory_order_relaxed);
   }
-  uint32_t failure_threshold() const { return failure_threshold_.load(std::memory_order_relaxed); }
-  uint64_t open_duration_ns() const { return open_duration_ns_.load(std::memory_order_relaxed); }
-  uint32_t half_open_max_calls() const {
-    return half_open_max_calls_.load(std::memory_order_relaxed);
-  }
-  uint32_t half_open_success_threshold() const {
-    return half_open_success_threshold_.load(std::memory_order_relaxed);
-  }
-  uint64_t half_open_timeout_ns() const {
-    return half_open_timeout_ns_.load(std::memory_order_relaxed);
+  Config load() const {
+    uint64_t w[kWords];
+    for (size_t i = 0; i < kWords; ++i) w[i] = words_[i].load(std::memory_order_relaxed);
+    Config c;
+    std::memcpy(&c, w, sizeof c);
+    return c;
   }
 
  private:
-  std::atomic<uint32_t> failure_threshold_{0};
-  std::atomic<uint64_t> open_duration_ns_{0};
-  std::atomic<uint32_t> half_open_max_calls_{0};
-  std::atomic<uint32_t> half_open_success_threshold_{0};
-  std::atomic<uint64_t> half_open_timeout_ns_{0};
+  static constexpr size_t kWords = (sizeof(Config) + 7) / 8;
+  std::atomic<uint64_t> words_[kWords];
 };
 
 // The words every call touches, in one cache line.
 struct alignas(64) Hot {
-  std::atomic<uint64_t> word{0};        // StateWord
-  std::atomic<uint64_t> changed_at{0};  // clock at the last transition; only ever grows
-  std::atomic<uint64_t> probes{0};      // ProbeLedger of the current HALF_OPEN epoch
-  std::atomic<uint64_t> probe_at{0};    // clock at the last probe admission; only ever grows
-  std::atomic<uint64_t> trips{0};
+  std::atomic<uint64_t> word{0};         // StateWord
+  std::atomic<uint64_t> changed_at{0};   // clock at the last transition; only ever grows
+  std::atomic<uint64_t> probes{0};       // ProbeLedger of the current HALF_OPEN epoch
+  std::atomic<uint64_t> probe_at{0};     // clock at the last probe admission; only ever grows
+  std::atomic<uint64_t> trips{0};        // transitions into OPEN
+  std::atomic<uint64_t> explicit_ns{0};  // the open duration cb_trip asked for
 };
 static_assert(sizeof(Hot) == 64);
 
-enum class Counter : unsigned { Admitted, Rejected, Successes, Failures, Ignored, Count };
+enum class Counter : unsigned { Admitted, Rejected, Successes, Failures, Ignored, Slow, Count };
 
 // One thread's (or one stripe's) counts for one breaker.
 struct Cell {
@@ -89,22 +109,48 @@ enum class Outcome : uint32_t { Success = 0, Failure = 1, Ignored = 2 };
 
 enum class Result { Ok, Rejected, WrongIncarnation, BadTicket };
 
+// Rates and timing a reader may ask for.
+struct Observation {
+  double failure_rate = 0, slow_rate = 0;
+  uint64_t state_ns = 0;
+  uint32_t consecutive_failures = 0;
+};
+
 class Breaker {
  public:
-  Breaker(Hot &hot, const ConfigCell &cfg, const Clock &clock)
-      : hot_(hot), cfg_(cfg), clock_(clock) {}
+  Breaker(Hot &hot, const ConfigCell &cfg, WindowCells &window, const Clock &clock,
+          EventSink *events)
+      : hot_(hot), cfg_(cfg), window_(window), clock_(clock), events_(events) {}
 
   // Starts a new life of the slot, CLOSED; the epoch goes on from the last
-  // life, so tickets from it stay stale.
-  void begin_life(uint32_t incarnation);
+  // life, so tickets from it stay stale. `cfg` is already in the ConfigCell.
+  void begin_life(uint32_t incarnation, const Config &cfg);
   // Ends this life: the incarnation moves on. False if `incarnation` is not
   // the current one (someone else ended it, or it never began).
   bool end_life(uint32_t incarnation);
 
+  // The write-free fast paths, as pure functions of one load of the state
+  // word, so that a caller may inline them with its own counting.
+  //
+  // Whether a call is admitted as it stands: CLOSED in this life, no window.
+  static bool admits_unrecorded(uint64_t w, uint32_t incarnation) {
+    return (w & StateWord::kIdentityMask) == StateWord::identity(incarnation, State::Closed);
+  }
+  static uint64_t closed_ticket(uint64_t w) {
+    return Ticket::make(StateWord::epoch(w), TicketKind::Call);
+  }
+  // Whether reporting success for `ticket` changes nothing: CLOSED in this
+  // life and epoch, no window to feed, no failure run to end.
+  static bool success_changes_nothing(uint64_t w, uint32_t incarnation, uint64_t ticket) {
+    return (w & (StateWord::kIdentityMask | (StateWord::kAuxMax << StateWord::kAuxShift))) ==
+               StateWord::identity(incarnation, State::Closed) &&
+           ticket == closed_ticket(w);
+  }
+
   Result allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
     const uint64_t w = hot_.word.load(std::memory_order_acquire);
-    if ((w & StateWord::kIdentityMask) == StateWord::identity(incarnation, State::Closed)) {
-      *ticket = Ticket::make(StateWord::epoch(w), TicketKind::Call);
+    if (admits_unrecorded(w, incarnation)) {
+      *ticket = closed_ticket(w);
       tally.add(Counter::Admitted);
       return Result::Ok;
     }
@@ -113,12 +159,7 @@ class Breaker {
 
   Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome) {
     const uint64_t w = hot_.word.load(std::memory_order_acquire);
-    // The common case: a success in CLOSED with no failure run to end writes
-    // nothing shared.
-    if (outcome == Outcome::Success &&
-        (w & (StateWord::kIdentityMask | (StateWord::kAuxMax << StateWord::kAuxShift))) ==
-            StateWord::identity(incarnation, State::Closed) &&
-        ticket == Ticket::make(StateWord::epoch(w), TicketKind::Call)) {
+    if (outcome == Outcome::Success && success_changes_nothing(w, incarnation, ticket)) {
       tally.add(Counter::Successes);
       return Result::Ok;
     }
@@ -128,27 +169,39 @@ class Breaker {
   // Read-only views: never transition, never consume a probe.
   Result state(uint32_t incarnation, State *out) const;
   Result retry_after(uint32_t incarnation, uint64_t *out_ns) const;
-  Result consecutive_failures(uint32_t incarnation, uint32_t *out) const;
+  Result observe(uint32_t incarnation, Observation *out) const;
 
   // Manual control, from any state.
   Result force(uint32_t incarnation, State target);
+  // OPEN now, for `open_ns`, then probing as usual.
+  Result trip_for(uint32_t incarnation, uint64_t open_ns);
 
  private:
   Result allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *ticket);
   Result done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, uint64_t ticket,
                    Outcome outcome);
-  Result done_closed(uint64_t w, uint64_t ticket, Outcome outcome);
-  Result done_probe(uint64_t w, uint64_t ticket, Outcome outcome);
-  // The open duration of an OPEN period, given the trips since the last close.
-  uint64_t open_duration(uint32_t trips_since_close) const;
-  // Publishes `to` in place of `from`, stamping the transition time first
-  // so a reader that sees the new state sees a fresh stamp.
-  bool transition(uint64_t from, uint64_t to, uint64_t at);
-  bool trip(uint64_t from, uint64_t at);
+  Result done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome, bool slow);
+  Result done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bool slow, uint64_t now);
+  Result done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome, bool slow);
+  // The open duration of the OPEN period with state word `w`.
+  uint64_t open_duration(uint64_t w, const Config &cfg) const;
+  // Publishes `to` in place of `from`, stamping the transition time first so
+  // a reader that sees the new state sees a fresh stamp.
+  bool transition(uint64_t from, uint64_t to, uint64_t at, Reason reason);
+  bool trip(uint64_t from, uint64_t at, Reason reason, bool explicit_duration = false);
+  // Into CLOSED with a fresh failure run and an empty window.
+  bool close(uint64_t from, uint64_t at, Reason reason);
+  uint64_t ticket_start(const Config &cfg, uint64_t now) const {
+    return cfg.slow_call_ns == 0 ? 0 : (now >> cfg.slow_unit_shift) & Ticket::kStartMask;
+  }
+  bool slow(const Config &cfg, uint64_t ticket, uint64_t now) const;
+  Window window(const Config &cfg) const { return Window(window_, cfg.window_shape()); }
 
   Hot &hot_;
   const ConfigCell &cfg_;
+  WindowCells &window_;
   const Clock &clock_;
+  EventSink *events_;
 };
 
 }  // namespace lazybreaker::core

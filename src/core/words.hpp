@@ -20,31 +20,46 @@ enum class State : uint32_t {
   Disabled = 5
 };
 
-// State word: [incarnation:24 | epoch:20 | aux:17 | state:3]
+// State word: [incarnation:24 | epoch:20 | aux:16 | recorded:1 | state:3]
 //   aux in CLOSED: the current run of consecutive failures
-//   aux in OPEN and HALF_OPEN: trips since the breaker last closed (for backoff)
+//   aux in OPEN and HALF_OPEN: trips since the breaker last closed (for
+//     backoff), and in OPEN the kExplicitOpen bit when cb_trip set the duration
+//   recorded: outcomes of this breaker feed a window (a rate policy or
+//     slow-call tracking), so CLOSED calls cannot take the write-free path
 struct StateWord {
-  static constexpr unsigned kStateBits = 3, kAuxBits = 17, kEpochBits = 20, kIncarnationBits = 24;
-  static constexpr unsigned kAuxShift = kStateBits;
+  static constexpr unsigned kStateBits = 3, kAuxBits = 16, kEpochBits = 20, kIncarnationBits = 24;
+  static constexpr unsigned kRecordedShift = kStateBits;
+  static constexpr unsigned kAuxShift = kRecordedShift + 1;
   static constexpr unsigned kEpochShift = kAuxShift + kAuxBits;
   static constexpr unsigned kIncarnationShift = kEpochShift + kEpochBits;
   static constexpr uint64_t kStateMask = (1ull << kStateBits) - 1;
+  static constexpr uint64_t kRecorded = 1ull << kRecordedShift;
   static constexpr uint64_t kAuxMax = (1ull << kAuxBits) - 1;
   static constexpr uint64_t kEpochMask = (1ull << kEpochBits) - 1;
   static constexpr uint64_t kIncarnationMask = (1ull << kIncarnationBits) - 1;
-  // The bits a CLOSED fast path compares in one go: incarnation and state.
-  static constexpr uint64_t kIdentityMask = (kIncarnationMask << kIncarnationShift) | kStateMask;
+  static constexpr uint32_t kExplicitOpen = 1u << (kAuxBits - 1);
+  static constexpr uint32_t kTripsMax = kExplicitOpen - 1;
+  // The bits a fast path compares in one go: incarnation, recorded, state.
+  static constexpr uint64_t kIdentityMask =
+      (kIncarnationMask << kIncarnationShift) | kRecorded | kStateMask;
 
-  static constexpr uint64_t pack(uint32_t incarnation, uint32_t epoch, uint32_t aux, State s) {
+  static constexpr uint64_t pack(uint32_t incarnation, uint32_t epoch, uint32_t aux, State s,
+                                 bool recorded = false) {
     return (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) |
-           (uint64_t(epoch & kEpochMask) << kEpochShift) | (uint64_t(aux) << kAuxShift) |
-           uint64_t(s);
+           (uint64_t(epoch & kEpochMask) << kEpochShift) | (uint64_t(aux & kAuxMax) << kAuxShift) |
+           (recorded ? kRecorded : 0) | uint64_t(s);
   }
   static constexpr State state(uint64_t w) { return State(w & kStateMask); }
   static constexpr uint32_t aux(uint64_t w) { return uint32_t((w >> kAuxShift) & kAuxMax); }
   static constexpr uint32_t epoch(uint64_t w) { return uint32_t((w >> kEpochShift) & kEpochMask); }
+  static constexpr bool recorded(uint64_t w) { return (w & kRecorded) != 0; }
   static constexpr uint32_t incarnation(uint64_t w) {
     return uint32_t((w >> kIncarnationShift) & kIncarnationMask);
+  }
+  // Trips since the last close, in OPEN and HALF_OPEN.
+  static constexpr uint32_t trips(uint64_t w) { return aux(w) & kTripsMax; }
+  static constexpr bool explicit_open(uint64_t w) {
+    return state(w) == State::Open && (aux(w) & kExplicitOpen) != 0;
   }
   static constexpr uint64_t identity(uint32_t incarnation, State s) {
     return (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) | uint64_t(s);
@@ -53,33 +68,37 @@ struct StateWord {
   static constexpr bool alive_in(uint64_t w, uint32_t incarnation) {
     return StateWord::incarnation(w) == (incarnation & kIncarnationMask) && state(w) != State::Free;
   }
-  // The same breaker life and state, the next epoch, a new aux and state.
+  // The same breaker life, the next epoch, a new aux and state.
   static constexpr uint64_t next(uint64_t w, uint32_t aux, State s) {
-    return pack(incarnation(w), epoch(w) + 1, aux, s);
+    return pack(incarnation(w), epoch(w) + 1, aux, s, recorded(w));
   }
   static constexpr uint64_t with_aux(uint64_t w, uint32_t aux) {
-    return (w & ~(kAuxMax << kAuxShift)) | (uint64_t(aux) << kAuxShift);
+    return (w & ~(kAuxMax << kAuxShift)) | (uint64_t(aux & kAuxMax) << kAuxShift);
   }
 };
 
-// Ticket: [epoch:20 | kind:2 | probe sequence:9 | reserved:33]. The kind is
-// never 0, so neither is a ticket.
+// Ticket: [epoch:20 | kind:2 | probe sequence:9 | start:33]. The kind is
+// never 0, so neither is a ticket. `start` is the admission time, in the
+// breaker's slow-call time unit, when slow-call tracking is on (else 0).
 enum class TicketKind : uint32_t { Invalid = 0, Call = 1, Probe = 2, Unguarded = 3 };
 
 struct Ticket {
   static constexpr unsigned kSeqShift = 33, kSeqBits = 9, kKindShift = 42, kEpochShift = 44;
   static constexpr uint64_t kSeqMask = (1ull << kSeqBits) - 1;
 
-  static constexpr uint64_t make(uint32_t epoch, TicketKind kind, uint32_t seq = 0) {
+  static constexpr uint64_t kStartMask = (1ull << kSeqShift) - 1;
+
+  static constexpr uint64_t make(uint32_t epoch, TicketKind kind, uint32_t seq = 0,
+                                 uint64_t start = 0) {
     return (uint64_t(epoch & StateWord::kEpochMask) << kEpochShift) |
-           (uint64_t(kind) << kKindShift) | (uint64_t(seq & kSeqMask) << kSeqShift);
+           (uint64_t(kind) << kKindShift) | (uint64_t(seq & kSeqMask) << kSeqShift) |
+           (start & kStartMask);
   }
+  static constexpr uint64_t start(uint64_t t) { return t & kStartMask; }
   static constexpr uint32_t epoch(uint64_t t) { return uint32_t(t >> kEpochShift); }
   static constexpr TicketKind kind(uint64_t t) { return TicketKind((t >> kKindShift) & 3); }
   static constexpr uint32_t seq(uint64_t t) { return uint32_t((t >> kSeqShift) & kSeqMask); }
-  static constexpr bool well_formed(uint64_t t) {
-    return kind(t) != TicketKind::Invalid && (t & ((1ull << kSeqShift) - 1)) == 0;
-  }
+  static constexpr bool well_formed(uint64_t t) { return kind(t) != TicketKind::Invalid; }
 };
 
 // Probe ledger, valid only for the HALF_OPEN epoch whose low bits are its tag:

@@ -35,6 +35,9 @@ class FreeList {
     }
   }
 
+  // Every slot ever handed out is below this.
+  uint32_t high_water() const { return fresh_.load(std::memory_order_acquire); }
+
   void push(uint32_t index) {
     uint64_t head = head_.load(std::memory_order_relaxed);
     for (;;) {

@@ -9,7 +9,22 @@
 
 namespace lazybreaker::registry {
 
+Registry Registry::none_;
 std::atomic<Registry *> Registry::table_[Handle::kMaxRegistries + 1];
+
+void Registry::point_ids_at_none() {
+  for (uint32_t i = 0; i <= Handle::kMaxRegistries; ++i)
+    table_[i].store(&none_, std::memory_order_relaxed);
+}
+
+namespace {
+// Before any other static initialiser, so that even one that calls the
+// library finds every id naming the empty registry.
+struct PointIdsAtNone {
+  PointIdsAtNone() { Registry::point_ids_at_none(); }
+} point_ids_at_none __attribute__((init_priority(101)));
+}  // namespace
+
 std::atomic<uint32_t> Registry::next_id_{1};
 
 namespace {
@@ -38,7 +53,8 @@ T *at(void *base, size_t offset) {
 
 }  // namespace
 
-Status Registry::open(uint32_t capacity, core::ClockKind clock, Registry **out) {
+Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
+                      Registry **out) {
   uint32_t id = next_id_.load(std::memory_order_relaxed);
   do {
     if (id > Handle::kMaxRegistries) return Status::TooManyRegistries;
@@ -56,6 +72,9 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, Registry **out) 
       layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(capacity);
   const size_t names_at = layout.add<NameStore::Name>(capacity);
   const size_t cells_at = layout.add<core::Cell>(size_t(exclusive + 1) * capacity);
+  const size_t windows_at = layout.add<core::WindowCells>(capacity);
+  const uint32_t event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
+  const size_t events_at = layout.add<EventQueue::Cell>(event_cells);
   const size_t links_at = layout.add<std::atomic<uint32_t>>(capacity);
   const size_t buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << log2_buckets);
 
@@ -81,6 +100,12 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, Registry **out) 
   reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
   reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
   reg->cells_ = at<core::Cell>(arena, cells_at);
+  for (uint32_t s = 0; s < kExclusiveStripes + 2; ++s)
+    reg->own_cells_[s] = s >= 1 && s <= exclusive
+                             ? reinterpret_cast<uintptr_t>(reg->cells_ + size_t(s - 1) * capacity)
+                             : 1;
+  reg->windows_ = at<core::WindowCells>(arena, windows_at);
+  reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
   reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity);
   reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, reg->names_);
   table_[id].store(reg, std::memory_order_release);
@@ -89,7 +114,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, Registry **out) 
 }
 
 void Registry::close(Registry *reg) {
-  table_[reg->id_].store(nullptr, std::memory_order_release);
+  table_[reg->id_].store(&none_, std::memory_order_release);
   munmap(reg->arena_, reg->arena_size_);
   delete reg;
 }
@@ -100,10 +125,13 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   const uint32_t i = *index;
   // The slot is ours alone until begin_life publishes it.
   names_.write(i, name);
-  configs_[i].store(cfg);
+  core::Config c = cfg;
+  // Jitter differs between breakers and between runs, so they do not retry in step.
+  c.jitter_seed = ((uint64_t(id_) << 32) ^ i) * 0x9e3779b97f4a7c15ull ^ clock_.now();
+  configs_[i].store(c);
   const Counts now = raw_counts(i);
-  for (unsigned c = 0; c < unsigned(core::Counter::Count); ++c)
-    counts_base_[i][c].store(now.n[c], std::memory_order_relaxed);
+  for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
+    counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
   if (!name.empty()) {
     const NameIndex::Insert inserted = index_->insert(name, i);
     if (inserted != NameIndex::Insert::Ok) {
@@ -113,7 +141,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   }
   const uint32_t incarnation =
       core::StateWord::incarnation(hot_[i].word.load(std::memory_order_acquire));
-  breaker(i).begin_life(incarnation);
+  breaker(i).begin_life(incarnation, c);
   *handle = Handle::make(id_, incarnation, i);
   return Status::Ok;
 }
@@ -135,6 +163,18 @@ Status Registry::destroy(uint64_t handle) {
   if (len > 0) index_->erase(std::string_view(name, len), i);
   free_->push(i);
   return Status::Ok;
+}
+
+size_t Registry::list(uint64_t *out, size_t max) const {
+  size_t n = 0;
+  const uint32_t end = free_->high_water();
+  for (uint32_t i = 0; i < end; ++i) {
+    const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
+    if (core::StateWord::state(w) == core::State::Free) continue;
+    if (n < max) out[n] = Handle::make(id_, core::StateWord::incarnation(w), i);
+    ++n;
+  }
+  return n;
 }
 
 Counts Registry::raw_counts(uint32_t index) const {

@@ -7,7 +7,7 @@
 namespace lazybreaker::registry {
 namespace detail {
 
-thread_local uint32_t t_stripe_plus_one __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local uint32_t t_stripe_plus_one __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 

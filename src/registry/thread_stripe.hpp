@@ -13,7 +13,7 @@ inline constexpr uint32_t kSharedStripe = kExclusiveStripes;
 
 namespace detail {
 uint32_t claim_stripe();
-extern thread_local uint32_t t_stripe_plus_one __attribute__((tls_model("initial-exec")));
+extern thread_local constinit uint32_t t_stripe_plus_one __attribute__((tls_model("initial-exec")));
 }  // namespace detail
 
 // The calling thread's stripe: < kExclusiveStripes if it owns one, else

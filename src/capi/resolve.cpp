@@ -1,0 +1,50 @@
+#include "capi/resolve.hpp"
+
+#include "capi/errors.hpp"
+
+namespace lazybreaker::capi {
+
+using registry::Handle;
+using registry::Registry;
+using registry::Status;
+
+namespace {
+// A cb_registry* is a tagged registry id, not an address: a closed or
+// garbage registry pointer is recognised and refused, never dereferenced.
+constexpr uintptr_t kRegistryTag = 0xcb0, kRegistryTagBits = 12;
+
+}  // namespace
+
+cb_registry *to_public(const Registry *r) {
+  return reinterpret_cast<cb_registry *>((uintptr_t(r->id()) << kRegistryTagBits) | kRegistryTag);
+}
+
+Registry *from_public(const cb_registry *p) {
+  const auto v = reinterpret_cast<uintptr_t>(p);
+  if ((v & ((uintptr_t(1) << kRegistryTagBits) - 1)) != kRegistryTag) return nullptr;
+  const uintptr_t id = v >> kRegistryTagBits;
+  return id <= Handle::kMaxRegistries ? Registry::by_id(uint32_t(id)) : nullptr;
+}
+
+Registry *default_registry() noexcept {
+  static Registry *const reg = [] {
+    Registry *r = nullptr;
+    return Registry::open(CB_DEFAULT_REGISTRY_CAPACITY, lazybreaker::core::ClockKind::Monotonic,
+                          Registry::kDefaultEventCapacity, &r) == Status::Ok
+               ? r
+               : nullptr;
+  }();
+  return reg;
+}
+
+// NULL = the default registry.
+int resolve_registry(cb_registry *p, Registry **out) {
+  Registry *r = p == nullptr ? default_registry() : from_public(p);
+  if (r == nullptr)
+    return p == nullptr ? fail(CB_ENOMEM, "the default registry could not be reserved")
+                        : fail(CB_EINVAL, "registry %p is not an open registry", (void *)p);
+  *out = r;
+  return CB_OK;
+}
+
+}  // namespace lazybreaker::capi
