@@ -1,0 +1,433 @@
+// The C++ conformance runner: executes scenario files (tests/conformance/
+// *.scn, format in README.md) through the C ABI, each scenario on a fresh
+// manual-clock registry.
+//
+//   lb_conformance [--expect malformed|mismatch] FILE...
+//
+// Exit status: 0 every step matched; 1 a step did not match (reported as
+// file:line: ...); 2 a file is malformed (every bad line is reported, and
+// nothing runs) or cannot be read. With --expect, the runner checks itself:
+// it exits 0 exactly when the files fail in the expected way.
+//
+// The whole file is parsed before anything runs, so a typo anywhere fails
+// the test instead of being skipped.
+#include <cctype>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lazybreaker/lazybreaker.h"
+
+namespace {
+
+enum class Op {
+  Scenario,
+  Config,
+  AllowOk,
+  AllowRejected,
+  Done,
+  Advance,
+  State,
+  RetryAfter,
+  ForceOpen,
+  Disable,
+  Reset,
+  Stats
+};
+
+struct Step {
+  int line = 0;
+  Op op = Op::Scenario;
+  std::string name;                                      // scenario name or ticket
+  uint64_t value = 0;                                    // ns, state, outcome
+  std::vector<std::pair<std::string, uint64_t>> fields;  // config and stats
+};
+
+struct Scenario {
+  std::string name;
+  int line = 0;
+  std::vector<Step> steps;
+};
+
+const std::map<std::string, int> kStates = {{"closed", CB_STATE_CLOSED},
+                                            {"open", CB_STATE_OPEN},
+                                            {"half_open", CB_STATE_HALF_OPEN},
+                                            {"forced_open", CB_STATE_FORCED_OPEN},
+                                            {"disabled", CB_STATE_DISABLED}};
+const std::map<std::string, int> kOutcomes = {
+    {"success", CB_SUCCESS}, {"failure", CB_FAILURE}, {"ignored", CB_IGNORED}};
+const std::set<std::string> kConfigKeys = {"failure_threshold", "open_duration_ns",
+                                           "half_open_max_calls", "half_open_success_threshold",
+                                           "half_open_timeout_ns"};
+const std::set<std::string> kStatsKeys = {"admitted", "rejected", "successes",           "failures",
+                                          "ignored",  "trips",    "consecutive_failures"};
+
+const char *state_name(int s) {
+  for (const auto &[name, v] : kStates)
+    if (v == s) return name.c_str();
+  return s < 0 ? cb_strerror(s) : "unknown state";
+}
+
+// A plain unsigned decimal that fits 64 bits: no sign, no suffix, no spaces.
+bool parse_u64(const std::string &s, uint64_t *out) {
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return false;
+    const auto d = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+bool is_ident(const std::string &s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (const char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)) {}
+
+  // False if any line is malformed; every bad line is reported.
+  bool parse(std::istream &in, std::vector<Scenario> *out) {
+    std::string raw;
+    int line = 0;
+    while (std::getline(in, raw)) {
+      ++line;
+      if (const auto hash = raw.find('#'); hash != std::string::npos) raw.resize(hash);
+      std::istringstream ss(raw);
+      std::vector<std::string> t;
+      for (std::string tok; ss >> tok;) t.push_back(tok);
+      if (t.empty()) continue;
+      std::string why;
+      if (!parse_line(line, t, out, &why)) {
+        std::fprintf(stderr, "%s:%d: malformed: %s\n", file_.c_str(), line, why.c_str());
+        ok_ = false;
+      }
+    }
+    if (out->empty()) {
+      std::fprintf(stderr, "%s: malformed: no scenario in the file\n", file_.c_str());
+      ok_ = false;
+    }
+    for (const Scenario &s : *out)
+      if (s.steps.empty() || (s.steps.size() == 1 && s.steps[0].op == Op::Config)) {
+        std::fprintf(stderr, "%s:%d: malformed: scenario '%s' has no steps\n", file_.c_str(),
+                     s.line, s.name.c_str());
+        ok_ = false;
+      }
+    return ok_;
+  }
+
+ private:
+  bool parse_line(int line, const std::vector<std::string> &t, std::vector<Scenario> *out,
+                  std::string *why) {
+    const std::string &cmd = t[0];
+    const size_t n = t.size();
+    auto arity = [&](size_t want) {
+      if (n == want) return true;
+      *why = "'" + cmd + "' takes " + std::to_string(want - 1) + " argument(s), got " +
+             std::to_string(n - 1);
+      return false;
+    };
+    Step st;
+    st.line = line;
+    if (cmd == "scenario") {
+      if (!arity(2)) return false;
+      if (!is_ident(t[1])) return *why = "a scenario name is [A-Za-z_][A-Za-z0-9_]*", false;
+      if (!names_.insert(t[1]).second)
+        return *why = "scenario '" + t[1] + "' is already defined in this file", false;
+      out->push_back(Scenario{t[1], line, {}});
+      tickets_.clear();
+      return true;
+    }
+    if (out->empty()) return *why = "a step before the first 'scenario' line", false;
+    Scenario &sc = out->back();
+    if (cmd == "config") {
+      if (!sc.steps.empty()) return *why = "'config' must come first in a scenario, once", false;
+      if (n < 2) return *why = "'config' needs at least one key=value", false;
+      if (!fields(t, kConfigKeys, &st, why)) return false;
+      st.op = Op::Config;
+    } else if (cmd == "allow") {
+      if (n < 3 || t[1] != "->")
+        return *why = "expected 'allow -> ok TICKET' or 'allow -> rejected'", false;
+      if (t[2] == "rejected") {
+        if (!arity(3)) return false;
+        st.op = Op::AllowRejected;
+      } else if (t[2] == "ok") {
+        if (!arity(4)) return false;
+        if (!is_ident(t[3])) return *why = "a ticket name is [A-Za-z_][A-Za-z0-9_]*", false;
+        if (!tickets_.insert(t[3]).second)
+          return *why = "ticket '" + t[3] + "' is already bound in this scenario", false;
+        st.op = Op::AllowOk;
+        st.name = t[3];
+      } else {
+        return *why = "allow expects 'ok' or 'rejected', got '" + t[2] + "'", false;
+      }
+    } else if (cmd == "done") {
+      if (!arity(3)) return false;
+      if (tickets_.count(t[1]) == 0)
+        return *why = "ticket '" + t[1] + "' is not bound by an earlier 'allow -> ok'", false;
+      const auto o = kOutcomes.find(t[2]);
+      if (o == kOutcomes.end())
+        return *why = "outcome must be success, failure or ignored, got '" + t[2] + "'", false;
+      st.op = Op::Done;
+      st.name = t[1];
+      st.value = uint64_t(o->second);
+    } else if (cmd == "advance") {
+      if (!arity(2)) return false;
+      if (!parse_u64(t[1], &st.value))
+        return *why = "advance takes nanoseconds as a plain decimal, got '" + t[1] + "'", false;
+      st.op = Op::Advance;
+    } else if (cmd == "state") {
+      if (!arity(2)) return false;
+      const auto s = kStates.find(t[1]);
+      if (s == kStates.end()) return *why = "unknown state '" + t[1] + "'", false;
+      st.op = Op::State;
+      st.value = uint64_t(s->second);
+    } else if (cmd == "retry_after") {
+      if (!arity(2)) return false;
+      if (t[1] == "max")
+        st.value = UINT64_MAX;
+      else if (!parse_u64(t[1], &st.value))
+        return *why = "retry_after takes nanoseconds or 'max', got '" + t[1] + "'", false;
+      st.op = Op::RetryAfter;
+    } else if (cmd == "force_open" || cmd == "disable" || cmd == "reset") {
+      if (!arity(1)) return false;
+      st.op = cmd == "force_open" ? Op::ForceOpen : cmd == "disable" ? Op::Disable : Op::Reset;
+    } else if (cmd == "stats") {
+      if (n < 2) return *why = "'stats' needs at least one key=value", false;
+      if (!fields(t, kStatsKeys, &st, why)) return false;
+      st.op = Op::Stats;
+    } else {
+      return *why = "unknown step '" + cmd + "'", false;
+    }
+    sc.steps.push_back(st);
+    return true;
+  }
+
+  static bool fields(const std::vector<std::string> &t, const std::set<std::string> &keys, Step *st,
+                     std::string *why) {
+    std::set<std::string> seen;
+    for (size_t i = 1; i < t.size(); ++i) {
+      const auto eq = t[i].find('=');
+      if (eq == std::string::npos) return *why = "expected key=value, got '" + t[i] + "'", false;
+      const std::string key = t[i].substr(0, eq), val = t[i].substr(eq + 1);
+      if (keys.count(key) == 0) return *why = "unknown key '" + key + "'", false;
+      if (!seen.insert(key).second) return *why = "key '" + key + "' given twice", false;
+      uint64_t v = 0;
+      if (!parse_u64(val, &v))
+        return *why = "value of '" + key + "' must be a plain decimal, got '" + val + "'", false;
+      st->fields.emplace_back(key, v);
+    }
+    return true;
+  }
+
+  std::string file_;
+  bool ok_ = true;
+  std::set<std::string> names_;
+  std::set<std::string> tickets_;
+};
+
+uint64_t stat_field(const cb_stats &s, const std::string &key) {
+  if (key == "admitted") return s.admitted;
+  if (key == "rejected") return s.rejected;
+  if (key == "successes") return s.successes;
+  if (key == "failures") return s.failures;
+  if (key == "ignored") return s.ignored;
+  if (key == "trips") return s.trips;
+  return s.consecutive_failures;  // the parser admits no other key
+}
+
+class Runner {
+ public:
+  explicit Runner(std::string file) : file_(std::move(file)) {}
+
+  // False on the first mismatch in the scenario (reported).
+  bool run(const Scenario &sc) {
+    cb_registry_options o;
+    cb_registry_options_init(&o);
+    o.clock = CB_CLOCK_MANUAL;
+    o.capacity = 1;
+    cb_registry *reg = nullptr;
+    if (cb_registry_open(&o, &reg) != CB_OK) return fail(sc.line, "cb_registry_open failed");
+    const bool ok = run_in(reg, sc);
+    cb_registry_close(reg);
+    return ok;
+  }
+
+ private:
+  bool run_in(cb_registry *reg, const Scenario &sc) {
+    cb_config cfg;
+    cb_config_init(&cfg);
+    size_t i = 0;
+    if (!sc.steps.empty() && sc.steps[0].op == Op::Config) {
+      for (const auto &[k, v] : sc.steps[0].fields) {
+        if (k == "open_duration_ns")
+          cfg.open_duration_ns = v;
+        else if (k == "half_open_timeout_ns")
+          cfg.half_open_timeout_ns = v;
+        else if (v > UINT32_MAX)
+          return fail(sc.steps[0].line, "%s=%" PRIu64 " is out of range", k.c_str(), v);
+        else if (k == "failure_threshold")
+          cfg.failure_threshold = uint32_t(v);
+        else if (k == "half_open_max_calls")
+          cfg.half_open_max_calls = uint32_t(v);
+        else
+          cfg.half_open_success_threshold = uint32_t(v);
+      }
+      i = 1;
+    }
+    cb_handle h = 0;
+    if (const int st = cb_create(reg, sc.name.c_str(), &cfg, &h); st != CB_OK)
+      return fail(i == 1 ? sc.steps[0].line : sc.line, "cb_create: %s: %s", cb_strerror(st),
+                  cb_last_error_message());
+    std::map<std::string, cb_ticket> tickets;
+    for (; i < sc.steps.size(); ++i) {
+      const Step &s = sc.steps[i];
+      switch (s.op) {
+        case Op::AllowOk:
+        case Op::AllowRejected: {
+          cb_ticket t = 0;
+          const int st = cb_allow(h, &t);
+          const int want = s.op == Op::AllowOk ? CB_OK : CB_REJECTED;
+          if (st != want)
+            return fail(s.line, "allow: expected %s, got %s (state %s)",
+                        want == CB_OK ? "ok" : "rejected",
+                        st == CB_OK         ? "ok"
+                        : st == CB_REJECTED ? "rejected"
+                                            : cb_strerror(st),
+                        state_name(cb_state(h)));
+          if (st == CB_OK) tickets[s.name] = t;
+          break;
+        }
+        case Op::Done:
+          if (const int st = cb_done(h, tickets.at(s.name), int(s.value)); st != CB_OK)
+            return fail(s.line, "done: expected CB_OK, got %s: %s", cb_strerror(st),
+                        cb_last_error_message());
+          break;
+        case Op::Advance:
+          if (const int st = cb_clock_advance(reg, s.value); st != CB_OK)
+            return fail(s.line, "advance: %s: %s", cb_strerror(st), cb_last_error_message());
+          break;
+        case Op::State:
+          if (const int st = cb_state(h); st != int(s.value))
+            return fail(s.line, "state: expected %s, got %s", state_name(int(s.value)),
+                        state_name(st));
+          break;
+        case Op::RetryAfter: {
+          uint64_t ns = 0;
+          if (const int st = cb_retry_after(h, &ns); st != CB_OK)
+            return fail(s.line, "retry_after: %s", cb_strerror(st));
+          if (ns != s.value)
+            return fail(s.line, "retry_after: expected %" PRIu64 ", got %" PRIu64 " (state %s)",
+                        s.value, ns, state_name(cb_state(h)));
+          break;
+        }
+        case Op::ForceOpen:
+        case Op::Disable:
+        case Op::Reset: {
+          const int st = s.op == Op::ForceOpen ? cb_force_open(h)
+                         : s.op == Op::Disable ? cb_disable(h)
+                                               : cb_reset(h);
+          if (st != CB_OK) return fail(s.line, "%s", cb_strerror(st));
+          break;
+        }
+        case Op::Stats: {
+          cb_stats got;
+          std::memset(&got, 0, sizeof got);
+          got.struct_size = sizeof got;
+          if (const int st = cb_stats_get(h, &got); st != CB_OK)
+            return fail(s.line, "stats: %s", cb_strerror(st));
+          for (const auto &[k, v] : s.fields)
+            if (stat_field(got, k) != v)
+              return fail(s.line, "stats: expected %s=%" PRIu64 ", got %" PRIu64, k.c_str(), v,
+                          stat_field(got, k));
+          break;
+        }
+        case Op::Scenario:
+        case Op::Config:
+          return fail(s.line, "runner bug: unexpected step");
+      }
+    }
+    return true;
+  }
+
+  [[gnu::format(printf, 3, 4)]] bool fail(int line, const char *fmt, ...) {
+    std::fprintf(stderr, "%s:%d: mismatch: ", file_.c_str(), line);
+    va_list args;
+    va_start(args, fmt);
+    std::vfprintf(stderr, fmt, args);
+    va_end(args);
+    std::fputc('\n', stderr);
+    return false;
+  }
+
+  std::string file_;
+};
+
+enum Exit { kPass = 0, kMismatch = 1, kMalformed = 2 };
+
+Exit run_file(const std::string &path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "%s: cannot open: %s\n", path.c_str(), std::strerror(errno));
+    return kMalformed;
+  }
+  std::vector<Scenario> scenarios;
+  if (!Parser(path).parse(in, &scenarios)) return kMalformed;
+  Runner runner(path);
+  Exit result = kPass;
+  for (const Scenario &sc : scenarios) {
+    if (runner.run(sc)) {
+      std::printf("ok    %s:%d %s\n", path.c_str(), sc.line, sc.name.c_str());
+    } else {
+      std::printf("FAIL  %s:%d %s\n", path.c_str(), sc.line, sc.name.c_str());
+      result = kMismatch;
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  int expect = kPass;
+  int first = 1;
+  if (argc >= 3 && std::strcmp(argv[1], "--expect") == 0) {
+    if (std::strcmp(argv[2], "malformed") == 0)
+      expect = kMalformed;
+    else if (std::strcmp(argv[2], "mismatch") == 0)
+      expect = kMismatch;
+    else
+      return std::fprintf(stderr, "--expect takes malformed or mismatch\n"), kMalformed;
+    first = 3;
+  }
+  if (first >= argc)
+    return std::fprintf(stderr, "usage: %s [--expect malformed|mismatch] FILE...\n", argv[0]),
+           kMalformed;
+  int worst = kPass;
+  for (int i = first; i < argc; ++i) {
+    const Exit e = run_file(argv[i]);
+    if (expect != kPass && e != expect) {
+      std::fprintf(stderr, "%s: expected the runner to find it %s, but it did not\n", argv[i],
+                   expect == kMalformed ? "malformed" : "mismatching");
+      return 1;
+    }
+    if (e > worst) worst = e;
+  }
+  return expect != kPass ? kPass : worst;
+}
