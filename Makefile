@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?= -DLB_WERROR=ON
 
-.PHONY: all deps build demo test test-release test-asan test-tsan bench package abi-update format clean
+.PHONY: all deps build demo test test-release test-asan test-tsan bench bench-icount package abi-update format clean
 
 all: build
 
@@ -37,6 +37,10 @@ test-tsan: deps
 
 bench: build
 	cmake --build $(BUILD) --target bench -j $(JOBS)
+
+# Only the exact instruction count (callgrind), against LB_ICOUNT_MAX_PAIR.
+bench-icount: build
+	ctest --test-dir $(BUILD) -L bench --output-on-failure
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp' '*.hpp')

@@ -1,0 +1,232 @@
+// lazybreaker-bench: cb_allow + cb_done through liblazybreaker.so, side by
+// side in one run with the floor (a do-nothing pair in a shared library)
+// and the baseline (a mutex-based breaker in a shared library), at 1 and 2
+// threads on ONE breaker, CLOSED and OPEN. Every benchmark is repeated and
+// only its aggregates are reported; the closing table gives ratios of the
+// medians, since these machines are shared and noisy.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/peers.h"
+#include "lazybreaker/lazybreaker.h"
+
+namespace {
+
+cb_handle g_closed = 0, g_open = 0;
+lb_mutex_breaker *g_mutex_closed = nullptr, *g_mutex_open = nullptr;
+
+constexpr int kRepetitions = 5;
+
+void die(const char *what, int st) {
+  std::fprintf(stderr, "lazybreaker-bench: %s: %s (%s)\n", what, cb_strerror(st),
+               cb_last_error_message());
+  std::exit(1);
+}
+
+void setup() {
+  cb_registry *reg = nullptr;
+  if (int st = cb_registry_open(nullptr, &reg); st != CB_OK) die("cb_registry_open", st);
+  if (int st = cb_create(reg, "bench-closed", nullptr, &g_closed); st != CB_OK)
+    die("cb_create closed", st);
+
+  // OPEN for the whole run: one failure trips it for a year.
+  cb_config cfg;
+  cb_config_init(&cfg);
+  cfg.failure_threshold = 1;
+  cfg.open_duration_ns = CB_MAX_DURATION_NS;
+  if (int st = cb_create(reg, "bench-open", &cfg, &g_open); st != CB_OK) die("cb_create open", st);
+  cb_ticket t = 0;
+  if (int st = cb_allow(g_open, &t); st != CB_OK) die("cb_allow open", st);
+  if (int st = cb_done(g_open, t, CB_FAILURE); st != CB_OK) die("cb_done open", st);
+  if (cb_state(g_open) != CB_STATE_OPEN) die("tripping the open breaker", cb_state(g_open));
+
+  g_mutex_closed = lb_mutex_create(5, 30'000'000'000ull, 1);
+  g_mutex_open = lb_mutex_create(1, CB_MAX_DURATION_NS, 1);
+  if (g_mutex_closed == nullptr || g_mutex_open == nullptr) die("lb_mutex_create", CB_ENOMEM);
+  if (lb_mutex_allow(g_mutex_open, &t) != CB_OK || lb_mutex_done(g_mutex_open, t, CB_FAILURE) ||
+      lb_mutex_state(g_mutex_open) != CB_STATE_OPEN)
+    die("tripping the open mutex breaker", CB_EINTERNAL);
+}
+
+// CLOSED: one admitted call reported successful per iteration.
+void BM_ours_closed(benchmark::State &state) {
+  const cb_handle h = g_closed;
+  cb_ticket t = 0;
+  int bad = 0;
+  for (auto _ : state) {
+    if (__builtin_expect(cb_allow(h, &t) == CB_OK, 1))
+      bad |= cb_done(h, t, CB_SUCCESS);
+    else
+      bad = 1;
+  }
+  if (bad) state.SkipWithError("cb_allow/cb_done failed in CLOSED");
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_noop_pair(benchmark::State &state) {
+  const cb_handle h = g_closed;
+  cb_ticket t = 0;
+  int bad = 0;
+  for (auto _ : state) {
+    if (__builtin_expect(lb_noop_allow(h, &t) == CB_OK, 1))
+      bad |= lb_noop_done(h, t, CB_SUCCESS);
+    else
+      bad = 1;
+  }
+  if (bad) state.SkipWithError("noop failed");
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_mutex_closed(benchmark::State &state) {
+  lb_mutex_breaker *const b = g_mutex_closed;
+  cb_ticket t = 0;
+  int bad = 0;
+  for (auto _ : state) {
+    if (__builtin_expect(lb_mutex_allow(b, &t) == CB_OK, 1))
+      bad |= lb_mutex_done(b, t, CB_SUCCESS);
+    else
+      bad = 1;
+  }
+  if (bad) state.SkipWithError("mutex breaker failed in CLOSED");
+  state.SetItemsProcessed(state.iterations());
+}
+
+// OPEN: one rejected cb_allow per iteration (it reads the clock).
+void BM_ours_open(benchmark::State &state) {
+  const cb_handle h = g_open;
+  cb_ticket t = 0;
+  int bad = 0;
+  for (auto _ : state) bad |= cb_allow(h, &t) ^ CB_REJECTED;
+  if (bad) state.SkipWithError("cb_allow did not reject in OPEN");
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_noop_allow(benchmark::State &state) {
+  const cb_handle h = g_open;
+  cb_ticket t = 0;
+  int bad = 0;
+  for (auto _ : state) bad |= lb_noop_allow(h, &t);
+  if (bad) state.SkipWithError("noop failed");
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_mutex_open(benchmark::State &state) {
+  lb_mutex_breaker *const b = g_mutex_open;
+  cb_ticket t = 0;
+  int bad = 0;
+  for (auto _ : state) bad |= lb_mutex_allow(b, &t) ^ CB_REJECTED;
+  if (bad) state.SkipWithError("mutex breaker did not reject in OPEN");
+  state.SetItemsProcessed(state.iterations());
+}
+
+void configure(benchmark::internal::Benchmark *b) {
+  b->Threads(1)->Threads(2)->UseRealTime()->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
+}
+
+BENCHMARK(BM_ours_closed)->Apply(configure);
+BENCHMARK(BM_noop_pair)->Apply(configure);
+BENCHMARK(BM_mutex_closed)->Apply(configure);
+BENCHMARK(BM_ours_open)->Apply(configure);
+BENCHMARK(BM_noop_allow)->Apply(configure);
+BENCHMARK(BM_mutex_open)->Apply(configure);
+
+// The console table as usual, and the medians kept for the ratio table.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  struct Median {
+    double ns_per_op;  // wall time per operation, all threads together
+    double ops_per_s;  // throughput, all threads together
+  };
+
+  void ReportRuns(const std::vector<Run> &runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run &r : runs) {
+      if (r.error_occurred) continue;
+      const bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
+      // A single repetition (--benchmark_repetitions=1) reports no median.
+      const bool single = r.run_type == Run::RT_Iteration && r.repetitions <= 1;
+      if (!median && !single) continue;
+      const auto it = r.counters.find("items_per_second");
+      const double ops = it != r.counters.end() ? double(it->second) : 0.0;
+      medians_[{r.run_name.function_name, int(r.threads)}] = {
+          ops > 0 ? 1e9 / ops : r.GetAdjustedRealTime(), ops};
+    }
+  }
+
+  const Median *get(const char *fn, int threads) const {
+    const auto it = medians_.find({fn, threads});
+    return it == medians_.end() ? nullptr : &it->second;
+  }
+
+  void summary() const {
+    std::printf(
+        "\nMedians (ns per operation = wall time / all threads' operations; an operation is\n"
+        "allow+done in CLOSED, one rejected allow in OPEN):\n\n");
+    std::printf("%-18s %12s %12s %14s %14s\n", "benchmark", "1T ns/op", "2T ns/op", "1T Mops/s",
+                "2T Mops/s");
+    for (const char *fn : {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open",
+                           "BM_noop_allow", "BM_mutex_open"}) {
+      const Median *a = get(fn, 1), *b = get(fn, 2);
+      std::printf("%-18s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
+                  b ? b->ns_per_op : 0.0, a ? a->ops_per_s / 1e6 : 0.0,
+                  b ? b->ops_per_s / 1e6 : 0.0);
+    }
+
+    std::printf("\nRatios of medians (target in brackets):\n\n");
+    std::printf("%-52s %9s %12s\n", "ratio", "measured", "target");
+    // Time ratio: ours over the floor, lower is better.
+    auto time_ratio = [&](const char *label, const char *num, const char *den, int threads,
+                          const char *target) {
+      const Median *n = get(num, threads), *d = get(den, threads);
+      if (n && d && d->ns_per_op > 0)
+        std::printf("%-52s %8.2fx %12s\n", label, n->ns_per_op / d->ns_per_op, target);
+      else
+        std::printf("%-52s %9s %12s\n", label, "n/a", target);
+    };
+    // Throughput ratio: higher is better.
+    auto tput_ratio = [&](const char *label, const char *num, int tn, const char *den, int td,
+                          const char *target) {
+      const Median *n = get(num, tn), *d = get(den, td);
+      if (n && d && d->ops_per_s > 0)
+        std::printf("%-52s %8.2fx %12s\n", label, n->ops_per_s / d->ops_per_s, target);
+      else
+        std::printf("%-52s %9s %12s\n", label, "n/a", target);
+    };
+    time_ratio("CLOSED ours/noop time, 1T", "BM_ours_closed", "BM_noop_pair", 1, "<= 1.5x");
+    time_ratio("CLOSED ours/noop time, 2T", "BM_ours_closed", "BM_noop_pair", 2, "");
+    tput_ratio("CLOSED ours 2T/1T throughput", "BM_ours_closed", 2, "BM_ours_closed", 1, ">= 1.8x");
+    tput_ratio("CLOSED noop 2T/1T throughput (machine's ceiling)", "BM_noop_pair", 2,
+               "BM_noop_pair", 1, "");
+    tput_ratio("CLOSED mutex 2T/1T throughput", "BM_mutex_closed", 2, "BM_mutex_closed", 1, "");
+    tput_ratio("CLOSED ours/mutex throughput, 1T", "BM_ours_closed", 1, "BM_mutex_closed", 1,
+               ">= 2x");
+    tput_ratio("CLOSED ours/mutex throughput, 2T", "BM_ours_closed", 2, "BM_mutex_closed", 2,
+               ">= 10x");
+    time_ratio("OPEN ours/noop time, 1T", "BM_ours_open", "BM_noop_allow", 1, "");
+    tput_ratio("OPEN ours 2T/1T throughput", "BM_ours_open", 2, "BM_ours_open", 1, "");
+    tput_ratio("OPEN ours/mutex throughput, 1T", "BM_ours_open", 1, "BM_mutex_open", 1, "");
+    tput_ratio("OPEN ours/mutex throughput, 2T", "BM_ours_open", 2, "BM_mutex_open", 2, "");
+  }
+
+ private:
+  std::map<std::pair<std::string, int>, Median> medians_;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  setup();
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.summary();
+  benchmark::Shutdown();
+  return 0;
+}

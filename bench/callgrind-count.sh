@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Counts the instructions cb_allow and cb_done execute per call (their
+# bodies, and whatever they call; not the caller's PLT stub), in CLOSED with
+# successful outcomes and statistics counting, exactly, under valgrind's
+# callgrind: the machine's load does not change the count.
+#
+# usage: callgrind-count.sh [--max-pair N] path/to/lazybreaker-icount
+#
+# Each function is counted alone (--toggle-collect) at two call counts, and
+# the difference is divided by the difference of the counts, so one-time
+# costs (the first call's stripe claim) fall out. With --max-pair, exits 1
+# if cb_allow + cb_done exceed N instructions.
+set -euo pipefail
+
+max_pair=""
+if [ "${1:-}" = "--max-pair" ]; then
+  max_pair=$2
+  shift 2
+fi
+[ $# -eq 1 ] || { echo "usage: $0 [--max-pair N] path/to/lazybreaker-icount" >&2; exit 2; }
+driver=$1
+command -v valgrind >/dev/null || { echo "callgrind-count: valgrind is not installed" >&2; exit 2; }
+
+n1=1000
+n2=11000
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Instructions executed inside function $1 (inclusive) during `driver $2`.
+count() {
+  local out="$tmp/callgrind.$1.$2"
+  valgrind -q --tool=callgrind --toggle-collect="$1" --callgrind-out-file="$out" \
+    "$driver" "$2" >/dev/null
+  awk '/^(summary|totals):/ { print $2; exit }' "$out"
+}
+
+# Instructions per call of function $1, as an exact fraction printed to 2
+# decimals.
+per_call() {
+  local a b
+  a=$(count "$1" $n1)
+  b=$(count "$1" $n2)
+  awk -v a="$a" -v b="$b" -v n=$((n2 - n1)) 'BEGIN { printf "%.2f", (b - a) / n }'
+}
+
+allow=$(per_call cb_allow)
+done_=$(per_call cb_done)
+noop_allow=$(per_call lb_noop_allow)
+noop_done=$(per_call lb_noop_done)
+pair=$(awk -v a="$allow" -v b="$done_" 'BEGIN { printf "%.2f", a + b }')
+noop_pair=$(awk -v a="$noop_allow" -v b="$noop_done" 'BEGIN { printf "%.2f", a + b }')
+
+echo
+echo "Instructions per call (callgrind, exact; CLOSED, successes, statistics on):"
+echo
+printf '%-28s %10s %10s %10s\n' "function" "allow" "done" "pair"
+printf '%-28s %10s %10s %10s\n' "cb_allow + cb_done" "$allow" "$done_" "$pair"
+printf '%-28s %10s %10s %10s\n' "noop pair (shared library)" "$noop_allow" "$noop_done" "$noop_pair"
+if [ -n "$max_pair" ]; then
+  echo
+  if awk -v p="$pair" -v m="$max_pair" 'BEGIN { exit !(p > m) }'; then
+    echo "FAIL: cb_allow + cb_done take $pair instructions, more than the limit $max_pair"
+    exit 1
+  fi
+  echo "ok: cb_allow + cb_done take $pair instructions, the limit is $max_pair"
+fi
