@@ -85,8 +85,9 @@ static_assert(sizeof(Hot) == 64);
 
 enum class Counter : unsigned { Admitted, Rejected, Successes, Failures, Ignored, Slow, Count };
 
-// One thread's (or one stripe's) counts for one breaker.
-struct Cell {
+// One thread's (or one stripe's) counts for one breaker. A cache line, like
+// Hot, so that one index scaled once addresses both.
+struct alignas(64) Cell {
   std::atomic<uint64_t> n[unsigned(Counter::Count)];
 };
 
@@ -134,17 +135,19 @@ class Breaker {
   //
   // Whether a call is admitted as it stands: CLOSED in this life, no window.
   static bool admits_unrecorded(uint64_t w, uint32_t incarnation) {
-    return (w & StateWord::kIdentityMask) == StateWord::identity(incarnation, State::Closed);
+    return ((w ^ (uint64_t(incarnation) << StateWord::kIncarnationShift)) &
+            StateWord::kIdentityMask) == uint64_t(State::Closed);
   }
-  static uint64_t closed_ticket(uint64_t w) {
-    return Ticket::make(StateWord::epoch(w), TicketKind::Call);
-  }
+  // A CLOSED call's ticket is the state word it was admitted under.
+  static uint64_t closed_ticket(uint64_t w) { return w; }
   // Whether reporting success for `ticket` changes nothing: CLOSED in this
-  // life and epoch, no window to feed, no failure run to end.
+  // life and epoch, no window to feed, no failure run to end (and none
+  // begun and ended since the ticket was issued).
   static bool success_changes_nothing(uint64_t w, uint32_t incarnation, uint64_t ticket) {
-    return (w & (StateWord::kIdentityMask | (StateWord::kAuxMax << StateWord::kAuxShift))) ==
-               StateWord::identity(incarnation, State::Closed) &&
-           ticket == closed_ticket(w);
+    return ticket == w &&
+           ((w ^ (uint64_t(incarnation) << StateWord::kIncarnationShift)) &
+            (StateWord::kIdentityMask | (StateWord::kAuxMax << StateWord::kAuxShift))) ==
+               uint64_t(State::Closed);
   }
 
   Result allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {

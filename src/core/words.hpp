@@ -77,27 +77,56 @@ struct StateWord {
   }
 };
 
-// Ticket: [epoch:20 | kind:2 | probe sequence:9 | start:33]. The kind is
-// never 0, so neither is a ticket. `start` is the admission time, in the
-// breaker's slow-call time unit, when slow-call tracking is on (else 0).
-enum class TicketKind : uint32_t { Invalid = 0, Call = 1, Probe = 2, Unguarded = 3 };
+// A ticket shares the state word's layout where it matters: its low three
+// bits are the state it was issued in (which says its kind), and its epoch
+// sits where the state word keeps it. So a CLOSED call's ticket can be the
+// state word itself, and the write-free cb_done compares one word with one.
+//   [start high:24 | epoch:20 | start low:7 | probe sequence:9 | unused:1 | kind:3]
+// `start` is the admission time in the breaker's slow-call unit, set only for
+// breakers that track slow calls (whose tickets never come from the fast
+// path, where those bits hold the state word's incarnation and aux instead).
+// The kind is never 0, so neither is a ticket.
+enum class TicketKind : uint32_t {
+  Invalid = 0,
+  Call = uint32_t(State::Closed),
+  Probe = uint32_t(State::HalfOpen),
+  Unguarded = uint32_t(State::Disabled),
+};
 
 struct Ticket {
-  static constexpr unsigned kSeqShift = 33, kSeqBits = 9, kKindShift = 42, kEpochShift = 44;
+  static constexpr unsigned kSeqShift = 4, kSeqBits = 9, kStartLowShift = 13, kStartLowBits = 7;
+  static constexpr unsigned kEpochShift = StateWord::kEpochShift, kStartHighShift = 40;
   static constexpr uint64_t kSeqMask = (1ull << kSeqBits) - 1;
-
-  static constexpr uint64_t kStartMask = (1ull << kSeqShift) - 1;
+  static constexpr uint64_t kStartMask = (1ull << (kStartLowBits + 24)) - 1;
 
   static constexpr uint64_t make(uint32_t epoch, TicketKind kind, uint32_t seq = 0,
                                  uint64_t start = 0) {
-    return (uint64_t(epoch & StateWord::kEpochMask) << kEpochShift) |
-           (uint64_t(kind) << kKindShift) | (uint64_t(seq & kSeqMask) << kSeqShift) |
-           (start & kStartMask);
+    return ((start >> kStartLowBits) << kStartHighShift) |
+           (uint64_t(epoch & StateWord::kEpochMask) << kEpochShift) |
+           ((start & ((1u << kStartLowBits) - 1)) << kStartLowShift) |
+           (uint64_t(seq & kSeqMask) << kSeqShift) | uint64_t(kind);
   }
-  static constexpr uint64_t start(uint64_t t) { return t & kStartMask; }
-  static constexpr uint32_t epoch(uint64_t t) { return uint32_t(t >> kEpochShift); }
-  static constexpr TicketKind kind(uint64_t t) { return TicketKind((t >> kKindShift) & 3); }
+  static constexpr uint32_t epoch(uint64_t t) {
+    return uint32_t((t >> kEpochShift) & StateWord::kEpochMask);
+  }
+  static constexpr TicketKind kind(uint64_t t) {
+    switch (TicketKind(t & StateWord::kStateMask)) {
+      case TicketKind::Call:
+        return TicketKind::Call;
+      case TicketKind::Probe:
+        return TicketKind::Probe;
+      case TicketKind::Unguarded:
+        return TicketKind::Unguarded;
+      case TicketKind::Invalid:
+        break;
+    }
+    return TicketKind::Invalid;
+  }
   static constexpr uint32_t seq(uint64_t t) { return uint32_t((t >> kSeqShift) & kSeqMask); }
+  static constexpr uint64_t start(uint64_t t) {
+    return ((t >> kStartHighShift) << kStartLowBits) |
+           ((t >> kStartLowShift) & ((1u << kStartLowBits) - 1));
+  }
   static constexpr bool well_formed(uint64_t t) { return kind(t) != TicketKind::Invalid; }
 };
 

@@ -135,7 +135,8 @@ TEST_CASE("a ticket cb_allow never issues is CB_EINVAL") {
   ManualRegistry r;
   Bystander b(r);
   CHECK(cb_done(b.h, 0, CB_FAILURE) == CB_EINVAL);
-  CHECK(cb_done(b.h, 12345, CB_FAILURE) == CB_EINVAL);
+  CHECK(cb_done(b.h, 0x12340, CB_FAILURE) == CB_EINVAL);  // no state a ticket is issued in
+  CHECK(cb_done(b.h, 0x12342, CB_FAILURE) == CB_EINVAL);
   CHECK(message_mentions("ticket"));
   b.unchanged();
 }
