@@ -10,11 +10,12 @@
 struct ManualRegistry {
   cb_registry *reg = nullptr;
 
-  explicit ManualRegistry(uint32_t capacity = 64) {
+  explicit ManualRegistry(uint32_t capacity = 64, uint32_t event_capacity = 0) {
     cb_registry_options o;
     cb_registry_options_init(&o);
     o.clock = CB_CLOCK_MANUAL;
     o.capacity = capacity;
+    o.event_capacity = event_capacity;
     REQUIRE(cb_registry_open(&o, &reg) == CB_OK);
   }
   ~ManualRegistry() { cb_registry_close(reg); }

@@ -1,0 +1,395 @@
+// Trip policies, slow calls, backoff and cb_trip, driven by the manual clock.
+#include <cmath>
+#include <cstddef>
+#include <set>
+#include <string>
+
+#include "fixture.hpp"
+
+namespace {
+
+cb_config count_window(uint32_t size, uint32_t minimum, double rate) {
+  cb_config c = config(1, 1000);
+  c.policy = CB_POLICY_COUNT_WINDOW;
+  c.window_size = size;
+  c.minimum_calls = minimum;
+  c.failure_rate_threshold = rate;
+  return c;
+}
+
+cb_config time_window(uint64_t duration, uint32_t buckets, uint32_t minimum, double rate) {
+  cb_config c = config(1, 1000);
+  c.policy = CB_POLICY_TIME_WINDOW;
+  c.window_duration_ns = duration;
+  c.window_buckets = buckets;
+  c.minimum_calls = minimum;
+  c.failure_rate_threshold = rate;
+  return c;
+}
+
+void calls(cb_handle h, int n, int outcome) {
+  for (int i = 0; i < n; ++i) call(h, outcome);
+}
+
+// A call that takes `ns` on the manual clock.
+void timed_call(ManualRegistry &r, cb_handle h, uint64_t ns, int outcome) {
+  const cb_ticket t = admit(h);
+  r.advance(ns);
+  REQUIRE(cb_done(h, t, outcome) == CB_OK);
+}
+
+}  // namespace
+
+TEST_CASE("defaults keep the 1.0 behaviour: consecutive failures, fixed open duration") {
+  cb_config c;
+  cb_config_init(&c);
+  CHECK(c.policy == CB_POLICY_CONSECUTIVE);
+  CHECK(c.window_size == 100);
+  CHECK(c.window_duration_ns == 60'000'000'000ull);
+  CHECK(c.window_buckets == 10);
+  CHECK(c.minimum_calls == 100);
+  CHECK(c.failure_rate_threshold == 0.5);
+  CHECK(c.slow_call_ns == 0);
+  CHECK(c.slow_call_rate_threshold == 1.0);
+  CHECK(c.open_backoff_multiplier == 1.0);
+  CHECK(c.open_duration_max_ns == 0);
+  CHECK(c.open_jitter == 0.0);
+}
+
+TEST_CASE("a 1.0 caller's smaller cb_config is accepted with the 1.1 defaults") {
+  ManualRegistry r;
+  cb_config c;
+  REQUIRE(cb_config_init_size(&c, offsetof(cb_config, policy)) == CB_OK);
+  c.failure_threshold = 2;
+  c.open_duration_ns = 1000;
+  cb_handle h = 0;
+  REQUIRE(cb_create(r.reg, nullptr, &c, &h) == CB_OK);
+  calls(h, 2, CB_FAILURE);
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(cb_config_init_size(&c, offsetof(cb_config, window_size)) == CB_OK);
+  CHECK(cb_create(r.reg, nullptr, &c, &h) == CB_EINVAL);  // ends inside the 1.1 fields
+}
+
+TEST_CASE("each out-of-range 1.1 field is CB_EINVAL with a message naming it") {
+  ManualRegistry r;
+  struct Case {
+    const char *field;
+    void (*spoil)(cb_config &);
+  };
+  const Case cases[] = {
+      {"policy", [](cb_config &c) { c.policy = 3; }},
+      {"window_size", [](cb_config &c) { c.window_size = 0; }},
+      {"window_size", [](cb_config &c) { c.window_size = CB_MAX_WINDOW_SIZE + 1; }},
+      {"window_duration_ns", [](cb_config &c) { c.window_duration_ns = 10; }},
+      {"window_buckets", [](cb_config &c) { c.window_buckets = 0; }},
+      {"window_buckets", [](cb_config &c) { c.window_buckets = CB_MAX_WINDOW_BUCKETS + 1; }},
+      {"minimum_calls", [](cb_config &c) { c.minimum_calls = 0; }},
+      {"failure_rate_threshold", [](cb_config &c) { c.failure_rate_threshold = 0; }},
+      {"failure_rate_threshold", [](cb_config &c) { c.failure_rate_threshold = 1.01; }},
+      {"failure_rate_threshold", [](cb_config &c) { c.failure_rate_threshold = std::nan(""); }},
+      {"slow_call_ns", [](cb_config &c) { c.slow_call_ns = CB_MAX_DURATION_NS + 1; }},
+      {"slow_call_rate_threshold", [](cb_config &c) { c.slow_call_rate_threshold = -0.5; }},
+      {"open_backoff_multiplier", [](cb_config &c) { c.open_backoff_multiplier = 0.5; }},
+      {"open_backoff_multiplier", [](cb_config &c) { c.open_backoff_multiplier = INFINITY; }},
+      {"open_duration_max_ns", [](cb_config &c) { c.open_duration_max_ns = 10; }},
+      {"open_jitter", [](cb_config &c) { c.open_jitter = 1.0; }},
+      {"open_jitter", [](cb_config &c) { c.open_jitter = -0.1; }},
+  };
+  for (const Case &k : cases) {
+    CAPTURE(k.field);
+    cb_config c = config(1, 1000);
+    k.spoil(c);
+    cb_handle h = 0;
+    CHECK(cb_create(r.reg, nullptr, &c, &h) == CB_EINVAL);
+    CHECK(std::string(cb_last_error_message()).find(k.field) != std::string::npos);
+  }
+}
+
+TEST_CASE("count window: trips when the failure rate reaches the threshold") {
+  ManualRegistry r;
+  const cb_handle h = r.create(count_window(10, 10, 0.5));
+  calls(h, 6, CB_SUCCESS);
+  calls(h, 3, CB_FAILURE);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);  // 9 calls: under minimum_calls
+  call(h, CB_FAILURE);                    // 4 of 10 failed
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+  CHECK(stats(h).failure_rate == doctest::Approx(0.4));
+  call(h, CB_FAILURE);  // the window holds the last 10: 5 of 10 failed
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(stats(h).trips == 1);
+}
+
+TEST_CASE("count window: no rate trips before minimum_calls") {
+  ManualRegistry r;
+  const cb_handle h = r.create(count_window(100, 20, 0.5));
+  calls(h, 19, CB_FAILURE);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+  call(h, CB_FAILURE);
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+}
+
+TEST_CASE("count window: old outcomes leave the window") {
+  ManualRegistry r;
+  const cb_handle h = r.create(count_window(10, 10, 0.5));
+  calls(h, 4, CB_FAILURE);
+  calls(h, 10, CB_SUCCESS);  // the failures are out of the last 10
+  calls(h, 4, CB_FAILURE);   // 4 of the last 10
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+  CHECK(stats(h).failure_rate == doctest::Approx(0.4));
+}
+
+TEST_CASE("count window: a window of 10,000 holds between 10,000 - 312 and 10,000 outcomes") {
+  ManualRegistry r;
+  // 32 buckets of 313 outcomes: the oldest bucket leaves whole.
+  const cb_handle h = r.create(count_window(10000, 10000, 0.5));
+  calls(h, 5000, CB_FAILURE);
+  calls(h, 5000, CB_SUCCESS);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);  // 10,000 outcomes, the first just under half
+  const double rate = stats(h).failure_rate;
+  CHECK(rate <= 0.5);
+  CHECK(rate >= (5000.0 - 313) / 10000);
+}
+
+TEST_CASE("count window: ignored outcomes count nowhere") {
+  ManualRegistry r;
+  const cb_handle h = r.create(count_window(4, 4, 0.5));
+  call(h, CB_FAILURE);
+  calls(h, 10, CB_IGNORED);
+  call(h, CB_SUCCESS);
+  call(h, CB_SUCCESS);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+  call(h, CB_FAILURE);  // 2 of 4
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+}
+
+TEST_CASE("time window: the rate over the last T trips") {
+  ManualRegistry r;
+  const cb_handle h = r.create(time_window(10'000'000, 10, 4, 0.5));
+  calls(h, 2, CB_SUCCESS);
+  call(h, CB_FAILURE);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);  // 3 calls < minimum 4
+  call(h, CB_FAILURE);                    // 2 of 4
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+}
+
+TEST_CASE("time window: a bucket whose time has passed is reset by the call that lands in it") {
+  ManualRegistry r;
+  const cb_handle h = r.create(time_window(10'000'000, 10, 4, 0.5));
+  calls(h, 3, CB_FAILURE);  // under minimum_calls
+  r.advance(10'000'000);    // a whole window later: those buckets are stale
+  calls(h, 3, CB_SUCCESS);
+  call(h, CB_FAILURE);  // 1 of 4 in the window, not 4 of 7
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+  CHECK(stats(h).failure_rate == doctest::Approx(0.25));
+}
+
+TEST_CASE("time window: outcomes age out bucket by bucket") {
+  ManualRegistry r;
+  const cb_handle h = r.create(time_window(10'000'000, 10, 100, 0.9));
+  calls(h, 5, CB_FAILURE);  // bucket 0
+  r.advance(1'000'000);
+  calls(h, 5, CB_SUCCESS);  // bucket 1: rate 0.5
+  CHECK(stats(h).failure_rate == doctest::Approx(0.5));
+  r.advance(9'000'000);  // bucket 10: bucket 0 has left, bucket 1 is still in
+  CHECK(stats(h).failure_rate == doctest::Approx(0.0));
+  call(h, CB_FAILURE);
+  CHECK(stats(h).failure_rate == doctest::Approx(1.0 / 6));
+}
+
+TEST_CASE("slow calls: a call longer than slow_call_ns counts as slow, whatever its outcome") {
+  ManualRegistry r;
+  cb_config c = config(100, 1000);
+  c.slow_call_ns = 1000;
+  c.window_size = 4;
+  c.minimum_calls = 4;
+  c.slow_call_rate_threshold = 0.5;
+  const cb_handle h = r.create(c);
+  timed_call(r, h, 1000, CB_SUCCESS);  // exactly the threshold: not slow
+  timed_call(r, h, 1001, CB_FAILURE);  // slow
+  timed_call(r, h, 10, CB_SUCCESS);
+  CHECK(stats(h).slow == 1);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+  timed_call(r, h, 5000, CB_SUCCESS);  // 2 of 4 slow
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(stats(h).slow == 2);
+}
+
+TEST_CASE("slow calls under a rate policy trip by either rate") {
+  ManualRegistry r;
+  cb_config c = count_window(10, 5, 0.9);
+  c.slow_call_ns = 500;
+  c.slow_call_rate_threshold = 0.6;
+  const cb_handle h = r.create(c);
+  for (int i = 0; i < 2; ++i) timed_call(r, h, 10, CB_SUCCESS);
+  for (int i = 0; i < 3; ++i) timed_call(r, h, 600, CB_SUCCESS);  // 3 of 5 slow
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+}
+
+TEST_CASE("a breaker without slow-call tracking never reads the clock for it") {
+  ManualRegistry r;
+  const cb_handle h = r.create(config(5, 1000));
+  timed_call(r, h, 1'000'000'000, CB_SUCCESS);
+  CHECK(stats(h).slow == 0);
+}
+
+TEST_CASE("a probe that succeeds slowly counts as a failed probe") {
+  ManualRegistry r;
+  cb_config c = config(1, 1000);
+  c.slow_call_ns = 100;
+  c.window_size = 100;
+  c.minimum_calls = 100;
+  const cb_handle h = r.create(c);
+  call(h, CB_FAILURE);
+  r.advance(1000);
+  timed_call(r, h, 200, CB_SUCCESS);
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  r.advance(1000);
+  timed_call(r, h, 50, CB_SUCCESS);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+}
+
+TEST_CASE("backoff: each trip without a close in between multiplies the open duration") {
+  ManualRegistry r;
+  cb_config c = config(1, 1000);
+  c.open_backoff_multiplier = 2.0;
+  c.open_duration_max_ns = 5000;
+  const cb_handle h = r.create(c);
+  call(h, CB_FAILURE);
+  CHECK(retry_after(h) == 1000);
+  const uint64_t expected[] = {2000, 4000, 5000, 5000};
+  for (uint64_t want : expected) {
+    r.advance(retry_after(h));
+    call(h, CB_FAILURE);  // the probe fails
+    CHECK(retry_after(h) == want);
+  }
+  r.advance(retry_after(h));
+  call(h, CB_SUCCESS);  // closes: backoff starts over
+  call(h, CB_FAILURE);
+  CHECK(retry_after(h) == 1000);
+}
+
+TEST_CASE("backoff: the next open duration is visible in HALF_OPEN's retry_after") {
+  ManualRegistry r;
+  cb_config c = config(1, 1000, 1, 1, 100);
+  c.open_backoff_multiplier = 3.0;
+  const cb_handle h = r.create(c);
+  call(h, CB_FAILURE);
+  r.advance(1000);
+  admit(h);
+  CHECK(retry_after(h) == 100 + 3000);
+}
+
+TEST_CASE(
+    "jitter: each open duration within [1 - j, 1 + j], varied, and the same for every reader") {
+  ManualRegistry r;
+  cb_config c = config(1, 100'000);
+  c.open_jitter = 0.2;
+  const cb_handle h = r.create(c);
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 200; ++i) {
+    call(h, CB_FAILURE);
+    const uint64_t d = retry_after(h);
+    CHECK(d >= 80'000);
+    CHECK(d <= 120'000);
+    CHECK(retry_after(h) == d);  // stable within the period
+    seen.insert(d);
+    r.advance(d - 1);
+    REQUIRE(rejected(h));
+    r.advance(1);
+    REQUIRE(cb_done(h, admit(h), CB_SUCCESS) == CB_OK);  // the probe closes
+  }
+  CHECK(seen.size() > 100);
+}
+
+TEST_CASE("jitter is applied before the cap") {
+  ManualRegistry r;
+  cb_config c = config(1, 100'000);
+  c.open_jitter = 0.5;
+  c.open_duration_max_ns = 100'000;
+  const cb_handle h = r.create(c);
+  for (int i = 0; i < 50; ++i) {
+    call(h, CB_FAILURE);
+    CHECK(retry_after(h) <= 100'000);
+    CHECK(retry_after(h) >= 50'000);
+    REQUIRE(cb_reset(h) == CB_OK);
+  }
+}
+
+TEST_CASE("cb_trip opens for exactly the given time, then probes as usual") {
+  ManualRegistry r;
+  const cb_handle h = r.create(config(5, 1000));
+  REQUIRE(cb_trip(h, 20'000) == CB_OK);
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(retry_after(h) == 20'000);
+  CHECK(stats(h).trips == 1);
+  r.advance(19'999);
+  CHECK(rejected(h));
+  r.advance(1);
+  CHECK(cb_done(h, admit(h), CB_FAILURE) == CB_OK);  // the probe fails: the usual duration
+  CHECK(retry_after(h) == 1000);
+}
+
+TEST_CASE("cb_trip from FORCED_OPEN or DISABLED, and with a bad duration") {
+  ManualRegistry r;
+  const cb_handle h = r.create(config(5, 1000));
+  REQUIRE(cb_force_open(h) == CB_OK);
+  REQUIRE(cb_trip(h, 5000) == CB_OK);
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(cb_trip(h, 0) == CB_EINVAL);
+  CHECK(cb_trip(h, CB_MAX_DURATION_NS + 1) == CB_EINVAL);
+  CHECK(cb_trip(0, 5000) == CB_EHANDLE);
+  CHECK(retry_after(h) == 5000);
+}
+
+TEST_CASE("manual control works with every policy, and reset clears the window") {
+  for (int policy : {CB_POLICY_CONSECUTIVE, CB_POLICY_COUNT_WINDOW, CB_POLICY_TIME_WINDOW}) {
+    CAPTURE(policy);
+    ManualRegistry r;
+    cb_config c = count_window(10, 4, 0.5);
+    c.policy = policy;
+    c.failure_threshold = 4;
+    c.slow_call_ns = policy == CB_POLICY_CONSECUTIVE ? 1000 : 0;
+    const cb_handle h = r.create(c);
+    calls(h, 3, CB_FAILURE);
+    REQUIRE(cb_reset(h) == CB_OK);
+    CHECK(stats(h).failure_rate == 0.0);
+    call(h, CB_FAILURE);
+    CHECK(cb_state(h) == CB_STATE_CLOSED);  // 1 failure, not 4
+    REQUIRE(cb_force_open(h) == CB_OK);
+    CHECK(rejected(h));
+    REQUIRE(cb_disable(h) == CB_OK);
+    calls(h, 20, CB_FAILURE);
+    CHECK(cb_state(h) == CB_STATE_DISABLED);
+    REQUIRE(cb_reset(h) == CB_OK);
+    calls(h, 3, CB_FAILURE);
+    CHECK(cb_state(h) == CB_STATE_CLOSED);
+    call(h, CB_FAILURE);
+    CHECK(cb_state(h) == CB_STATE_OPEN);
+  }
+}
+
+TEST_CASE("a window starts empty after the breaker closes again") {
+  ManualRegistry r;
+  const cb_handle h = r.create(count_window(10, 4, 0.5));
+  calls(h, 2, CB_SUCCESS);
+  calls(h, 2, CB_FAILURE);
+  REQUIRE(cb_state(h) == CB_STATE_OPEN);
+  r.advance(1000);
+  call(h, CB_SUCCESS);  // the probe closes
+  REQUIRE(cb_state(h) == CB_STATE_CLOSED);
+  call(h, CB_FAILURE);
+  calls(h, 2, CB_SUCCESS);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);  // 1 of 3, under minimum: not 3 of 7
+  CHECK(stats(h).failure_rate == doctest::Approx(1.0 / 3));
+}
+
+TEST_CASE("time in the current state is on the registry clock") {
+  ManualRegistry r;
+  const cb_handle h = r.create(config(1, 1000));
+  r.advance(500);
+  CHECK(stats(h).state_ns == 500);
+  call(h, CB_FAILURE);
+  CHECK(stats(h).state_ns == 0);
+  r.advance(250);
+  CHECK(stats(h).state_ns == 250);
+}
