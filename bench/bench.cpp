@@ -1,7 +1,8 @@
 // lazybreaker-bench: cb_allow + cb_done through liblazybreaker.so, side by
 // side in one run with the floor (a do-nothing pair in a shared library)
 // and the baseline (a mutex-based breaker in a shared library), at 1 and 2
-// threads on ONE breaker, CLOSED and OPEN. Every benchmark is repeated and
+// threads on ONE breaker, CLOSED and OPEN, and the CLOSED call under each
+// other policy next to the consecutive one. Every benchmark is repeated and
 // only its aggregates are reported; the closing table gives ratios of the
 // medians, since these machines are shared and noisy.
 #include <benchmark/benchmark.h>
@@ -19,6 +20,8 @@
 namespace {
 
 cb_handle g_closed = 0, g_open = 0;
+// The same CLOSED call under each other policy (all outcomes successes).
+cb_handle g_count = 0, g_time = 0, g_slow = 0;
 lb_mutex_breaker *g_mutex_closed = nullptr, *g_mutex_open = nullptr;
 
 constexpr int kRepetitions = 5;
@@ -46,6 +49,19 @@ void setup() {
   if (int st = cb_done(g_open, t, CB_FAILURE); st != CB_OK) die("cb_done open", st);
   if (cb_state(g_open) != CB_STATE_OPEN) die("tripping the open breaker", cb_state(g_open));
 
+  cb_config_init(&cfg);
+  cfg.policy = CB_POLICY_COUNT_WINDOW;
+  if (int st = cb_create(reg, "bench-count-window", &cfg, &g_count); st != CB_OK)
+    die("cb_create count window", st);
+  cb_config_init(&cfg);
+  cfg.policy = CB_POLICY_TIME_WINDOW;
+  if (int st = cb_create(reg, "bench-time-window", &cfg, &g_time); st != CB_OK)
+    die("cb_create time window", st);
+  cb_config_init(&cfg);
+  cfg.slow_call_ns = 1'000'000'000;
+  if (int st = cb_create(reg, "bench-slow-calls", &cfg, &g_slow); st != CB_OK)
+    die("cb_create slow calls", st);
+
   g_mutex_closed = lb_mutex_create(5, 30'000'000'000ull, 1);
   g_mutex_open = lb_mutex_create(1, CB_MAX_DURATION_NS, 1);
   if (g_mutex_closed == nullptr || g_mutex_open == nullptr) die("lb_mutex_create", CB_ENOMEM);
@@ -68,6 +84,23 @@ void BM_ours_closed(benchmark::State &state) {
   if (bad) state.SkipWithError("cb_allow/cb_done failed in CLOSED");
   state.SetItemsProcessed(state.iterations());
 }
+
+// CLOSED under another policy: the breaker is chosen by the argument.
+void closed_calls(benchmark::State &state, cb_handle h) {
+  cb_ticket t = 0;
+  int bad = 0;
+  for (auto _ : state) {
+    if (__builtin_expect(cb_allow(h, &t) == CB_OK, 1))
+      bad |= cb_done(h, t, CB_SUCCESS);
+    else
+      bad = 1;
+  }
+  if (bad) state.SkipWithError("cb_allow/cb_done failed in CLOSED");
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_count_window(benchmark::State &state) { closed_calls(state, g_count); }
+void BM_time_window(benchmark::State &state) { closed_calls(state, g_time); }
+void BM_slow_calls(benchmark::State &state) { closed_calls(state, g_slow); }
 
 void BM_noop_pair(benchmark::State &state) {
   const cb_handle h = g_closed;
@@ -135,6 +168,9 @@ BENCHMARK(BM_mutex_closed)->Apply(configure);
 BENCHMARK(BM_ours_open)->Apply(configure);
 BENCHMARK(BM_noop_allow)->Apply(configure);
 BENCHMARK(BM_mutex_open)->Apply(configure);
+BENCHMARK(BM_count_window)->Apply(configure);
+BENCHMARK(BM_time_window)->Apply(configure);
+BENCHMARK(BM_slow_calls)->Apply(configure);
 
 // The console table as usual, and the medians kept for the ratio table.
 class RatioReporter : public benchmark::ConsoleReporter {
@@ -170,8 +206,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
         "allow+done in CLOSED, one rejected allow in OPEN):\n\n");
     std::printf("%-18s %12s %12s %14s %14s\n", "benchmark", "1T ns/op", "2T ns/op", "1T Mops/s",
                 "2T Mops/s");
-    for (const char *fn : {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open",
-                           "BM_noop_allow", "BM_mutex_open"}) {
+    for (const char *fn :
+         {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open", "BM_noop_allow",
+          "BM_mutex_open", "BM_count_window", "BM_time_window", "BM_slow_calls"}) {
       const Median *a = get(fn, 1), *b = get(fn, 2);
       std::printf("%-18s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
                   b ? b->ns_per_op : 0.0, a ? a->ops_per_s / 1e6 : 0.0,
@@ -212,6 +249,18 @@ class RatioReporter : public benchmark::ConsoleReporter {
     tput_ratio("OPEN ours 2T/1T throughput", "BM_ours_open", 2, "BM_ours_open", 1, "");
     tput_ratio("OPEN ours/mutex throughput, 1T", "BM_ours_open", 1, "BM_mutex_open", 1, "");
     tput_ratio("OPEN ours/mutex throughput, 2T", "BM_ours_open", 2, "BM_mutex_open", 2, "");
+
+    std::printf(
+        "\nEach policy's CLOSED allow+done (successes) against the consecutive policy's:\n\n");
+    for (const char *fn : {"BM_count_window", "BM_time_window", "BM_slow_calls"}) {
+      for (int threads : {1, 2}) {
+        const std::string label =
+            std::string(fn + 3) + " / consecutive time, " + std::to_string(threads) + "T";
+        time_ratio(label.c_str(), fn, "BM_ours_closed", threads, "");
+      }
+    }
+    tput_ratio("count_window / mutex throughput, 2T", "BM_count_window", 2, "BM_mutex_closed", 2,
+               "");
   }
 
  private:
