@@ -155,9 +155,12 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
         tally.add(Counter::Admitted);
         return Result::Ok;
       case State::Open: {
-        const uint64_t now = clock_.now();
         const uint64_t opened_at = hot_.changed_at.load(kAcquire);
-        if (elapsed_since(now, opened_at) < open_duration(w, cfg)) break;
+        const uint64_t duration = open_duration(w, cfg);
+        // Far from the deadline, the cheap clock is enough to fail fast.
+        if (clock_.earliest_now() + clock_.coarse_slack_ns < opened_at + duration) break;
+        const uint64_t now = clock_.now();
+        if (elapsed_since(now, opened_at) < duration) break;
         // Whoever wins this, every caller then competes for a probe slot.
         transition(w, StateWord::next(w, StateWord::trips(w), State::HalfOpen), now,
                    Reason::OpenElapsed);
@@ -210,7 +213,9 @@ Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, 
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   const Config cfg = cfg_.load();
-  const uint64_t now = cfg.recorded() ? clock_.now() : 0;
+  // The clock is read only for what needs it: a time window, slow calls.
+  const uint64_t now =
+      cfg.policy == Policy::TimeWindow || cfg.slow_call_ns != 0 ? clock_.now() : 0;
   const bool is_slow = outcome != Outcome::Ignored && slow(cfg, ticket, now);
   tally.add(counter_for(outcome));
   if (is_slow) tally.add(Counter::Slow);

@@ -14,11 +14,38 @@ enum class ClockKind : uint32_t { Monotonic = 0, Manual = 1 };
 struct Clock {
   ClockKind kind = ClockKind::Monotonic;
   std::atomic<uint64_t> manual_ns{0};
+  // now() never runs ahead of earliest_now() by more than this.
+  uint64_t coarse_slack_ns = 0;
 
   uint64_t now() const {
     if (kind == ClockKind::Manual) return manual_ns.load(std::memory_order_acquire);
+    return read(CLOCK_MONOTONIC);  // vDSO: no system call
+  }
+
+  // A lower bound of now() that is much cheaper to read on some machines
+  // (CLOCK_MONOTONIC_COARSE is the same clock as of the last tick, read
+  // without touching the clock source): now() - coarse_slack_ns <=
+  // earliest_now() <= now(). Lets OPEN reject without a precise read while
+  // its deadline is far, and stay exact near it.
+  uint64_t earliest_now() const {
+    if (kind == ClockKind::Manual) return manual_ns.load(std::memory_order_acquire);
+    return read(CLOCK_MONOTONIC_COARSE);
+  }
+
+  // Sets coarse_slack_ns for this machine; called once, when a registry opens.
+  void measure_slack() {
+    timespec res;
+    const uint64_t tick = clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0
+                              ? uint64_t(res.tv_sec) * 1000000000ull + uint64_t(res.tv_nsec)
+                              : 10'000'000;
+    // Ticks can come late; a wide margin only sends calls near the deadline
+    // to the precise clock.
+    coarse_slack_ns = 4 * tick + 1'000'000;
+  }
+
+  static uint64_t read(clockid_t id) {
     timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO: no system call
+    clock_gettime(id, &ts);
     return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   }
 

@@ -93,6 +93,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->capacity_ = capacity;
   reg->exclusive_stripes_ = exclusive;
   reg->clock_.kind = clock;
+  reg->clock_.measure_slack();
   reg->arena_ = arena;
   reg->arena_size_ = layout.size();
   reg->hot_ = at<core::Hot>(arena, hot_at);
