@@ -135,24 +135,30 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # name_version-revision_arch.deb
 set(CPACK_DEBIAN_PACKAGE_RELEASE ${LB_PACKAGE_RELEASE})
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON) # Depends: from dpkg-shlibdeps
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# shlibs and symbols are written below, not by CPack: CPack's shlibs would
+# ask for (>= version-revision), stricter than the ABI needs.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Architecture: left to `dpkg --print-architecture`.
 
-# The runtime's control files: the ldconfig trigger, and a symbols file
-# made from abi/symbols.txt (each symbol with the version that introduced
-# it, from its version node), so that dpkg-shlibdeps gives consumers the
-# lowest version they need.
+# The runtime's control files: the ldconfig trigger, a symbols file made
+# from abi/symbols.txt (each symbol with the version that introduced it,
+# from its version node), so that dpkg-shlibdeps gives consumers the lowest
+# version they need, and a shlibs file asking for the release that
+# introduced the newest version node (for tools that ignore symbols).
 set(_lb_symbols "liblazybreaker.so.${PROJECT_VERSION_MAJOR} ${_lb_runtime_deb} #MINVER#\n")
 string(APPEND _lb_symbols "* Build-Depends-Package: liblazybreaker-dev\n")
 file(STRINGS ${PROJECT_SOURCE_DIR}/abi/symbols.txt _lb_lines REGEX "^[^#]")
 set(_lb_nodes "")
+set(_lb_newest 0)
 foreach(_lb_line IN LISTS _lb_lines)
   if(NOT _lb_line MATCHES "^([A-Za-z0-9_]+)@@(LAZYBREAKER_([0-9]+)\\.([0-9]+))$")
     message(FATAL_ERROR "abi/symbols.txt: cannot read '${_lb_line}'")
   endif()
   set(_lb_since "${CMAKE_MATCH_3}.${CMAKE_MATCH_4}.0")
+  if(_lb_since VERSION_GREATER _lb_newest)
+    set(_lb_newest ${_lb_since})
+  endif()
   string(APPEND _lb_symbols " ${CMAKE_MATCH_1}@${CMAKE_MATCH_2} ${_lb_since}\n")
   if(NOT CMAKE_MATCH_2 IN_LIST _lb_nodes)
     list(APPEND _lb_nodes ${CMAKE_MATCH_2})
@@ -160,11 +166,14 @@ foreach(_lb_line IN LISTS _lb_lines)
   endif()
 endforeach()
 file(WRITE ${PROJECT_BINARY_DIR}/packaging/debian/symbols "${_lb_symbols}")
+file(WRITE ${PROJECT_BINARY_DIR}/packaging/debian/shlibs
+  "liblazybreaker ${PROJECT_VERSION_MAJOR} ${_lb_runtime_deb} (>= ${_lb_newest})\n")
 configure_file(${_lb_pkgdir}/debian/triggers ${PROJECT_BINARY_DIR}/packaging/debian/triggers COPYONLY)
 # Our own postinst/postrm replace the ones CPack writes, which would run
 # ldconfig by hand (lintian: maintscript-calls-ldconfig).
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA
-  ${PROJECT_BINARY_DIR}/packaging/debian/symbols ${PROJECT_BINARY_DIR}/packaging/debian/triggers
+  ${PROJECT_BINARY_DIR}/packaging/debian/symbols ${PROJECT_BINARY_DIR}/packaging/debian/shlibs
+  ${PROJECT_BINARY_DIR}/packaging/debian/triggers
   ${_lb_pkgdir}/debian/postinst ${_lb_pkgdir}/debian/postrm)
 
 # --- RPM -----------------------------------------------------------------------
