@@ -135,6 +135,12 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # name_version-revision_arch.deb
 set(CPACK_DEBIAN_PACKAGE_RELEASE ${LB_PACKAGE_RELEASE})
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON) # Depends: from dpkg-shlibdeps
+# A tool or binding linking liblazybreaker.so.1: dpkg-shlibdeps finds the
+# library in the build tree (the runtime package is not installed yet) and,
+# with no shlibs for it there (CPack passes --ignore-missing-info), leaves
+# the dependency to the exact one lb_package(DEPENDS_ON_RUNTIME) adds.
+get_target_property(_lb_libdir lazybreaker BINARY_DIR)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${_lb_libdir})
 # shlibs and symbols are written below, not by CPack: CPack's shlibs would
 # ask for (>= version-revision), stricter than the ABI needs.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)

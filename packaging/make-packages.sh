@@ -36,10 +36,10 @@ build_format() { # <deb|rpm> <libdir or ""> [extra cmake args...]
               -DLB_PACKAGE_LAYOUT="$fmt" -DLB_BUILD_TESTS=OFF -DLB_BUILD_BENCH=OFF -DLB_WERROR=ON)
   [ -n "$libdir" ] && args+=(-DCMAKE_INSTALL_LIBDIR="$libdir")
   echo "make-packages: $fmt in $tree"
-  cmake "${args[@]}" "$@" >"$work/$fmt-configure.log" || { cat "$work/$fmt-configure.log"; return 1; }
-  cmake --build "$tree" -j "$jobs" >"$work/$fmt-build.log" || { cat "$work/$fmt-build.log"; return 1; }
+  cmake "${args[@]}" "$@" >"$work/$fmt-configure.log" 2>&1 || { cat "$work/$fmt-configure.log"; return 1; }
+  cmake --build "$tree" -j "$jobs" >"$work/$fmt-build.log" 2>&1 || { cat "$work/$fmt-build.log"; return 1; }
   rm -rf "$tree/packages"
-  (cd "$tree" && cpack -C RelWithDebInfo >"$work/$fmt-cpack.log") || { cat "$work/$fmt-cpack.log"; return 1; }
+  (cd "$tree" && cpack -C RelWithDebInfo >"$work/$fmt-cpack.log" 2>&1) || { cat "$work/$fmt-cpack.log"; return 1; }
   rm -f "$out"/*."$fmt"
   cp "$tree"/packages/*."$fmt" "$out"/
 }
