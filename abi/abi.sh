@@ -33,7 +33,7 @@ exported() { # name@@NODE per exported symbol, sorted; the node symbols themselv
 listed() { grep -v '^#' "$symbols_file" | grep -v '^[[:space:]]*$' | LC_ALL=C sort; }
 
 declared() { # functions the public C header declares with CB_API
-  grep -ho 'CB_API[^(]*[( ]cb_[a-z0-9_]*(' "$headers"/lazybreaker.h | sed -E 's/.*(cb_[a-z0-9_]+)\($/\1/' | LC_ALL=C sort -u
+  grep -ho 'CB_API[^(]*[ *]cb_[a-z0-9_]*(' "$headers"/lazybreaker.h | sed -E 's/.*(cb_[a-z0-9_]+)\($/\1/' | LC_ALL=C sort -u
 }
 
 dump() { # LIB OUT
@@ -69,6 +69,12 @@ case $cmd in
       echo "abi: exported symbols differ from abi/symbols.txt (- listed, + exported)." >&2
       echo "     If the change is intended, run 'make abi-update' and review the diff." >&2
       echo "$diff_out" | tail -n +3 | grep '^[-+]' | sed 's/^/  /' >&2
+      status=1
+    fi
+    n_api=$(grep -c '^CB_API' "$headers"/lazybreaker.h)
+    if [ "$(declared | wc -l)" -ne "$n_api" ]; then
+      echo "abi: read $(declared | wc -l) function names from $n_api CB_API declarations in lazybreaker.h;" >&2
+      echo "     keep each declaration's name on its CB_API line" >&2
       status=1
     fi
     missing=$(LC_ALL=C comm -23 <(declared) <(listed | sed 's/@.*//' | LC_ALL=C sort -u))
