@@ -14,6 +14,9 @@ mode=${1:?usage: check-packages.sh lintian|rpmlint|metadata|contents PKGDIR}
 pkgdir=$(cd "${2:?}" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 
+# grep -q would exit at the first match and, under pipefail, turn the
+# writer's SIGPIPE into a failure: read everything instead.
+has() { grep "$@" >/dev/null; }
 errors=0
 say() { echo "check[$mode]: $*"; }
 bad() { echo "check[$mode]: FAIL: $*" >&2; errors=$((errors + 1)); }
@@ -83,7 +86,7 @@ case $mode in
     newest=$(grep -v '^#' "$src/abi/symbols.txt" | sed -n 's/.*@@LAZYBREAKER_\([0-9]*\.[0-9]*\)$/\1.0/p' | sort -V | tail -n1)
     expect_eq "runtime shlibs" "$(cat "$ctl/shlibs")" "liblazybreaker ${major} liblazybreaker${major} (>= $newest)"
     expect_eq "runtime triggers" "$(grep -v '^#' "$ctl/triggers")" "activate-noawait ldconfig"
-    ! cat "$ctl/postinst" "$ctl/postrm" 2>/dev/null | grep -v '^#' | grep -q ldconfig ||
+    ! cat "$ctl/postinst" "$ctl/postrm" 2>/dev/null | grep -v '^#' | has ldconfig ||
       bad "maintainer scripts call ldconfig by hand"
     want_syms=$(grep -v '^#' "$src/abi/symbols.txt" | sed 's/@@/@/' | LC_ALL=C sort)
     got_syms=$(sed -n 's/^ \(cb_[^ ]*\) .*/\1/p' "$ctl/symbols" | LC_ALL=C sort)
@@ -93,21 +96,21 @@ case $mode in
     dpkg-deb -x "$runtime_deb" "$ctl/root"
     so=$(find "$ctl/root" -name "liblazybreaker.so.${major}.*" -type f)
     expect_eq "SONAME" "$(readelf -d "$so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')" "liblazybreaker.so.${major}"
-    ! readelf -d "$so" | grep -qE 'RPATH|RUNPATH' || bad "$so has an RPATH"
+    ! readelf -d "$so" | has -E 'RPATH|RUNPATH' || bad "$so has an RPATH"
     expect_eq "shared library mode (deb)" "$(stat -c %a "$so")" "644"
 
     # RPM: names, exact -devel requirement, ldconfig scriptlets, licence
     expect_eq "runtime Name" "$(rpm -qp --qf '%{NAME}' "$runtime_rpm" 2>/dev/null)" "lazybreaker"
     expect_eq "runtime License" "$(rpm -qp --qf '%{LICENSE}' "$runtime_rpm" 2>/dev/null)" "MIT"
-    rpm -qp --requires "$dev_rpm" 2>/dev/null | grep -qx "lazybreaker${rpmisa} = $version-$release" &&
+    rpm -qp --requires "$dev_rpm" 2>/dev/null | has -x "lazybreaker${rpmisa} = $version-$release" &&
       say "ok   -devel requires lazybreaker${rpmisa} = $version-$release" ||
       bad "-devel does not require lazybreaker${rpmisa} = $version-$release"
-    rpm -qp --provides "$runtime_rpm" 2>/dev/null | grep -q "^liblazybreaker.so.${major}(LAZYBREAKER_1.0)" &&
+    rpm -qp --provides "$runtime_rpm" 2>/dev/null | has "^liblazybreaker.so.${major}(LAZYBREAKER_1.0)" &&
       say "ok   runtime provides liblazybreaker.so.${major}(LAZYBREAKER_1.0)" || bad "runtime lacks the soname provide"
     scripts=$(rpm -qp --scripts "$runtime_rpm" 2>/dev/null)
     [[ $scripts == *"postinstall scriptlet"*ldconfig*"postuninstall scriptlet"*ldconfig* ]] &&
       say "ok   runtime runs ldconfig in %post and %postun" || bad "runtime lacks ldconfig scriptlets: $scripts"
-    rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$runtime_rpm" 2>/dev/null | grep -q '^l .*/LICENSE$' &&
+    rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$runtime_rpm" 2>/dev/null | has '^l .*/LICENSE$' &&
       say "ok   LICENSE is a %license file" || bad "LICENSE is not marked %license"
     ;;
 
@@ -158,8 +161,8 @@ case $mode in
       else
         bad "$(basename "$rpmf") and $(basename "$deb") differ (< deb, > rpm):"$'\n'"$d"
       fi
-      deb_files "$deb" | grep -q "^/usr/share/doc/$(dpkg-deb -f "$deb" Package)/copyright$" || bad "$(basename "$deb") lacks its copyright file"
-      rpm_files "$rpmf" | grep -q "^/usr/share/licenses/.*/LICENSE$" || bad "$(basename "$rpmf") lacks its LICENSE"
+      deb_files "$deb" | has "^/usr/share/doc/$(dpkg-deb -f "$deb" Package)/copyright$" || bad "$(basename "$deb") lacks its copyright file"
+      rpm_files "$rpmf" | has "^/usr/share/licenses/.*/LICENSE$" || bad "$(basename "$rpmf") lacks its LICENSE"
     done
     ;;
 

@@ -19,6 +19,9 @@ consumer=$here/consumer
 cc=${CC:-cc}
 runtime_pkg=liblazybreaker1
 
+# grep -q would exit at the first match and, under pipefail, turn the
+# writer's SIGPIPE into a failure: read everything instead.
+has() { grep "$@" >/dev/null; }
 say() { echo "consumers[$mode]: $*"; }
 fail() { echo "consumers[$mode]: FAIL: $*" >&2; exit 1; }
 
@@ -31,7 +34,7 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 unset PKG_CONFIG_PATH
 
-needs_lazybreaker() { readelf -d "$1" | grep -q 'NEEDED.*\[liblazybreaker\.so\.1\]'; }
+needs_lazybreaker() { readelf -d "$1" | has 'NEEDED.*\[liblazybreaker\.so\.1\]'; }
 # $1 = program, rest = the environment to run it in
 run() {
   local prog=$1; shift
@@ -65,7 +68,7 @@ build_and_run() {
   needs_lazybreaker "$work/app_pkgconfig" || fail "app_pkgconfig does not link liblazybreaker.so.1"
   run "$work/app_pkgconfig" "${runenv[@]}"
   if [ ${#runenv[@]} -gt 0 ]; then
-    env "${runenv[@]}" ldd "$work/app_pkgconfig" | grep -q "liblazybreaker.so.1 => $libdir/" ||
+    env "${runenv[@]}" ldd "$work/app_pkgconfig" | has "liblazybreaker.so.1 => $libdir/" ||
       fail "app_pkgconfig did not load the unpacked liblazybreaker.so.1"
   fi
 
@@ -105,7 +108,7 @@ build_and_run() {
   # 6. the tools, if packaged, find their library
   local tool
   for tool in $(for d in "${debs[@]}"; do dpkg-deb -c "$d"; done | awk '$1 ~ /^-..x/ {print $6}' | sed -n 's#^\./usr/bin/##p'); do
-    if env "${runenv[@]}" ldd "$usr/bin/$tool" | grep -q 'not found'; then
+    if env "${runenv[@]}" ldd "$usr/bin/$tool" | has 'not found'; then
       fail "$tool has unresolved libraries"
     fi
     say "$tool resolves its libraries"
@@ -128,7 +131,7 @@ case $mode in
       echo "consumers[system]: SKIPPED: installing packages with dpkg -i needs root"
       exit 77
     fi
-    if dpkg-query -W -f='${Status}' "$runtime_pkg" 2>/dev/null | grep -q 'installed'; then
+    if dpkg-query -W -f='${Status}' "$runtime_pkg" 2>/dev/null | has 'installed'; then
       echo "consumers[system]: SKIPPED: $runtime_pkg is already installed here; not touching it"
       exit 77
     fi
@@ -142,7 +145,7 @@ case $mode in
     say "dpkg -i ${names[*]}"
     dpkg -i "${debs[@]}" >"$work/dpkg-i.log" 2>&1 || { cat "$work/dpkg-i.log"; fail "dpkg -i failed"; }
     # the ldconfig trigger ran
-    ldconfig -p | grep -q 'liblazybreaker\.so\.1 ' || fail "ldconfig cache lacks liblazybreaker.so.1 after install"
+    ldconfig -p | has 'liblazybreaker\.so\.1 ' || fail "ldconfig cache lacks liblazybreaker.so.1 after install"
     build_and_run ""
     files=$(dpkg -L "$runtime_pkg" | grep 'liblazybreaker\.so')
     trap - EXIT
@@ -150,7 +153,7 @@ case $mode in
     for f in $files; do
       [ ! -e "$f" ] || fail "$f is still there after dpkg --purge"
     done
-    ! ldconfig -p | grep -q 'liblazybreaker\.so\.1 ' || fail "ldconfig cache still lists liblazybreaker.so.1"
+    ! ldconfig -p | has 'liblazybreaker\.so\.1 ' || fail "ldconfig cache still lists liblazybreaker.so.1"
     say "installed, used and removed; the machine is as before"
     ;;
 
