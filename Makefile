@@ -35,6 +35,16 @@ test-tsan: deps
 	cmake --build build-tsan -j $(JOBS)
 	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench'
 
+# .deb and .rpm packages in $(BUILD)/packages (packaging/make-packages.sh
+# configures one clean build tree per format under $(BUILD)/packaging).
+package: deps
+	./packaging/make-packages.sh --work $(BUILD)/packaging --out $(BUILD)/packages
+
+# Writes this release's baseline abi/lazybreaker-MAJOR.MINOR.abi and abi/symbols.txt from this build, on
+# purpose: review the diff, it is the ABI change you are making.
+abi-update: build
+	cmake --build $(BUILD) --target abi-update
+
 bench: build
 	cmake --build $(BUILD) --target bench -j $(JOBS)
 

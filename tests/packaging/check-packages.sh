@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Checks on the built packages themselves (no installation):
+#   check-packages.sh lintian  PKGDIR   no lintian error on the .debs
+#   check-packages.sh rpmlint  PKGDIR   no rpmlint error on the .rpms
+#                                       (packaging/rpm/rpmlint.toml says why
+#                                       each filtered check cannot apply)
+#   check-packages.sh metadata PKGDIR   names, versions, dependencies,
+#                                       shlibs/symbols/triggers, scriptlets
+#   check-packages.sh contents PKGDIR   which file is in which package, and the
+#                                       .rpm contents equal the .deb contents
+set -euo pipefail
+
+mode=${1:?usage: check-packages.sh lintian|rpmlint|metadata|contents PKGDIR}
+pkgdir=$(cd "${2:?}" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+
+# grep -q would exit at the first match and, under pipefail, turn the
+# writer's SIGPIPE into a failure: read everything instead.
+has() { grep "$@" >/dev/null; }
+errors=0
+say() { echo "check[$mode]: $*"; }
+bad() { echo "check[$mode]: FAIL: $*" >&2; errors=$((errors + 1)); }
+expect_eq() { # what got want
+  if [ "$2" = "$3" ]; then say "ok   $1 = $2"; else bad "$1 is '$2', want '$3'"; fi
+}
+
+# The version being packaged, from the project and the changelog.
+version=$(sed -n 's/^project(lazybreaker VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+release=$(sed -n '1s/^lazybreaker ([0-9.]*-\([0-9A-Za-z.+~]*\)).*/\1/p' "$src/packaging/debian/changelog")
+[ -n "$version" ] && [ -n "$release" ] || { echo "cannot read version/release" >&2; exit 1; }
+major=${version%%.*}
+debarch=$(dpkg --print-architecture)
+rpmarch=$(rpm --eval '%{_arch}')
+rpmisa=$(rpm --eval '%{?_isa}')
+
+runtime_deb=$pkgdir/liblazybreaker${major}_${version}-${release}_${debarch}.deb
+dev_deb=$pkgdir/liblazybreaker-dev_${version}-${release}_${debarch}.deb
+tools_deb=$pkgdir/lazybreaker-tools_${version}-${release}_${debarch}.deb
+runtime_rpm=$pkgdir/lazybreaker-${version}-${release}.${rpmarch}.rpm
+dev_rpm=$pkgdir/lazybreaker-devel-${version}-${release}.${rpmarch}.rpm
+tools_rpm=$pkgdir/lazybreaker-tools-${version}-${release}.${rpmarch}.rpm
+
+deb_files() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#'; }
+rpm_files() { rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" 2>/dev/null | awk '$1 !~ /^d/ {print $2}'; }
+
+case $mode in
+  lintian)
+    shopt -s nullglob
+    debs=("$pkgdir"/*.deb)
+    [ ${#debs[@]} -gt 0 ] || { bad "no .deb in $pkgdir"; exit 1; }
+    # --fail-on error: warnings are reported, errors fail. Overrides
+    # (shipped in each package) each carry their reason.
+    lintian --fail-on error --display-info --show-overrides "${debs[@]}" 2>&1 | grep -v 'running with root privileges' || true
+    lintian --fail-on error "${debs[@]}" >/dev/null 2>&1 || bad "lintian reports errors (above)"
+    ;;
+
+  rpmlint)
+    shopt -s nullglob
+    rpms=("$pkgdir"/*.rpm)
+    [ ${#rpms[@]} -gt 0 ] || { bad "no .rpm in $pkgdir"; exit 1; }
+    # rpmlint exits non-zero on any error (BadnessThreshold -1).
+    rpmlint -c "$src/packaging/rpm/rpmlint.toml" "${rpms[@]}" || bad "rpmlint reports errors (above)"
+    ;;
+
+  metadata)
+    for f in "$runtime_deb" "$dev_deb" "$runtime_rpm" "$dev_rpm"; do
+      if [ -f "$f" ]; then say "ok   $(basename "$f") exists"; else bad "missing $(basename "$f")"; fi
+    done
+    [ $errors -eq 0 ] || exit 1
+
+    # Debian: fields, exact -dev dependency, shlibs, symbols, trigger
+    expect_eq "runtime Package" "$(dpkg-deb -f "$runtime_deb" Package)" "liblazybreaker${major}"
+    expect_eq "runtime Architecture (dpkg's)" "$(dpkg-deb -f "$runtime_deb" Architecture)" "$debarch"
+    expect_eq "runtime Section" "$(dpkg-deb -f "$runtime_deb" Section)" "libs"
+    expect_eq "runtime Version" "$(dpkg-deb -f "$runtime_deb" Version)" "$version-$release"
+    expect_eq "-dev Depends" "$(dpkg-deb -f "$dev_deb" Depends)" "liblazybreaker${major} (= $version-$release)"
+    expect_eq "-dev Section" "$(dpkg-deb -f "$dev_deb" Section)" "libdevel"
+    [ -n "$(dpkg-deb -f "$runtime_deb" Homepage)" ] || bad "runtime has no Homepage"
+    depends=$(dpkg-deb -f "$runtime_deb" Depends)
+    [[ $depends == *"libc6 (>="* ]] && say "ok   runtime Depends from dpkg-shlibdeps: $depends" ||
+      bad "runtime Depends lacks the shlibdeps result: $depends"
+    ctl=$(mktemp -d)
+    trap 'rm -rf "$ctl"' EXIT
+    dpkg-deb -e "$runtime_deb" "$ctl"
+    # shlibs asks for the release of the newest version node in symbols.txt
+    newest=$(grep -v '^#' "$src/abi/symbols.txt" | sed -n 's/.*@@LAZYBREAKER_\([0-9]*\.[0-9]*\)$/\1.0/p' | sort -V | tail -n1)
+    expect_eq "runtime shlibs" "$(cat "$ctl/shlibs")" "liblazybreaker ${major} liblazybreaker${major} (>= $newest)"
+    expect_eq "runtime triggers" "$(grep -v '^#' "$ctl/triggers")" "activate-noawait ldconfig"
+    ! cat "$ctl/postinst" "$ctl/postrm" 2>/dev/null | grep -v '^#' | has ldconfig ||
+      bad "maintainer scripts call ldconfig by hand"
+    want_syms=$(grep -v '^#' "$src/abi/symbols.txt" | sed 's/@@/@/' | LC_ALL=C sort)
+    got_syms=$(sed -n 's/^ \(cb_[^ ]*\) .*/\1/p' "$ctl/symbols" | LC_ALL=C sort)
+    expect_eq "symbols file covers abi/symbols.txt" "$(echo "$got_syms" | wc -l)" "$(echo "$want_syms" | wc -l)"
+    [ "$got_syms" = "$want_syms" ] || bad "DEBIAN/symbols differs from abi/symbols.txt"
+    # the shared library: SONAME, no RPATH, not executable on Debian
+    dpkg-deb -x "$runtime_deb" "$ctl/root"
+    so=$(find "$ctl/root" -name "liblazybreaker.so.${major}.*" -type f)
+    expect_eq "SONAME" "$(readelf -d "$so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')" "liblazybreaker.so.${major}"
+    ! readelf -d "$so" | has -E 'RPATH|RUNPATH' || bad "$so has an RPATH"
+    expect_eq "shared library mode (deb)" "$(stat -c %a "$so")" "644"
+
+    # RPM: names, exact -devel requirement, ldconfig scriptlets, licence
+    expect_eq "runtime Name" "$(rpm -qp --qf '%{NAME}' "$runtime_rpm" 2>/dev/null)" "lazybreaker"
+    expect_eq "runtime License" "$(rpm -qp --qf '%{LICENSE}' "$runtime_rpm" 2>/dev/null)" "MIT"
+    rpm -qp --requires "$dev_rpm" 2>/dev/null | has -x "lazybreaker${rpmisa} = $version-$release" &&
+      say "ok   -devel requires lazybreaker${rpmisa} = $version-$release" ||
+      bad "-devel does not require lazybreaker${rpmisa} = $version-$release"
+    rpm -qp --provides "$runtime_rpm" 2>/dev/null | has "^liblazybreaker.so.${major}(LAZYBREAKER_1.0)" &&
+      say "ok   runtime provides liblazybreaker.so.${major}(LAZYBREAKER_1.0)" || bad "runtime lacks the soname provide"
+    scripts=$(rpm -qp --scripts "$runtime_rpm" 2>/dev/null)
+    [[ $scripts == *"postinstall scriptlet"*ldconfig*"postuninstall scriptlet"*ldconfig* ]] &&
+      say "ok   runtime runs ldconfig in %post and %postun" || bad "runtime lacks ldconfig scriptlets: $scripts"
+    rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$runtime_rpm" 2>/dev/null | has '^l .*/LICENSE$' &&
+      say "ok   LICENSE is a %license file" || bad "LICENSE is not marked %license"
+    ;;
+
+  contents)
+    # What each component holds, wherever the distro puts libdir.
+    check_set() { # name files... : patterns every package must match exactly
+      local name=$1 files=$2; shift 2
+      local f p matched
+      for p in "$@"; do
+        grep -qE "^$p\$" <<<"$files" || bad "$name lacks a file matching $p"
+      done
+      while read -r f; do
+        matched=0
+        for p in "$@"; do [[ $f =~ ^$p$ ]] && matched=1; done
+        [ $matched -eq 1 ] || bad "$name holds an unexpected file: $f"
+      done <<<"$files"
+      [ $errors -eq 0 ] && say "ok   $name holds exactly what it should"
+    }
+    lib='/usr/lib(64|/[a-z0-9_]+-linux-[a-z0-9_]+)?'
+    doc='/usr/share/(doc/[^/]+/(copyright|changelog\.Debian\.gz)|licenses/[^/]+/LICENSE|lintian/overrides/[^/]+)'
+    runtime_pat=("$lib/liblazybreaker\.so\.${major}" "$lib/liblazybreaker\.so\.${major}\.[0-9]+\.[0-9]+")
+    dev_pat=("/usr/include/lazybreaker/lazybreaker\.h" "$lib/liblazybreaker\.so" "$lib/liblazybreaker\.a"
+             "$lib/pkgconfig/lazybreaker\.pc" "$lib/cmake/lazybreaker/lazybreaker-config(-version)?\.cmake"
+             "$lib/cmake/lazybreaker/lazybreaker-targets(-[a-z]+)?\.cmake")
+    optional_dev=("/usr/include/lazybreaker/[a-z_]+\.hpp")
+    for pair in "$runtime_deb $runtime_rpm runtime_pat" "$dev_deb $dev_rpm dev_pat"; do
+      read -r deb rpmf var <<<"$pair"
+      declare -n pats=$var
+      check_set "$(basename "$deb")" "$(deb_files "$deb" | grep -vE "^$doc$" | grep -vE "^${optional_dev[0]}$")" "${pats[@]}"
+      check_set "$(basename "$rpmf")" "$(rpm_files "$rpmf" | grep -vE "^$doc$" | grep -vE "^${optional_dev[0]}$")" "${pats[@]}"
+      unset -n pats
+    done
+    pairs=("$runtime_deb $runtime_rpm" "$dev_deb $dev_rpm")
+    if [ -f "$tools_deb" ] || [ -f "$tools_rpm" ]; then
+      pairs+=("$tools_deb $tools_rpm")
+    else
+      say "no tools package (no tool to install yet)"
+    fi
+    # The .rpm holds the same files as the .deb, libdir and licence files
+    # aside (Debian: /usr/lib/<multiarch>, doc/<pkg>/copyright; RPM:
+    # /usr/lib64, licenses/<pkg>/LICENSE).
+    normalise() { sed -E "s#^$lib/#LIBDIR/#" | grep -vE "^$doc$" | LC_ALL=C sort; }
+    for pair in "${pairs[@]}"; do
+      read -r deb rpmf <<<"$pair"
+      [ -f "$deb" ] && [ -f "$rpmf" ] || { bad "$(basename "$deb") and $(basename "$rpmf") must both exist"; continue; }
+      if d=$(diff <(deb_files "$deb" | normalise) <(rpm_files "$rpmf" | normalise)); then
+        say "ok   $(basename "$rpmf") holds the files of $(basename "$deb")"
+      else
+        bad "$(basename "$rpmf") and $(basename "$deb") differ (< deb, > rpm):"$'\n'"$d"
+      fi
+      deb_files "$deb" | has "^/usr/share/doc/$(dpkg-deb -f "$deb" Package)/copyright$" || bad "$(basename "$deb") lacks its copyright file"
+      rpm_files "$rpmf" | has "^/usr/share/licenses/.*/LICENSE$" || bad "$(basename "$rpmf") lacks its LICENSE"
+    done
+    ;;
+
+  *)
+    echo "unknown mode $mode" >&2; exit 2 ;;
+esac
+
+if [ $errors -ne 0 ]; then
+  echo "check[$mode]: $errors problem(s)" >&2
+  exit 1
+fi
+say "passed"

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Consumers of the .deb packages, built from the installed files only:
+#   a C program through pkg-config, a CMake project through
+#   find_package(lazybreaker 1) (shared and static), a C program linked
+#   statically through pkg-config --static, and a C program that only
+#   dlopens liblazybreaker.so.1. Each runs the lazy-recovery cycle.
+#
+#   consumers.sh scratch PKGDIR WORK   unpack with dpkg -x into WORK/root
+#   consumers.sh system  PKGDIR WORK   dpkg -i, build and run against /usr,
+#                                      then dpkg -r (always); needs root,
+#                                      exits 77 (skipped) otherwise
+set -euo pipefail
+
+mode=${1:?usage: consumers.sh scratch|system PKGDIR WORK}
+pkgdir=$(cd "${2:?}" && pwd)
+work=${3:?}
+here=$(cd "$(dirname "$0")" && pwd)
+consumer=$here/consumer
+cc=${CC:-cc}
+runtime_pkg=liblazybreaker1
+
+# grep -q would exit at the first match and, under pipefail, turn the
+# writer's SIGPIPE into a failure: read everything instead.
+has() { grep "$@" >/dev/null; }
+say() { echo "consumers[$mode]: $*"; }
+fail() { echo "consumers[$mode]: FAIL: $*" >&2; exit 1; }
+
+shopt -s nullglob
+debs=("$pkgdir"/*.deb)
+[ ${#debs[@]} -ge 2 ] || fail "no .deb packages in $pkgdir (run packaging/make-packages.sh)"
+
+rm -rf "$work"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+unset PKG_CONFIG_PATH
+
+needs_lazybreaker() { readelf -d "$1" | has 'NEEDED.*\[liblazybreaker\.so\.1\]'; }
+# $1 = program, rest = the environment to run it in
+run() {
+  local prog=$1; shift
+  say "running $(basename "$prog")"
+  env "$@" "$prog" || fail "$(basename "$prog") did not complete the cycle"
+}
+
+# build_and_run <root> : everything below <root>/usr must be enough
+build_and_run() {
+  local root=$1 usr=$1/usr
+  local pc
+  pc=$(find "$usr" -name lazybreaker.pc -path '*/pkgconfig/*' | head -n1)
+  [ -n "$pc" ] || fail "lazybreaker.pc not installed"
+  local pcdir libdir
+  pcdir=$(dirname "$pc")
+  libdir=$(dirname "$pcdir")
+  local pkgconf=(pkg-config) # installed: exactly what a user types
+  local runenv=()
+  if [ "$root" != "" ]; then
+    # An unpacked tree: only its .pc, prefix redefined, and the loader
+    # pointed there.
+    pkgconf=(env PKG_CONFIG_LIBDIR="$pcdir" pkg-config --define-variable=prefix="$usr")
+    runenv=(LD_LIBRARY_PATH="$libdir")
+  fi
+
+  # 1. pkg-config, shared
+  say "pkg-config: $("${pkgconf[@]}" --modversion lazybreaker) $("${pkgconf[@]}" --cflags --libs lazybreaker)"
+  # shellcheck disable=SC2046
+  $cc -std=c99 -Wall -Wextra -pedantic -Werror -o "$work/app_pkgconfig" "$consumer/cycle.c" \
+    $("${pkgconf[@]}" --cflags --libs lazybreaker)
+  needs_lazybreaker "$work/app_pkgconfig" || fail "app_pkgconfig does not link liblazybreaker.so.1"
+  run "$work/app_pkgconfig" "${runenv[@]}"
+  if [ ${#runenv[@]} -gt 0 ]; then
+    env "${runenv[@]}" ldd "$work/app_pkgconfig" | has "liblazybreaker.so.1 => $libdir/" ||
+      fail "app_pkgconfig did not load the unpacked liblazybreaker.so.1"
+  fi
+
+  # 2. pkg-config --static, with the archive picked by name
+  local static_libs
+  static_libs=$("${pkgconf[@]}" --static --libs lazybreaker | sed 's/-llazybreaker\b/-l:liblazybreaker.a/')
+  say "pkg-config --static: $static_libs"
+  # shellcheck disable=SC2046,SC2086
+  $cc -std=c99 -Wall -Wextra -pedantic -Werror -o "$work/app_pkgconfig_static" "$consumer/cycle.c" \
+    $("${pkgconf[@]}" --cflags lazybreaker) $static_libs
+  ! needs_lazybreaker "$work/app_pkgconfig_static" || fail "app_pkgconfig_static needs the shared library"
+  run "$work/app_pkgconfig_static"
+
+  # 3. CMake find_package(lazybreaker 1 REQUIRED), shared and static
+  local cmake_args=(-S "$consumer" -B "$work/cmake" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Release)
+  [ "$root" != "" ] && cmake_args+=(-DCMAKE_PREFIX_PATH="$usr" -DCMAKE_FIND_USE_CMAKE_SYSTEM_PATH=OFF)
+  cmake "${cmake_args[@]}" >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; fail "find_package(lazybreaker 1) failed"; }
+  grep -q "found lazybreaker 1\.[0-9.]* in $libdir/cmake/lazybreaker" "$work/cmake.log" ||
+    { cat "$work/cmake.log"; fail "find_package found another lazybreaker"; }
+  cmake --build "$work/cmake" >"$work/cmake-build.log" 2>&1 || { cat "$work/cmake-build.log"; fail "CMake consumer did not build"; }
+  needs_lazybreaker "$work/cmake/app" || fail "CMake app does not link liblazybreaker.so.1"
+  ! needs_lazybreaker "$work/cmake/app_static" || fail "CMake app_static needs the shared library"
+  run "$work/cmake/app" "${runenv[@]}"
+  run "$work/cmake/app_static"
+
+  # 4. SameMajorVersion: asking for 2 must fail
+  if cmake "${cmake_args[@]}" -B "$work/cmake2" -DLB_WANT_VERSION=2 >"$work/cmake2.log" 2>&1; then
+    fail "find_package(lazybreaker 2) accepted version 1"
+  fi
+  say "find_package(lazybreaker 2) refused, as it must"
+
+  # 5. dlopen only: no header, no -llazybreaker
+  $cc -std=c99 -Wall -Wextra -pedantic -Werror -o "$work/app_dlopen" "$consumer/dlopen_cycle.c" -ldl
+  ! needs_lazybreaker "$work/app_dlopen" || fail "app_dlopen links the library"
+  run "$work/app_dlopen" "${runenv[@]}"
+
+  # 6. the tools, if packaged, find their library
+  local tool
+  for tool in $(for d in "${debs[@]}"; do dpkg-deb -c "$d"; done | awk '$1 ~ /^-..x/ {print $6}' | sed -n 's#^\./usr/bin/##p'); do
+    if env "${runenv[@]}" ldd "$usr/bin/$tool" | has 'not found'; then
+      fail "$tool has unresolved libraries"
+    fi
+    say "$tool resolves its libraries"
+  done
+}
+
+case $mode in
+  scratch)
+    root=$work/root
+    mkdir -p "$root"
+    for d in "${debs[@]}"; do
+      say "dpkg -x $(basename "$d")"
+      dpkg -x "$d" "$root"
+    done
+    build_and_run "$root"
+    ;;
+
+  system)
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "consumers[system]: SKIPPED: installing packages with dpkg -i needs root"
+      exit 77
+    fi
+    if dpkg-query -W -f='${Status}' "$runtime_pkg" 2>/dev/null | has 'installed'; then
+      echo "consumers[system]: SKIPPED: $runtime_pkg is already installed here; not touching it"
+      exit 77
+    fi
+    names=()
+    for d in "${debs[@]}"; do names+=("$(dpkg-deb -f "$d" Package)"); done
+    cleanup() {
+      say "dpkg --purge ${names[*]}"
+      dpkg --purge "${names[@]}" >/dev/null 2>&1 || echo "consumers[system]: WARNING: dpkg --purge failed" >&2
+    }
+    trap cleanup EXIT
+    say "dpkg -i ${names[*]}"
+    dpkg -i "${debs[@]}" >"$work/dpkg-i.log" 2>&1 || { cat "$work/dpkg-i.log"; fail "dpkg -i failed"; }
+    # the ldconfig trigger ran
+    ldconfig -p | has 'liblazybreaker\.so\.1 ' || fail "ldconfig cache lacks liblazybreaker.so.1 after install"
+    build_and_run ""
+    files=$(dpkg -L "$runtime_pkg" | grep 'liblazybreaker\.so')
+    trap - EXIT
+    cleanup
+    for f in $files; do
+      [ ! -e "$f" ] || fail "$f is still there after dpkg --purge"
+    done
+    ! ldconfig -p | has 'liblazybreaker\.so\.1 ' || fail "ldconfig cache still lists liblazybreaker.so.1"
+    say "installed, used and removed; the machine is as before"
+    ;;
+
+  *)
+    fail "unknown mode $mode"
+    ;;
+esac
+say "all consumers passed"
