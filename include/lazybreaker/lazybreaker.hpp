@@ -24,6 +24,12 @@
  * lazybreaker::Rejected (not derived from Error), try_acquire() returns an
  * empty optional. Destructors never throw.
  *
+ * Since 1.1: Config sets the trip policy, slow-call tracking, backoff and
+ * jitter (Policy); BreakerRef::trip() opens for a given time; a registry's
+ * event queue is drained with RegistryRef::poll_events() (Event, Reason,
+ * EventKind); RegistryRef::prometheus() and breakers() render and list its
+ * breakers. docs/cpp.md is the user's guide.
+ *
  * Lifetimes: a Breaker or BreakerRef must not outlive the registry it lives
  * in. If it does, its handle is stale: calls throw Error(CB_EHANDLE), and a
  * Breaker's destructor silently does nothing. Thread safety is that of the C
@@ -34,6 +40,7 @@
 #ifndef LAZYBREAKER_HPP
 #define LAZYBREAKER_HPP
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -44,6 +51,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "lazybreaker/lazybreaker.h"
 
@@ -85,6 +93,62 @@ inline const char *to_string(State s) noexcept {
       return "disabled";
   }
   return "unknown";
+}
+
+/** Why an event happened; the values are those of cb_reason_t. @since 1.1 */
+enum class Reason : int {
+  ConsecutiveFailures = CB_REASON_CONSECUTIVE_FAILURES,  ///< CLOSED -> OPEN by the failure run
+  FailureRate = CB_REASON_FAILURE_RATE,     ///< CLOSED -> OPEN by the window's failure rate
+  SlowCallRate = CB_REASON_SLOW_CALL_RATE,  ///< CLOSED -> OPEN by the window's slow-call rate
+  OpenElapsed = CB_REASON_OPEN_ELAPSED,     ///< OPEN -> HALF_OPEN: a call after the duration
+  ProbeFailed = CB_REASON_PROBE_FAILED,     ///< HALF_OPEN -> OPEN: a probe failed
+  ProbeLeaseExpired = CB_REASON_PROBE_LEASE_EXPIRED,  ///< HALF_OPEN -> OPEN: a silent probe
+  ProbesSucceeded = CB_REASON_PROBES_SUCCEEDED,       ///< HALF_OPEN -> CLOSED
+  Manual = CB_REASON_MANUAL,                          ///< force_open(), disable(), reset()
+  Tripped = CB_REASON_TRIPPED,                        ///< trip()
+  Rejected = CB_REASON_REJECTED,                      ///< not a transition: a rejected call
+};
+
+/** A reason's name in snake_case, e.g. "failure_rate"; "unknown" for a
+ *  value this header does not know (a newer library may add reasons). */
+inline const char *to_string(Reason r) noexcept {
+  switch (r) {
+    case Reason::ConsecutiveFailures:
+      return "consecutive_failures";
+    case Reason::FailureRate:
+      return "failure_rate";
+    case Reason::SlowCallRate:
+      return "slow_call_rate";
+    case Reason::OpenElapsed:
+      return "open_elapsed";
+    case Reason::ProbeFailed:
+      return "probe_failed";
+    case Reason::ProbeLeaseExpired:
+      return "probe_lease_expired";
+    case Reason::ProbesSucceeded:
+      return "probes_succeeded";
+    case Reason::Manual:
+      return "manual";
+    case Reason::Tripped:
+      return "tripped";
+    case Reason::Rejected:
+      return "rejected";
+  }
+  return "unknown";
+}
+
+/** What a registry records in its event queue (CB_EVENTS_*), as flags:
+ *  EventKind::Transitions | EventKind::Rejections. @since 1.1 */
+enum class EventKind : unsigned {
+  None = 0,
+  Transitions = CB_EVENTS_TRANSITIONS,  ///< state transitions (on by default)
+  Rejections = CB_EVENTS_REJECTIONS,    ///< every rejected call (off by default)
+};
+constexpr EventKind operator|(EventKind a, EventKind b) noexcept {
+  return static_cast<EventKind>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+constexpr EventKind operator&(EventKind a, EventKind b) noexcept {
+  return static_cast<EventKind>(static_cast<unsigned>(a) & static_cast<unsigned>(b));
 }
 
 /** A failed C call: status() is the CB_E* code, detail() the library's
@@ -142,8 +206,9 @@ inline std::string c_name(std::string_view name) {
   return std::string(name);
 }
 
-inline uint64_t to_ns(std::chrono::nanoseconds d, const char *field) {
-  if (d.count() < 0) throw Error(CB_EINVAL, std::string("Config: ") + field + " is negative");
+/** d in nanoseconds; throws Error(CB_EINVAL, "<what> is negative") if d < 0. */
+inline uint64_t to_ns(std::chrono::nanoseconds d, const char *what) {
+  if (d.count() < 0) throw Error(CB_EINVAL, std::string(what) + " is negative");
   return static_cast<uint64_t>(d.count());
 }
 
@@ -156,69 +221,129 @@ inline std::chrono::nanoseconds from_ns(uint64_t ns) noexcept {
 
 }  // namespace detail
 
+/** The trip policy (cb_policy_t): what trips a CLOSED breaker. See
+ *  docs/policies.md. */
+enum class Policy : int {
+  Consecutive = CB_POLICY_CONSECUTIVE,   ///< failure_threshold failures in a row
+  CountWindow = CB_POLICY_COUNT_WINDOW,  ///< failure rate over the last window_size outcomes
+  TimeWindow = CB_POLICY_TIME_WINDOW,    ///< failure rate over the last window_duration
+};
+
 /** A breaker's configuration, as a builder. Every field left unset takes
  *  the library's default (cb_config_init), so the defaults live in one
- *  place: failure threshold 5, open duration 30 s, 1 probe at a time, 1
- *  probe success to close, half-open timeout = open duration.
+ *  place: consecutive policy, failure threshold 5, open duration 30 s, 1
+ *  probe at a time, 1 probe success to close, half-open timeout = open
+ *  duration, no slow-call tracking, no backoff, no jitter.
  *
  *    lazybreaker::Config().failure_threshold(3).open_duration(10s)
+ *    lazybreaker::Config()
+ *        .policy(lazybreaker::Policy::CountWindow)
+ *        .window_size(100).minimum_calls(20).failure_rate_threshold(0.5)
+ *        .slow_call(2s).slow_call_rate_threshold(0.8)
+ *        .open_duration(1s).backoff(2.0, 60s).jitter(0.1)
  *
  *  (A builder rather than an aggregate for designated initializers: GCC's
  *  -Wextra warns on every designated initializer that leaves a field out.)
  *  Range checks are the library's: a bad value throws Error(CB_EINVAL) from
- *  create(), with a message naming the field. */
+ *  create(), with a message naming the cb_config field. The wrapper only
+ *  refuses negative durations itself (they have no uint64_t to map to). */
 class Config {
  public:
-  Config &failure_threshold(uint32_t n) {
-    failure_threshold_ = n, set_ |= kFailureThreshold;
-    return *this;
-  }
-  Config &open_duration(std::chrono::nanoseconds d) {
-    open_duration_ = d, set_ |= kOpenDuration;
-    return *this;
-  }
-  Config &half_open_max_calls(uint32_t n) {
-    half_open_max_calls_ = n, set_ |= kHalfOpenMaxCalls;
-    return *this;
-  }
-  Config &half_open_success_threshold(uint32_t n) {
-    half_open_success_threshold_ = n, set_ |= kHalfOpenSuccessThreshold;
-    return *this;
-  }
+  /** @name 1.0 fields
+   *  @{ */
+  /** Consecutive policy: failures in a row that trip. */
+  Config &failure_threshold(uint32_t n) { return set(failure_threshold_, n); }
+  /** How long OPEN rejects (the first open duration, with backoff). */
+  Config &open_duration(std::chrono::nanoseconds d) { return set(open_duration_, d); }
+  Config &half_open_max_calls(uint32_t n) { return set(half_open_max_calls_, n); }
+  Config &half_open_success_threshold(uint32_t n) { return set(half_open_success_threshold_, n); }
   /** 0 = the open duration. */
-  Config &half_open_timeout(std::chrono::nanoseconds d) {
-    half_open_timeout_ = d, set_ |= kHalfOpenTimeout;
-    return *this;
-  }
+  Config &half_open_timeout(std::chrono::nanoseconds d) { return set(half_open_timeout_, d); }
+  /** @} */
 
-  /** The C struct: cb_config_init's defaults, then what was set here. */
+  /** @name Trip policies (@since 1.1)
+   *  @{ */
+  Config &policy(Policy p) { return set(policy_, p); }
+  /** Count window: outcomes kept. */
+  Config &window_size(uint32_t n) { return set(window_size_, n); }
+  /** Time window: how far back it looks. */
+  Config &window_duration(std::chrono::nanoseconds d) { return set(window_duration_, d); }
+  /** Time window: buckets it is kept in. */
+  Config &window_buckets(uint32_t n) { return set(window_buckets_, n); }
+  /** No rate trips before this many outcomes are in the window. */
+  Config &minimum_calls(uint32_t n) { return set(minimum_calls_, n); }
+  /** Rate policies: trip when failures / calls reaches it; (0, 1]. */
+  Config &failure_rate_threshold(double r) { return set(failure_rate_threshold_, r); }
+  /** @} */
+
+  /** @name Slow calls (@since 1.1)
+   *  @{ */
+  /** A call longer than this (from acquire to its report, on the registry
+   *  clock) is slow; 0 turns tracking off (the default). */
+  Config &slow_call(std::chrono::nanoseconds threshold) { return set(slow_call_, threshold); }
+  /** Trip when slow calls / calls reaches it; (0, 1]. */
+  Config &slow_call_rate_threshold(double r) { return set(slow_call_rate_threshold_, r); }
+  /** @} */
+
+  /** @name Open-duration backoff and jitter (@since 1.1)
+   *  @{ */
+  /** Each trip without a close in between multiplies the open duration. */
+  Config &backoff(double multiplier) { return set(backoff_multiplier_, multiplier); }
+  /** As backoff(multiplier), capped at `max` (which caps jitter too). */
+  Config &backoff(double multiplier, std::chrono::nanoseconds max) {
+    return backoff(multiplier).open_duration_max(max);
+  }
+  /** Cap for backoff and jitter; 0 = no cap. */
+  Config &open_duration_max(std::chrono::nanoseconds d) { return set(open_duration_max_, d); }
+  /** Each open duration is scaled by a factor in [1 - j, 1 + j]; [0, 1). */
+  Config &jitter(double j) { return set(jitter_, j); }
+  /** @} */
+
+  /** The C struct: cb_config_init's defaults, then what was set here.
+   *  Throws Error(CB_EINVAL) for a negative duration. */
   cb_config to_c() const {
     cb_config c;
     cb_config_init(&c);
-    if (set_ & kFailureThreshold) c.failure_threshold = failure_threshold_;
-    if (set_ & kOpenDuration) c.open_duration_ns = detail::to_ns(open_duration_, "open_duration");
-    if (set_ & kHalfOpenMaxCalls) c.half_open_max_calls = half_open_max_calls_;
-    if (set_ & kHalfOpenSuccessThreshold)
-      c.half_open_success_threshold = half_open_success_threshold_;
-    if (set_ & kHalfOpenTimeout)
-      c.half_open_timeout_ns = detail::to_ns(half_open_timeout_, "half_open_timeout");
+    if (failure_threshold_) c.failure_threshold = *failure_threshold_;
+    if (open_duration_) c.open_duration_ns = ns(*open_duration_, "open_duration");
+    if (half_open_max_calls_) c.half_open_max_calls = *half_open_max_calls_;
+    if (half_open_success_threshold_) c.half_open_success_threshold = *half_open_success_threshold_;
+    if (half_open_timeout_) c.half_open_timeout_ns = ns(*half_open_timeout_, "half_open_timeout");
+    if (policy_) c.policy = static_cast<int>(*policy_);
+    if (window_size_) c.window_size = *window_size_;
+    if (window_duration_) c.window_duration_ns = ns(*window_duration_, "window_duration");
+    if (window_buckets_) c.window_buckets = *window_buckets_;
+    if (minimum_calls_) c.minimum_calls = *minimum_calls_;
+    if (failure_rate_threshold_) c.failure_rate_threshold = *failure_rate_threshold_;
+    if (slow_call_) c.slow_call_ns = ns(*slow_call_, "slow_call");
+    if (slow_call_rate_threshold_) c.slow_call_rate_threshold = *slow_call_rate_threshold_;
+    if (backoff_multiplier_) c.open_backoff_multiplier = *backoff_multiplier_;
+    if (open_duration_max_) c.open_duration_max_ns = ns(*open_duration_max_, "open_duration_max");
+    if (jitter_) c.open_jitter = *jitter_;
     return c;
   }
 
  private:
-  enum : unsigned {
-    kFailureThreshold = 1,
-    kOpenDuration = 2,
-    kHalfOpenMaxCalls = 4,
-    kHalfOpenSuccessThreshold = 8,
-    kHalfOpenTimeout = 16
-  };
-  unsigned set_ = 0;
-  uint32_t failure_threshold_ = 0, half_open_max_calls_ = 0, half_open_success_threshold_ = 0;
-  std::chrono::nanoseconds open_duration_{0}, half_open_timeout_{0};
+  template <class T, class U>
+  Config &set(std::optional<T> &field, U value) {
+    field = value;
+    return *this;
+  }
+  static uint64_t ns(std::chrono::nanoseconds d, const char *field) {
+    if (d.count() < 0) throw Error(CB_EINVAL, std::string("Config: ") + field + " is negative");
+    return static_cast<uint64_t>(d.count());
+  }
+
+  std::optional<uint32_t> failure_threshold_, half_open_max_calls_, half_open_success_threshold_;
+  std::optional<std::chrono::nanoseconds> open_duration_, half_open_timeout_;
+  std::optional<Policy> policy_;
+  std::optional<uint32_t> window_size_, window_buckets_, minimum_calls_;
+  std::optional<std::chrono::nanoseconds> window_duration_, slow_call_, open_duration_max_;
+  std::optional<double> failure_rate_threshold_, slow_call_rate_threshold_, backoff_multiplier_,
+      jitter_;
 };
 
-/** A breaker's counters (cb_stats). */
+/** A breaker's counters and rates (cb_stats). Counted in every state. */
 struct Stats {
   uint64_t admitted = 0;
   uint64_t rejected = 0;
@@ -227,6 +352,11 @@ struct Stats {
   uint64_t ignored = 0;
   uint64_t trips = 0;
   uint32_t consecutive_failures = 0;
+  /* @since 1.1 */
+  uint64_t slow = 0;        ///< outcomes slower than Config::slow_call (0 when off)
+  double failure_rate = 0;  ///< failures / calls in the window now (rate policies)
+  double slow_rate = 0;     ///< slow calls / calls in the window now
+  std::chrono::nanoseconds time_in_state{0};  ///< on the registry clock
 };
 
 class Permit;
@@ -258,8 +388,19 @@ class BreakerRef {
     cb_stats s{};
     s.struct_size = sizeof s;
     detail::check(cb_stats_get(h_, &s));
-    return Stats{s.admitted, s.rejected, s.successes,           s.failures,
-                 s.ignored,  s.trips,    s.consecutive_failures};
+    Stats r;
+    r.admitted = s.admitted;
+    r.rejected = s.rejected;
+    r.successes = s.successes;
+    r.failures = s.failures;
+    r.ignored = s.ignored;
+    r.trips = s.trips;
+    r.consecutive_failures = s.consecutive_failures;
+    r.slow = s.slow;
+    r.failure_rate = s.failure_rate;
+    r.slow_rate = s.slow_rate;
+    r.time_in_state = detail::from_ns(s.state_ns);
+    return r;
   }
 
   std::string name() const {
@@ -271,6 +412,13 @@ class BreakerRef {
   void force_open() const { detail::check(cb_force_open(h_)); }
   void disable() const { detail::check(cb_disable(h_)); }
   void reset() const { detail::check(cb_reset(h_)); }
+  /** OPEN now, for exactly `open_for` (e.g. a "Retry-After: 20" answer),
+   *  then probing as usual (cb_trip). Counts as a trip; permits issued
+   *  before it become stale. Throws Error(CB_EINVAL) for a duration outside
+   *  1 us .. 366 days. @since 1.1 */
+  void trip(std::chrono::nanoseconds open_for) const {
+    detail::check(cb_trip(h_, detail::to_ns(open_for, "trip: open_for")));
+  }
 
   /** A permit for one call, or an empty optional when the breaker rejects. */
   inline std::optional<Permit> try_acquire() const;
@@ -431,6 +579,17 @@ class Breaker : public BreakerRef {
   }
 };
 
+/** One event from a registry's queue (cb_event). @since 1.1 */
+struct Event {
+  uint64_t sequence = 0;  ///< position in the registry's queue; a gap means dropped events
+  BreakerRef breaker;     ///< a view of the breaker; it may be destroyed by now
+  State from = State::Closed;
+  State to = State::Closed;  ///< == from for Reason::Rejected
+  Reason reason = Reason::Manual;
+  std::chrono::nanoseconds at{0};  ///< registry clock
+  std::string name;                ///< the breaker's name when it happened; "" if anonymous
+};
+
 /** A non-owning view of a registry. */
 class RegistryRef {
  public:
@@ -481,8 +640,87 @@ class RegistryRef {
   /** Moves a manual clock forward; throws Error(CB_EINVAL) for another
    *  clock or a negative step. */
   void advance(std::chrono::nanoseconds d) const {
-    detail::check(cb_clock_advance(r_, detail::to_ns(d, "advance")));
+    detail::check(cb_clock_advance(r_, detail::to_ns(d, "advance: the step")));
   }
+
+  /** @name Events, metrics and listing (@since 1.1)
+   *  @{ */
+
+  /** Chooses what the event queue records (cb_events_select):
+   *  e.g. EventKind::Transitions | EventKind::Rejections, or EventKind::None. */
+  void select_events(EventKind kinds) const {
+    detail::check(cb_events_select(r_, static_cast<unsigned>(kinds)));
+  }
+
+  /** Takes up to `max` events from the queue, oldest first (cb_events_poll);
+   *  fewer, possibly none, when the queue holds fewer. The events are gone
+   *  from the queue once returned. */
+  std::vector<Event> poll_events(size_t max = 256) const {
+    std::vector<Event> out;
+    if (max == 0) return out;
+    // cb_event is ~300 bytes: poll in chunks rather than size a buffer by max.
+    std::vector<cb_event> buf(std::min<size_t>(max, 64));
+    while (out.size() < max) {
+      const size_t want = std::min(buf.size(), max - out.size());
+      buf[0].struct_size = sizeof(cb_event);  // the previous chunk overwrote it
+      size_t n = 0;
+      detail::check(cb_events_poll(r_, buf.data(), want, &n));
+      for (size_t i = 0; i < n; ++i) {
+        const cb_event &e = buf[i];
+        Event ev;
+        ev.sequence = e.sequence;
+        ev.breaker = BreakerRef(e.breaker);
+        ev.from = static_cast<State>(e.from);
+        ev.to = static_cast<State>(e.to);
+        ev.reason = static_cast<Reason>(e.reason);
+        ev.at = detail::from_ns(e.at_ns);
+        ev.name = e.name;
+        out.push_back(std::move(ev));
+      }
+      if (n < want) break;
+    }
+    return out;
+  }
+
+  /** How many events the queue has dropped since the registry opened. */
+  uint64_t events_dropped() const {
+    uint64_t n = 0;
+    detail::check(cb_events_dropped(r_, &n));
+    return n;
+  }
+
+  /** Every breaker of the registry in the Prometheus text exposition format
+   *  0.0.4 (cb_metrics_prometheus). Allocates: meant for a scrape endpoint,
+   *  not the request path. */
+  std::string prometheus() const {
+    size_t needed = 0;
+    int st = cb_metrics_prometheus(r_, nullptr, 0, &needed);
+    std::string text;
+    for (size_t slack = 256; st == CB_EFULL; slack *= 2) {
+      // The text may grow between calls (new breakers, longer numbers):
+      // leave room for that, and grow the room if it was not enough.
+      text.assign(needed + slack, '\0');
+      st = cb_metrics_prometheus(r_, text.data(), text.size(), &needed);
+    }
+    detail::check(st);
+    text.resize(needed);
+    return text;
+  }
+
+  /** Views of the registry's live breakers (cb_registry_list). Breakers
+   *  created or destroyed meanwhile may or may not be listed. */
+  std::vector<BreakerRef> breakers() const {
+    size_t n = 0;
+    detail::check(cb_registry_list(r_, nullptr, 0, &n));
+    std::vector<cb_handle> hs;
+    do {
+      hs.resize(n + 16);  // room for a few created meanwhile
+      detail::check(cb_registry_list(r_, hs.data(), hs.size(), &n));
+    } while (n > hs.size());
+    hs.resize(n);
+    return std::vector<BreakerRef>(hs.begin(), hs.end());
+  }
+  /** @} */
 
  protected:
   cb_registry *r_ = nullptr;
@@ -503,6 +741,9 @@ class Registry : public RegistryRef {
   struct Options {
     uint32_t capacity = 0;  ///< 0 = the library default (65,536)
     Clock clock = Clock::Monotonic;
+    /** Events the queue holds before it drops the oldest; 0 = the library
+     *  default (1,024); rounded up to a power of two. @since 1.1 */
+    uint32_t event_capacity = 0;
   };
 
   /** Opens a private, in-memory registry. */
@@ -511,13 +752,17 @@ class Registry : public RegistryRef {
     cb_registry_options_init(&c);
     c.capacity = o.capacity;
     c.clock = static_cast<int>(o.clock);
+    c.event_capacity = o.event_capacity;
     detail::check(cb_registry_open(&c, &r_));
   }
   Registry() : Registry(Options{}) {}
 
   /** A registry on a manual clock: starts at 0, moves only by advance(). */
   static Registry manual_clock(uint32_t capacity = 0) {
-    return Registry(Options{capacity, Clock::Manual});
+    Options o;
+    o.capacity = capacity;
+    o.clock = Clock::Manual;
+    return Registry(o);
   }
 
   Registry(Registry &&o) noexcept : RegistryRef(std::exchange(o.r_, nullptr)) {}
