@@ -84,6 +84,7 @@ typedef struct cb_registry cb_registry;
 #define CB_EPERM (-10)     /**< not permitted (file mode, owner) */
 #define CB_ESTATE (-11)    /**< the call does not apply in the current state */
 #define CB_EINTERNAL (-12) /**< a bug in lazybreaker: please report it */
+#define CB_ERANGE (-13)    /**< @since 1.1: a buffer is too small; the size needed was reported */
 /** @} */
 
 /** The breaker's state, as cb_state() reports it. */
@@ -430,8 +431,10 @@ CB_API int cb_events_select(cb_registry *reg, unsigned kinds);
  *  the order its transitions happened. Nothing runs inside the library on an
  *  event: the application drains the queue when it likes. A full queue drops
  *  its oldest events and counts them (cb_events_dropped).
+ *  @param reg NULL = the default registry.
  *  @param out an array of `max` cb_event; out[0].struct_size must be set, and
- *         every element is written at that stride.
+ *         every element written is written whole at that stride, its
+ *         struct_size set to the stride.
  *  @param count receives how many were written.
  *  @return CB_OK; CB_EINVAL for a NULL out (with max > 0) or count, an
  *          out[0].struct_size smaller than the first cb_event, or an unknown
@@ -441,6 +444,7 @@ CB_API int cb_events_select(cb_registry *reg, unsigned kinds);
 CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count);
 
 /** How many events the registry's queue has dropped since it opened.
+ *  @param reg NULL = the default registry.
  *  @return CB_OK; CB_EINVAL for a NULL out or an unknown registry.
  *  @since 1.1
  *  Thread safety: any thread, lock-free. */
@@ -448,19 +452,26 @@ CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out);
 
 /** Renders every breaker of the registry in the Prometheus text exposition
  *  format 0.0.4: metrics named lazybreaker_*, labelled breaker="name"
- *  (anonymous breakers: breaker="#" and the handle in hex).
- *  @param buf where to write, NUL-terminated; may be NULL when size is 0.
+ *  (anonymous breakers: breaker="#" and the handle in hex). See
+ *  docs/observability.md for the metrics.
+ *  @param reg NULL = the default registry.
+ *  @param buf where to write the text, NUL-terminated; NULL with size 0 asks
+ *         only for the size.
  *  @param needed receives the length of the text, without the NUL.
- *  @return CB_OK; CB_EFULL when size <= *needed (call again with a buffer of
- *          *needed + 1 bytes, or more if breakers were added meanwhile);
- *          CB_EINVAL for a NULL needed, a NULL buf with size > 0, or an
- *          unknown registry.
+ *  @return CB_OK (with buf NULL and size 0: only *needed is set);
+ *          CB_ERANGE when size <= *needed (nothing is written: call again
+ *          with at least *needed + 1 bytes, with room to spare, since the
+ *          text grows with breakers and with counters' digits); CB_EINVAL
+ *          for a NULL needed, a NULL buf with size > 0, or an unknown
+ *          registry.
  *  @since 1.1
- *  Thread safety: any thread. Figures are read without a lock, each breaker's
- *  a moment apart from the next's. */
+ *  Thread safety: any thread. Figures are read without a lock, each
+ *  breaker's a moment apart from the next's. Allocates: meant for a scrape
+ *  endpoint, not the request path. */
 CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size, size_t *needed);
 
 /** Lists the handles of the registry's live breakers.
+ *  @param reg NULL = the default registry.
  *  @param out room for `max` handles (may be NULL when max is 0).
  *  @param count receives how many breakers there are (may exceed max).
  *  @return CB_OK; CB_EINVAL for a NULL count, a NULL out with max > 0, or an

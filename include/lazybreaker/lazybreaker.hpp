@@ -694,9 +694,10 @@ class RegistryRef {
    *  not the request path. */
   std::string prometheus() const {
     size_t needed = 0;
-    int st = cb_metrics_prometheus(r_, nullptr, 0, &needed);
+    detail::check(cb_metrics_prometheus(r_, nullptr, 0, &needed));
     std::string text;
-    for (size_t slack = 256; st == CB_EFULL; slack *= 2) {
+    int st = CB_ERANGE;
+    for (size_t slack = 256; st == CB_ERANGE; slack *= 2) {
       // The text may grow between calls (new breakers, longer numbers):
       // leave room for that, and grow the room if it was not enough.
       text.assign(needed + slack, '\0');

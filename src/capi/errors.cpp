@@ -54,6 +54,8 @@ CB_API const char *cb_strerror(int status) {
       return "CB_ESTATE: not possible in the current state";
     case CB_EINTERNAL:
       return "CB_EINTERNAL: internal error in lazybreaker";
+    case CB_ERANGE:
+      return "CB_ERANGE: buffer too small";
     default:
       return "unknown status";
   }

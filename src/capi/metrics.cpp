@@ -193,8 +193,9 @@ extern "C" CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t 
   try {
     const std::string text = render(*r);
     *needed = text.size();
+    if (buf == nullptr) return CB_OK;  // a size query
     if (size <= text.size())
-      return fail(CB_EFULL,
+      return fail(CB_ERANGE,
                   "cb_metrics_prometheus: the text needs %zu bytes and a NUL, buf has %zu",
                   text.size(), size);
     std::memcpy(buf, text.c_str(), text.size() + 1);

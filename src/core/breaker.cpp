@@ -214,8 +214,7 @@ Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, 
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   const Config cfg = cfg_.load();
   // The clock is read only for what needs it: a time window, slow calls.
-  const uint64_t now =
-      cfg.policy == Policy::TimeWindow || cfg.slow_call_ns != 0 ? clock_.now() : 0;
+  const uint64_t now = cfg.policy == Policy::TimeWindow || cfg.slow_call_ns != 0 ? clock_.now() : 0;
   const bool is_slow = outcome != Outcome::Ignored && slow(cfg, ticket, now);
   tally.add(counter_for(outcome));
   if (is_slow) tally.add(Counter::Slow);
@@ -269,8 +268,8 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   Window win = window(cfg);
   const uint64_t index = win.next_index(now);
   win.record(index, failure, is_slow);
-  // A success that is not slow lowers both rates: it cannot trip.
-  if (!is_slow && !(failure && cfg.policy != Policy::Consecutive)) return Result::Ok;
+  // Every outcome is checked, a success too: it may be the call that reaches
+  // minimum_calls, or its bucket may have pushed successes out of the window.
   const WindowCounts c = win.sum(index);
   const uint64_t minimum = cfg.policy == Policy::TimeWindow
                                ? cfg.minimum_calls

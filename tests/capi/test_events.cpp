@@ -205,11 +205,13 @@ TEST_CASE("the Prometheus text parses, and says what the breakers did") {
   r.advance(2'500'000'000ull);
 
   size_t needed = 0;
-  CHECK(cb_metrics_prometheus(r.reg, nullptr, 0, &needed) == CB_EFULL);
+  CHECK(cb_metrics_prometheus(r.reg, nullptr, 0, &needed) == CB_OK);  // the size only
   std::string text(needed + 1, '\0');
   REQUIRE(cb_metrics_prometheus(r.reg, text.data(), text.size(), &needed) == CB_OK);
   text.resize(needed);
-  CHECK(cb_metrics_prometheus(r.reg, text.data(), needed, &needed) == CB_EFULL);
+  CHECK(cb_metrics_prometheus(r.reg, text.data(), needed, &needed) == CB_ERANGE);
+  CHECK(cb_metrics_prometheus(r.reg, nullptr, 5, &needed) == CB_EINVAL);
+  CHECK(cb_metrics_prometheus(r.reg, text.data(), text.size(), nullptr) == CB_EINVAL);
 
   // Every line is a HELP, a TYPE or a sample of the family they announced,
   // and a family's samples are together.

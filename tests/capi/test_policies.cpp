@@ -119,6 +119,27 @@ TEST_CASE("count window: trips when the failure rate reaches the threshold") {
   CHECK(stats(h).trips == 1);
 }
 
+TEST_CASE("count window: the success that reaches minimum_calls trips a window already over") {
+  ManualRegistry r;
+  const cb_handle h = r.create(count_window(4, 4, 0.5));
+  calls(h, 3, CB_FAILURE);
+  call(h, CB_SUCCESS);  // 3 of 4 failed, and now there are enough calls
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+}
+
+TEST_CASE("slow calls: the fast call that reaches minimum_calls trips a slow rate already over") {
+  ManualRegistry r;
+  cb_config c = config(100, 1000);
+  c.slow_call_ns = 100;
+  c.window_size = 2;
+  c.minimum_calls = 2;
+  c.slow_call_rate_threshold = 0.5;
+  const cb_handle h = r.create(c);
+  timed_call(r, h, 200, CB_SUCCESS);
+  timed_call(r, h, 10, CB_SUCCESS);  // 1 of 2 slow
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+}
+
 TEST_CASE("count window: no rate trips before minimum_calls") {
   ManualRegistry r;
   const cb_handle h = r.create(count_window(100, 20, 0.5));
@@ -141,7 +162,7 @@ TEST_CASE("count window: old outcomes leave the window") {
 TEST_CASE("count window: a window of 10,000 holds between 10,000 - 312 and 10,000 outcomes") {
   ManualRegistry r;
   // 32 buckets of 313 outcomes: the oldest bucket leaves whole.
-  const cb_handle h = r.create(count_window(10000, 10000, 0.5));
+  const cb_handle h = r.create(count_window(10000, 10000, 0.6));
   calls(h, 5000, CB_FAILURE);
   calls(h, 5000, CB_SUCCESS);
   CHECK(cb_state(h) == CB_STATE_CLOSED);  // 10,000 outcomes, the first just under half
