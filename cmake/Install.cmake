@@ -76,10 +76,17 @@ install(FILES ${PROJECT_BINARY_DIR}/lazybreaker.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT Development)
 
 # --- tools -------------------------------------------------------------------
-# The demo lands with its own issue; until then there is no Tools component
-# and so no tools package (packaging/CPackSetup.cmake skips it).
+# Without the demo there is no Tools component and so no tools package
+# (packaging/CPackSetup.cmake skips it). Manual pages go in compressed, as
+# the distros ship them (gzip -n: no timestamp, so builds are reproducible).
 if(TARGET lazybreaker-demo)
   install(TARGETS lazybreaker-demo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Tools)
+  set(_lb_man ${CMAKE_CURRENT_BINARY_DIR}/lazybreaker-demo.1.gz)
+  add_custom_command(OUTPUT ${_lb_man}
+    COMMAND gzip -9n -c ${PROJECT_SOURCE_DIR}/packaging/man/lazybreaker-demo.1 > ${_lb_man}
+    DEPENDS ${PROJECT_SOURCE_DIR}/packaging/man/lazybreaker-demo.1 VERBATIM)
+  add_custom_target(lb_man_pages ALL DEPENDS ${_lb_man})
+  install(FILES ${_lb_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT Tools)
 endif()
 
 # --- licence ---------------------------------------------------------------
