@@ -13,7 +13,9 @@
 // the test instead of being skipped.
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -41,15 +43,31 @@ enum class Op {
   ForceOpen,
   Disable,
   Reset,
+  Trip,
   Stats
+};
+
+// How a config or stats key's value is written and compared.
+enum class Kind {
+  U32,      // an integer that must fit the uint32_t field (checked when it runs)
+  U64,      // an integer
+  Decimal,  // a double field: an integer or digits '.' digits
+  Policy    // consecutive, count_window or time_window
+};
+
+struct Field {
+  std::string key;
+  Kind kind = Kind::U64;
+  uint64_t u = 0;  // U32, U64, Policy
+  double d = 0;    // Decimal
 };
 
 struct Step {
   int line = 0;
   Op op = Op::Scenario;
-  std::string name;                                      // scenario name or ticket
-  uint64_t value = 0;                                    // ns, state, outcome
-  std::vector<std::pair<std::string, uint64_t>> fields;  // config and stats
+  std::string name;           // scenario name or ticket
+  uint64_t value = 0;         // ns, state, outcome
+  std::vector<Field> fields;  // config and stats
 };
 
 struct Scenario {
@@ -65,11 +83,41 @@ const std::map<std::string, int> kStates = {{"closed", CB_STATE_CLOSED},
                                             {"disabled", CB_STATE_DISABLED}};
 const std::map<std::string, int> kOutcomes = {
     {"success", CB_SUCCESS}, {"failure", CB_FAILURE}, {"ignored", CB_IGNORED}};
-const std::set<std::string> kConfigKeys = {"failure_threshold", "open_duration_ns",
-                                           "half_open_max_calls", "half_open_success_threshold",
-                                           "half_open_timeout_ns"};
-const std::set<std::string> kStatsKeys = {"admitted", "rejected", "successes",           "failures",
-                                          "ignored",  "trips",    "consecutive_failures"};
+const std::map<std::string, int> kPolicies = {{"consecutive", CB_POLICY_CONSECUTIVE},
+                                              {"count_window", CB_POLICY_COUNT_WINDOW},
+                                              {"time_window", CB_POLICY_TIME_WINDOW}};
+const std::map<std::string, Kind> kConfigKeys = {{"failure_threshold", Kind::U32},
+                                                 {"open_duration_ns", Kind::U64},
+                                                 {"half_open_max_calls", Kind::U32},
+                                                 {"half_open_success_threshold", Kind::U32},
+                                                 {"half_open_timeout_ns", Kind::U64},
+                                                 // 1.1
+                                                 {"policy", Kind::Policy},
+                                                 {"window_size", Kind::U32},
+                                                 {"window_duration_ns", Kind::U64},
+                                                 {"window_buckets", Kind::U32},
+                                                 {"minimum_calls", Kind::U32},
+                                                 {"failure_rate_threshold", Kind::Decimal},
+                                                 {"slow_call_ns", Kind::U64},
+                                                 {"slow_call_rate_threshold", Kind::Decimal},
+                                                 {"open_backoff_multiplier", Kind::Decimal},
+                                                 {"open_duration_max_ns", Kind::U64},
+                                                 {"open_jitter", Kind::Decimal}};
+const std::map<std::string, Kind> kStatsKeys = {{"admitted", Kind::U64},
+                                                {"rejected", Kind::U64},
+                                                {"successes", Kind::U64},
+                                                {"failures", Kind::U64},
+                                                {"ignored", Kind::U64},
+                                                {"trips", Kind::U64},
+                                                {"consecutive_failures", Kind::U64},
+                                                // 1.1
+                                                {"slow", Kind::U64},
+                                                {"state_ns", Kind::U64},
+                                                {"failure_rate", Kind::Decimal},
+                                                {"slow_rate", Kind::Decimal}};
+
+// Decimal stats (rates) match within this.
+constexpr double kRateTolerance = 1e-9;
 
 const char *state_name(int s) {
   for (const auto &[name, v] : kStates)
@@ -87,6 +135,27 @@ bool parse_u64(const std::string &s, uint64_t *out) {
     if (v > (UINT64_MAX - d) / 10) return false;
     v = v * 10 + d;
   }
+  *out = v;
+  return true;
+}
+
+// A decimal for a double field: an integer as above, or digits '.' digits
+// (no sign, no exponent, at least one digit on each side), read as the
+// nearest double.
+bool parse_decimal(const std::string &s, double *out) {
+  const auto dot = s.find('.');
+  const std::string whole = s.substr(0, dot);
+  const std::string frac = dot == std::string::npos ? "0" : s.substr(dot + 1);
+  auto digits = [](const std::string &x) {
+    if (x.empty()) return false;
+    for (const char c : x)
+      if (c < '0' || c > '9') return false;
+    return true;
+  };
+  if (!digits(whole) || !digits(frac)) return false;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return false;
   *out = v;
   return true;
 }
@@ -205,6 +274,11 @@ class Parser {
       else if (!parse_u64(t[1], &st.value))
         return *why = "retry_after takes nanoseconds or 'max', got '" + t[1] + "'", false;
       st.op = Op::RetryAfter;
+    } else if (cmd == "trip") {
+      if (!arity(2)) return false;
+      if (!parse_u64(t[1], &st.value))
+        return *why = "trip takes nanoseconds as a plain decimal, got '" + t[1] + "'", false;
+      st.op = Op::Trip;
     } else if (cmd == "force_open" || cmd == "disable" || cmd == "reset") {
       if (!arity(1)) return false;
       st.op = cmd == "force_open" ? Op::ForceOpen : cmd == "disable" ? Op::Disable : Op::Reset;
@@ -219,19 +293,43 @@ class Parser {
     return true;
   }
 
-  static bool fields(const std::vector<std::string> &t, const std::set<std::string> &keys, Step *st,
-                     std::string *why) {
+  static bool fields(const std::vector<std::string> &t, const std::map<std::string, Kind> &keys,
+                     Step *st, std::string *why) {
     std::set<std::string> seen;
     for (size_t i = 1; i < t.size(); ++i) {
       const auto eq = t[i].find('=');
       if (eq == std::string::npos) return *why = "expected key=value, got '" + t[i] + "'", false;
       const std::string key = t[i].substr(0, eq), val = t[i].substr(eq + 1);
-      if (keys.count(key) == 0) return *why = "unknown key '" + key + "'", false;
+      const auto k = keys.find(key);
+      if (k == keys.end()) return *why = "unknown key '" + key + "'", false;
       if (!seen.insert(key).second) return *why = "key '" + key + "' given twice", false;
-      uint64_t v = 0;
-      if (!parse_u64(val, &v))
-        return *why = "value of '" + key + "' must be a plain decimal, got '" + val + "'", false;
-      st->fields.emplace_back(key, v);
+      Field f;
+      f.key = key;
+      f.kind = k->second;
+      switch (f.kind) {
+        case Kind::U32:
+        case Kind::U64:
+          if (!parse_u64(val, &f.u))
+            return *why = "value of '" + key + "' must be a plain integer, got '" + val + "'",
+                   false;
+          break;
+        case Kind::Decimal:
+          if (!parse_decimal(val, &f.d))
+            return *why =
+                       "value of '" + key + "' must be digits or digits.digits, got '" + val + "'",
+                   false;
+          break;
+        case Kind::Policy: {
+          const auto p = kPolicies.find(val);
+          if (p == kPolicies.end())
+            return *why =
+                       "policy must be consecutive, count_window or time_window, got '" + val + "'",
+                   false;
+          f.u = uint64_t(p->second);
+          break;
+        }
+      }
+      st->fields.push_back(f);
     }
     return true;
   }
@@ -242,14 +340,63 @@ class Parser {
   std::set<std::string> tickets_;
 };
 
-uint64_t stat_field(const cb_stats &s, const std::string &key) {
+// The parser admits no other key.
+uint64_t stat_u64(const cb_stats &s, const std::string &key) {
   if (key == "admitted") return s.admitted;
   if (key == "rejected") return s.rejected;
   if (key == "successes") return s.successes;
   if (key == "failures") return s.failures;
   if (key == "ignored") return s.ignored;
   if (key == "trips") return s.trips;
-  return s.consecutive_failures;  // the parser admits no other key
+  if (key == "slow") return s.slow;
+  if (key == "state_ns") return s.state_ns;
+  return s.consecutive_failures;
+}
+
+double stat_decimal(const cb_stats &s, const std::string &key) {
+  return key == "failure_rate" ? s.failure_rate : s.slow_rate;
+}
+
+// Sets one config field; false (with *why) if the value does not fit it.
+bool set_config(cb_config *c, const Field &f, std::string *why) {
+  if (f.kind == Kind::U32 && f.u > UINT32_MAX) return *why = "out of range", false;
+  const auto u32 = uint32_t(f.u);
+  const std::string &k = f.key;
+  if (k == "failure_threshold")
+    c->failure_threshold = u32;
+  else if (k == "open_duration_ns")
+    c->open_duration_ns = f.u;
+  else if (k == "half_open_max_calls")
+    c->half_open_max_calls = u32;
+  else if (k == "half_open_success_threshold")
+    c->half_open_success_threshold = u32;
+  else if (k == "half_open_timeout_ns")
+    c->half_open_timeout_ns = f.u;
+  else if (k == "policy")
+    c->policy = int(f.u);
+  else if (k == "window_size")
+    c->window_size = u32;
+  else if (k == "window_duration_ns")
+    c->window_duration_ns = f.u;
+  else if (k == "window_buckets")
+    c->window_buckets = u32;
+  else if (k == "minimum_calls")
+    c->minimum_calls = u32;
+  else if (k == "failure_rate_threshold")
+    c->failure_rate_threshold = f.d;
+  else if (k == "slow_call_ns")
+    c->slow_call_ns = f.u;
+  else if (k == "slow_call_rate_threshold")
+    c->slow_call_rate_threshold = f.d;
+  else if (k == "open_backoff_multiplier")
+    c->open_backoff_multiplier = f.d;
+  else if (k == "open_duration_max_ns")
+    c->open_duration_max_ns = f.u;
+  else if (k == "open_jitter")
+    c->open_jitter = f.d;
+  else
+    return *why = "runner bug: no setter", false;
+  return true;
 }
 
 class Runner {
@@ -275,19 +422,10 @@ class Runner {
     cb_config_init(&cfg);
     size_t i = 0;
     if (!sc.steps.empty() && sc.steps[0].op == Op::Config) {
-      for (const auto &[k, v] : sc.steps[0].fields) {
-        if (k == "open_duration_ns")
-          cfg.open_duration_ns = v;
-        else if (k == "half_open_timeout_ns")
-          cfg.half_open_timeout_ns = v;
-        else if (v > UINT32_MAX)
-          return fail(sc.steps[0].line, "%s=%" PRIu64 " is out of range", k.c_str(), v);
-        else if (k == "failure_threshold")
-          cfg.failure_threshold = uint32_t(v);
-        else if (k == "half_open_max_calls")
-          cfg.half_open_max_calls = uint32_t(v);
-        else
-          cfg.half_open_success_threshold = uint32_t(v);
+      for (const Field &f : sc.steps[0].fields) {
+        std::string why;
+        if (!set_config(&cfg, f, &why))
+          return fail(sc.steps[0].line, "%s=%" PRIu64 ": %s", f.key.c_str(), f.u, why.c_str());
       }
       i = 1;
     }
@@ -346,16 +484,27 @@ class Runner {
           if (st != CB_OK) return fail(s.line, "%s", cb_strerror(st));
           break;
         }
+        case Op::Trip:
+          if (const int st = cb_trip(h, s.value); st != CB_OK)
+            return fail(s.line, "trip: expected CB_OK, got %s: %s", cb_strerror(st),
+                        cb_last_error_message());
+          break;
         case Op::Stats: {
           cb_stats got;
           std::memset(&got, 0, sizeof got);
           got.struct_size = sizeof got;
           if (const int st = cb_stats_get(h, &got); st != CB_OK)
             return fail(s.line, "stats: %s", cb_strerror(st));
-          for (const auto &[k, v] : s.fields)
-            if (stat_field(got, k) != v)
-              return fail(s.line, "stats: expected %s=%" PRIu64 ", got %" PRIu64, k.c_str(), v,
-                          stat_field(got, k));
+          for (const Field &f : s.fields) {
+            if (f.kind == Kind::Decimal) {
+              const double v = stat_decimal(got, f.key);
+              if (!(std::fabs(v - f.d) <= kRateTolerance))
+                return fail(s.line, "stats: expected %s=%.17g, got %.17g", f.key.c_str(), f.d, v);
+            } else if (stat_u64(got, f.key) != f.u) {
+              return fail(s.line, "stats: expected %s=%" PRIu64 ", got %" PRIu64, f.key.c_str(),
+                          f.u, stat_u64(got, f.key));
+            }
+          }
           break;
         }
         case Op::Scenario:
