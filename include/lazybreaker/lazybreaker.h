@@ -378,7 +378,7 @@ CB_API int cb_reset(cb_handle h);
 /** OPEN now, for exactly `open_for_ns` (e.g. from a "429 Too Many Requests,
  *  Retry-After: 20" answer), then probing as usual. From any state; counts
  *  as a trip; tickets issued before it become stale; backoff goes on from
- *  the trips before it.
+ *  the trips before it (since the last close or manual state).
  *  @return CB_OK; CB_EINVAL for open_for_ns outside
  *          CB_MIN_OPEN_DURATION_NS..CB_MAX_DURATION_NS; CB_EHANDLE.
  *  @since 1.1

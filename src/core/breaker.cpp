@@ -49,8 +49,9 @@ uint64_t mix(uint64_t x) {
 
 void Config::finish() {
   if (half_open_timeout_ns == 0) half_open_timeout_ns = open_duration_ns;
-  // Enough resolution that the slow-call threshold is exact to 1/1024, and
-  // a 33-bit stamp that wraps only after 2^23 thresholds.
+  // Enough resolution that the slow-call threshold is exact to 1/1024; a
+  // call's 41-bit stamp then wraps only after 2^30 thresholds (and at least
+  // 36 minutes), a probe's 31-bit one after 2^20 (and at least 2 seconds).
   const unsigned bits = unsigned(std::bit_width(slow_call_ns));
   slow_unit_shift = bits > 11 ? bits - 11 : 0;
 }
@@ -131,8 +132,8 @@ bool Breaker::close(uint64_t from, uint64_t at, Reason reason) {
 
 bool Breaker::slow(const Config &cfg, uint64_t ticket, uint64_t now) const {
   if (cfg.slow_call_ns == 0) return false;
-  const uint64_t units =
-      ((now >> cfg.slow_unit_shift) - Ticket::start(ticket)) & Ticket::kStartMask;
+  const uint64_t mask = Ticket::start_mask(Ticket::kind(ticket));
+  const uint64_t units = ((now >> cfg.slow_unit_shift) - Ticket::start(ticket)) & mask;
   return (units << cfg.slow_unit_shift) > cfg.slow_call_ns;
 }
 

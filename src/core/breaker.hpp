@@ -195,7 +195,7 @@ class Breaker {
   // Into CLOSED with a fresh failure run and an empty window.
   bool close(uint64_t from, uint64_t at, Reason reason);
   uint64_t ticket_start(const Config &cfg, uint64_t now) const {
-    return cfg.slow_call_ns == 0 ? 0 : (now >> cfg.slow_unit_shift) & Ticket::kStartMask;
+    return cfg.slow_call_ns == 0 ? 0 : now >> cfg.slow_unit_shift;
   }
   bool slow(const Config &cfg, uint64_t ticket, uint64_t now) const;
   Window window(const Config &cfg) const { return Window(window_, cfg.window_shape()); }

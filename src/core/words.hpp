@@ -81,11 +81,13 @@ struct StateWord {
 // bits are the state it was issued in (which says its kind), and its epoch
 // sits where the state word keeps it. So a CLOSED call's ticket can be the
 // state word itself, and the write-free cb_done compares one word with one.
-//   [start high:24 | epoch:20 | start low:7 | probe sequence:9 | unused:1 | kind:3]
+//   call, unguarded: [start high:24 | epoch:20 | start low:17 | kind:3]
+//   probe:           [start high:24 | epoch:20 | start low:7 | sequence:9 | unused:1 | kind:3]
 // `start` is the admission time in the breaker's slow-call unit, set only for
 // breakers that track slow calls (whose tickets never come from the fast
-// path, where those bits hold the state word's incarnation and aux instead).
-// The kind is never 0, so neither is a ticket.
+// path, where those bits hold the state word's incarnation, aux and flag).
+// It has 41 bits in a call's ticket and 31 in a probe's. The kind is never
+// 0, so neither is a ticket.
 enum class TicketKind : uint32_t {
   Invalid = 0,
   Call = uint32_t(State::Closed),
@@ -94,17 +96,27 @@ enum class TicketKind : uint32_t {
 };
 
 struct Ticket {
-  static constexpr unsigned kSeqShift = 4, kSeqBits = 9, kStartLowShift = 13, kStartLowBits = 7;
-  static constexpr unsigned kEpochShift = StateWord::kEpochShift, kStartHighShift = 40;
+  static constexpr unsigned kSeqShift = 4, kSeqBits = 9, kEpochShift = StateWord::kEpochShift;
+  static constexpr unsigned kStartHighShift = 40, kStartHighBits = 24;
   static constexpr uint64_t kSeqMask = (1ull << kSeqBits) - 1;
-  static constexpr uint64_t kStartMask = (1ull << (kStartLowBits + 24)) - 1;
+
+  // Where the low part of `start` goes, by kind.
+  static constexpr unsigned start_low_shift(TicketKind k) {
+    return k == TicketKind::Probe ? 13 : 3;
+  }
+  static constexpr unsigned start_low_bits(TicketKind k) { return k == TicketKind::Probe ? 7 : 17; }
+  // The bits of `start` a ticket of this kind keeps.
+  static constexpr uint64_t start_mask(TicketKind k) {
+    return (1ull << (start_low_bits(k) + kStartHighBits)) - 1;
+  }
 
   static constexpr uint64_t make(uint32_t epoch, TicketKind kind, uint32_t seq = 0,
                                  uint64_t start = 0) {
-    return ((start >> kStartLowBits) << kStartHighShift) |
+    const unsigned low = start_low_bits(kind);
+    return ((start >> low) << kStartHighShift) |
            (uint64_t(epoch & StateWord::kEpochMask) << kEpochShift) |
-           ((start & ((1u << kStartLowBits) - 1)) << kStartLowShift) |
-           (uint64_t(seq & kSeqMask) << kSeqShift) | uint64_t(kind);
+           ((start & ((1ull << low) - 1)) << start_low_shift(kind)) |
+           (kind == TicketKind::Probe ? uint64_t(seq & kSeqMask) << kSeqShift : 0) | uint64_t(kind);
   }
   static constexpr uint32_t epoch(uint64_t t) {
     return uint32_t((t >> kEpochShift) & StateWord::kEpochMask);
@@ -124,8 +136,9 @@ struct Ticket {
   }
   static constexpr uint32_t seq(uint64_t t) { return uint32_t((t >> kSeqShift) & kSeqMask); }
   static constexpr uint64_t start(uint64_t t) {
-    return ((t >> kStartHighShift) << kStartLowBits) |
-           ((t >> kStartLowShift) & ((1u << kStartLowBits) - 1));
+    const TicketKind k = kind(t);
+    const unsigned low = start_low_bits(k);
+    return ((t >> kStartHighShift) << low) | ((t >> start_low_shift(k)) & ((1ull << low) - 1));
   }
   static constexpr bool well_formed(uint64_t t) { return kind(t) != TicketKind::Invalid; }
 };
