@@ -49,11 +49,7 @@ uint64_t mix(uint64_t x) {
 
 void Config::finish() {
   if (half_open_timeout_ns == 0) half_open_timeout_ns = open_duration_ns;
-  // Enough resolution that the slow-call threshold is exact to 1/1024; a
-  // call's 41-bit stamp then wraps only after 2^30 thresholds (and at least
-  // 36 minutes), a probe's 31-bit one after 2^20 (and at least 2 seconds).
-  const unsigned bits = unsigned(std::bit_width(slow_call_ns));
-  slow_unit_shift = bits > 11 ? bits - 11 : 0;
+  slow_unit_shift = slow_unit_shift_for(slow_call_ns);
 }
 
 void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
@@ -138,6 +134,18 @@ bool Breaker::slow(const Config &cfg, uint64_t ticket, uint64_t now) const {
 }
 
 Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
+  // Admitting a CLOSED or DISABLED call needs one field of the config.
+  const uint64_t w0 = hot_.word.load(kAcquire);
+  if (StateWord::alive_in(w0, incarnation) &&
+      (StateWord::state(w0) == State::Closed || StateWord::state(w0) == State::Disabled)) {
+    const uint64_t slow_ns = cfg_.slow_call_ns();
+    *ticket = Ticket::make(
+        StateWord::epoch(w0),
+        StateWord::state(w0) == State::Closed ? TicketKind::Call : TicketKind::Unguarded, 0,
+        slow_ns != 0 ? clock_.now() >> Config::slow_unit_shift_for(slow_ns) : 0);
+    tally.add(Counter::Admitted);
+    return Result::Ok;
+  }
   const Config cfg = cfg_.load();
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
@@ -146,13 +154,10 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
     const uint32_t epoch = StateWord::epoch(w);
     switch (state) {
       case State::Closed:
-        *ticket = Ticket::make(epoch, TicketKind::Call, 0,
-                               cfg.slow_call_ns != 0 ? ticket_start(cfg, clock_.now()) : 0);
-        tally.add(Counter::Admitted);
-        return Result::Ok;
       case State::Disabled:
-        *ticket = Ticket::make(epoch, TicketKind::Unguarded, 0,
-                               cfg.slow_call_ns != 0 ? ticket_start(cfg, clock_.now()) : 0);
+        *ticket =
+            Ticket::make(epoch, state == State::Closed ? TicketKind::Call : TicketKind::Unguarded,
+                         0, cfg.slow_call_ns != 0 ? ticket_start(cfg, clock_.now()) : 0);
         tally.add(Counter::Admitted);
         return Result::Ok;
       case State::Open: {
@@ -268,14 +273,21 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   const bool failure = outcome == Outcome::Failure;
   Window win = window(cfg);
   const uint64_t index = win.next_index(now);
-  win.record(index, failure, is_slow);
-  // Every outcome is checked, a success too: it may be the call that reaches
-  // minimum_calls, or its bucket may have pushed successes out of the window.
-  const WindowCounts c = win.sum(index);
-  const uint64_t minimum = cfg.policy == Policy::TimeWindow
-                               ? cfg.minimum_calls
-                               : std::min<uint64_t>(cfg.minimum_calls, cfg.window_size);
-  if (c.calls == 0 || c.calls < minimum) return Result::Ok;
+  const bool moved = win.record(index, failure, is_slow);
+  // A fast success only lowers the rates of a window that holds enough
+  // calls and has not moved on. Any other outcome is checked: it may be the
+  // call that reaches minimum_calls, or older successes may have left.
+  const uint32_t warm = StateWord::epoch(w) + 1;
+  if (!failure && !is_slow && !moved && window_.warm.load(kRelaxed) == warm) return Result::Ok;
+  const WindowCounts c = win.sum(index, cfg.slow_call_ns != 0);
+  // A count window never holds fewer than guaranteed() once full, so a
+  // larger minimum would only be met at its bucket boundaries.
+  const uint64_t minimum = std::min<uint64_t>(cfg.minimum_calls, cfg.window_shape().guaranteed());
+  if (c.calls == 0 || c.calls < minimum) {
+    window_.warm.store(0, kRelaxed);
+    return Result::Ok;
+  }
+  window_.warm.store(warm, kRelaxed);
   Reason reason = Reason::None;
   if (cfg.policy != Policy::Consecutive &&
       double(c.failures) >= cfg.failure_rate_threshold * double(c.calls))

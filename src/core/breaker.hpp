@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -46,6 +48,13 @@ struct Config {
   }
   // Fills the derived fields.
   void finish();
+  // Enough resolution that the slow-call threshold is exact to 1/1024; a
+  // call's 41-bit stamp then wraps only after 2^30 thresholds (and at least
+  // 36 minutes), a probe's 31-bit one after 2^20 (and at least 2 seconds).
+  static uint32_t slow_unit_shift_for(uint64_t slow_call_ns) {
+    const auto bits = uint32_t(std::bit_width(slow_call_ns));
+    return bits > 11 ? bits - 11 : 0;
+  }
 };
 
 // A breaker's configuration as stored in its slot: written when the breaker
@@ -65,6 +74,11 @@ class ConfigCell {
     Config c;
     std::memcpy(&c, w, sizeof c);
     return c;
+  }
+  // One field, for the paths that need no more (admitting a CLOSED call).
+  uint64_t slow_call_ns() const {
+    static_assert(offsetof(Config, slow_call_ns) % 8 == 0);
+    return words_[offsetof(Config, slow_call_ns) / 8].load(std::memory_order_relaxed);
   }
 
  private:

@@ -23,20 +23,16 @@ constexpr bool later(uint64_t a, uint64_t b) {
 }
 
 // Adds to the bucket word for `index`, resetting it first if it holds an
-// older bucket. An outcome older than the bucket's content is dropped: its
-// bucket has already left the window.
-void add(std::atomic<uint64_t> &word, uint64_t index, uint64_t hi, uint64_t lo) {
+// older bucket (then returns true). An outcome older than the bucket's
+// content is dropped: its bucket has already left the window.
+bool add(std::atomic<uint64_t> &word, uint64_t index, uint64_t hi, uint64_t lo) {
   const uint64_t s = stamp_of(index);
   uint64_t cur = word.load(std::memory_order_relaxed);
   for (;;) {
-    uint64_t next;
-    if (stamp(cur) == s && cur != 0)
-      next = pack(s, high(cur) + hi, low(cur) + lo);
-    else if (cur == 0 || later(s, stamp(cur)))
-      next = pack(s, hi, lo);
-    else
-      return;
-    if (word.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return;
+    const bool same = stamp(cur) == s && cur != 0;
+    if (!same && cur != 0 && !later(s, stamp(cur))) return false;
+    const uint64_t next = same ? pack(s, high(cur) + hi, low(cur) + lo) : pack(s, hi, lo);
+    if (word.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return !same;
   }
 }
 
@@ -57,26 +53,34 @@ uint64_t Window::next_index(uint64_t now) {
   return cells_.sequence.fetch_add(1, std::memory_order_relaxed) / shape_.bucket_width;
 }
 
-void Window::record(uint64_t index, bool failure, bool slow) {
+bool Window::record(uint64_t index, bool failure, bool slow) {
   // Stamp 0 with all counts 0 is the never-used word; a real bucket always
   // counts at least the outcome that created it.
-  add(cells_.calls[index % shape_.buckets], index, 1, failure ? 1 : 0);
+  const bool started = add(cells_.calls[index % shape_.buckets], index, 1, failure ? 1 : 0);
   if (slow) add(cells_.slow[index % shape_.buckets], index, 1, 0);
+  return started;
 }
 
-WindowCounts Window::sum(uint64_t index) const {
-  WindowCounts c;
-  for (uint64_t k = 0; k < shape_.buckets && k <= index; ++k) {
-    const uint64_t i = index - k;
-    const uint64_t calls = cells_.calls[i % shape_.buckets].load(std::memory_order_relaxed);
-    if (calls != 0 && stamp(calls) == stamp_of(i)) {
-      c.calls += high(calls);
-      c.failures += low(calls);
+WindowCounts Window::sum(uint64_t index, bool with_slow) const {
+  uint64_t calls = 0, failures = 0, slow = 0;
+  // Bucket index - k sits at ring position (index - k) % buckets: walk the
+  // ring backwards instead of dividing for each.
+  uint32_t pos = uint32_t(index % shape_.buckets);
+  const uint64_t n = std::min<uint64_t>(shape_.buckets, index + 1);
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint64_t want = stamp_of(index - k);
+    const uint64_t word = cells_.calls[pos].load(std::memory_order_relaxed);
+    if (word != 0 && stamp(word) == want) {
+      calls += high(word);
+      failures += low(word);
     }
-    const uint64_t slow = cells_.slow[i % shape_.buckets].load(std::memory_order_relaxed);
-    if (slow != 0 && stamp(slow) == stamp_of(i)) c.slow += high(slow);
+    if (with_slow) {
+      const uint64_t s = cells_.slow[pos].load(std::memory_order_relaxed);
+      if (s != 0 && stamp(s) == want) slow += high(s);
+    }
+    pos = pos == 0 ? shape_.buckets - 1 : pos - 1;
   }
-  return c;
+  return {calls, failures, slow};
 }
 
 void Window::clear() {

@@ -16,7 +16,10 @@ inline constexpr uint32_t kMaxBuckets = 32;
 
 // The window memory of one breaker.
 struct WindowCells {
-  std::atomic<uint64_t> sequence{0};              // count windows: outcomes recorded
+  std::atomic<uint64_t> sequence{0};  // count windows: outcomes recorded
+  // The CLOSED epoch + 1 in which the window was last seen holding at least
+  // minimum_calls outcomes (0: not seen, or seen below it since).
+  std::atomic<uint32_t> warm{0};
   std::atomic<uint64_t> calls[kMaxBuckets] = {};  // [stamp:20 | calls:22 | failures:22]
   std::atomic<uint64_t> slow[kMaxBuckets] = {};   // [stamp:20 | slow calls:22 | unused:22]
 };
@@ -34,6 +37,10 @@ struct WindowShape {
   // The last `size` outcomes, in at most kMaxBuckets buckets: the window then
   // holds between size - width + 1 and size of the latest outcomes.
   static WindowShape count(uint32_t size);
+  // The fewest outcomes a full window holds (for a time window, no limit).
+  uint64_t guaranteed() const {
+    return by_time ? UINT64_MAX : (uint64_t(buckets) - 1) * bucket_width + 1;
+  }
   // The last `duration_ns`, in `buckets` buckets.
   static WindowShape time(uint64_t duration_ns, uint32_t buckets);
 };
@@ -45,9 +52,12 @@ class Window {
   // The bucket index of the next outcome: from the outcome sequence for a
   // count window, from `now` for a time window.
   uint64_t next_index(uint64_t now);
-  void record(uint64_t index, bool failure, bool slow);
-  // The counts of the window that ends with bucket `index`.
-  WindowCounts sum(uint64_t index) const;
+  // True if this outcome started its bucket: the window moved on, and older
+  // outcomes may have left it.
+  bool record(uint64_t index, bool failure, bool slow);
+  // The counts of the window that ends with bucket `index` (slow calls only
+  // when asked for).
+  WindowCounts sum(uint64_t index, bool with_slow = true) const;
   // Empties every bucket (a concurrent outcome may land just after).
   void clear();
 

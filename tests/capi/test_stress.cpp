@@ -249,7 +249,7 @@ TEST_CASE("rate policies under both cores: a failure storm trips exactly once") 
     const cb_stats s = stats(h);
     CHECK(cb_state(h) == CB_STATE_OPEN);
     CHECK(s.trips == 1);
-    CHECK(s.admitted >= 100);
+    CHECK(s.admitted >= 97);  // a full count window of 100 always holds 97 (buckets of 4)
     CHECK(s.admitted + s.rejected == 400'000);
   }
 }
