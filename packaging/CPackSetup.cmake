@@ -197,6 +197,7 @@ set(CPACK_RPM_RUNTIME_POST_UNINSTALL_SCRIPT_FILE ${_lb_pkgdir}/rpm/ldconfig.sh)
 # Directories the filesystem package (or another package) owns.
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   ${CMAKE_INSTALL_FULL_LIBDIR}/cmake ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig
-  ${CMAKE_INSTALL_PREFIX}/share/licenses ${CMAKE_INSTALL_PREFIX}/share/doc)
+  ${CMAKE_INSTALL_PREFIX}/share/licenses ${CMAKE_INSTALL_PREFIX}/share/doc
+  ${CMAKE_INSTALL_FULL_MANDIR} ${CMAKE_INSTALL_FULL_MANDIR}/man1)
 
 include(CPack)
