@@ -235,7 +235,7 @@ CB_API int cb_registry_close(cb_registry *reg) {
   Registry *r = from_public(reg);
   if (r == nullptr)
     return fail(CB_EINVAL, "cb_registry_close: %p is not an open registry", (void *)reg);
-  if (r == default_registry())
+  if (lazybreaker::capi::is_default_registry(r))
     return fail(CB_EINVAL, "cb_registry_close: the default registry is never closed");
   Registry::close(r);
   return CB_OK;
@@ -395,10 +395,8 @@ CB_API int cb_name(cb_handle h, char *buf, size_t size) {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_name");
   char name[CB_MAX_NAME_BYTES + 1];
-  const size_t len = t.reg->name(t.index, name);
-  State s;
-  if (const Result r = t.reg->breaker(t.index).state(Handle::incarnation(h), &s); r != Result::Ok)
-    return result_to_code(r, h, "cb_name");
+  size_t len = 0;
+  if (!t.reg->name(t.index, Handle::incarnation(h), name, &len)) return bad_handle(h, "cb_name");
   if (size < len + 1)
     return fail(CB_EINVAL, "cb_name: buf holds %zu bytes, the name needs %zu", size, len + 1);
   std::memcpy(buf, name, len + 1);

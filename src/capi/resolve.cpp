@@ -1,5 +1,7 @@
 #include "capi/resolve.hpp"
 
+#include <atomic>
+
 #include "capi/errors.hpp"
 
 namespace lazybreaker::capi {
@@ -26,15 +28,24 @@ Registry *from_public(const cb_registry *p) {
   return id <= Handle::kMaxRegistries ? Registry::by_id(uint32_t(id)) : nullptr;
 }
 
+namespace {
+std::atomic<Registry *> g_default{nullptr};
+}
+
 Registry *default_registry() noexcept {
   static Registry *const reg = [] {
     Registry *r = nullptr;
-    return Registry::open(CB_DEFAULT_REGISTRY_CAPACITY, lazybreaker::core::ClockKind::Monotonic,
-                          Registry::kDefaultEventCapacity, &r) == Status::Ok
-               ? r
-               : nullptr;
+    if (Registry::open(CB_DEFAULT_REGISTRY_CAPACITY, lazybreaker::core::ClockKind::Monotonic,
+                       Registry::kDefaultEventCapacity, &r) != Status::Ok)
+      return static_cast<Registry *>(nullptr);
+    g_default.store(r, std::memory_order_release);
+    return r;
   }();
   return reg;
+}
+
+bool is_default_registry(const Registry *r) noexcept {
+  return r == g_default.load(std::memory_order_acquire);
 }
 
 // NULL = the default registry.

@@ -111,17 +111,15 @@ bool Breaker::trip(uint64_t from, uint64_t at, Reason reason, bool explicit_dura
                              : std::min(StateWord::trips(from) + 1, StateWord::kTripsMax);
   const uint64_t to = StateWord::next(
       from, trips | (explicit_duration ? StateWord::kExplicitOpen : 0), State::Open);
-  uint64_t ledger = hot_.probes.load(kAcquire);
   if (!transition(from, to, at, reason)) return false;
   hot_.trips.fetch_add(1, kRelaxed);
-  // Give the HALF_OPEN period that follows an empty ledger now, so that a
-  // ledger left behind long ago is never mistaken for its own by the tag.
-  hot_.probes.compare_exchange_strong(ledger, ProbeLedger::empty(StateWord::epoch(to) + 1).pack(),
-                                      kAcqRel, kRelaxed);
   return true;
 }
 
 bool Breaker::close(uint64_t from, uint64_t at, Reason reason) {
+  // Empty the window before the new CLOSED period can record into it, and
+  // not at all once another thread has made the transition.
+  if (hot_.word.load(kAcquire) != from) return false;
   if (StateWord::recorded(from)) window(cfg_.load()).clear();
   return transition(from, StateWord::next(from, 0, State::Closed), at, reason);
 }
@@ -164,16 +162,36 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
         const uint64_t opened_at = hot_.changed_at.load(kAcquire);
         const uint64_t duration = open_duration(w, cfg);
         // Far from the deadline, the cheap clock is enough to fail fast.
-        if (clock_.earliest_now() + clock_.coarse_slack_ns < opened_at + duration) break;
+        const uint64_t slack = clock_.coarse_slack_ns;
+        const uint64_t deadline =
+            opened_at > UINT64_MAX - duration ? UINT64_MAX : opened_at + duration;
+        if (slack != 0 && deadline > slack && clock_.earliest_now() < deadline - slack) break;
         const uint64_t now = clock_.now();
         if (elapsed_since(now, opened_at) < duration) break;
+        // Every contender installs the HALF_OPEN period's empty ledger before
+        // it may be published, so no period ever sees an older one's probes
+        // (however its tag aliases). Reading the ledger before checking the
+        // state makes a late contender's install fail instead of wiping
+        // claims already made in the new period.
+        uint64_t ledger = hot_.probes.load(kAcquire);
+        if (hot_.word.load(kAcquire) == w)
+          hot_.probes.compare_exchange_strong(
+              ledger, ProbeLedger::empty(StateWord::epoch(w) + 1).pack(), kAcqRel, kAcquire);
         // Whoever wins this, every caller then competes for a probe slot.
         transition(w, StateWord::next(w, StateWord::trips(w), State::HalfOpen), now,
                    Reason::OpenElapsed);
         continue;
       }
       case State::HalfOpen: {
-        const uint64_t raw = hot_.probes.load(kAcquire);
+        uint64_t raw = hot_.probes.load(kAcquire);
+        if (!ProbeLedger::tagged(raw, epoch)) {
+          // Another period's ledger: this view of the state is stale (or,
+          // should a ledger ever be lost, install this period's).
+          if (hot_.word.load(kAcquire) == w)
+            hot_.probes.compare_exchange_strong(raw, ProbeLedger::empty(epoch).pack(), kAcqRel,
+                                                kAcquire);
+          continue;
+        }
         const ProbeLedger ledger = ProbeLedger::read(raw, epoch);
         const uint64_t now = clock_.now();
         if (ledger.in_flight() >= cfg.half_open_max_calls) {
@@ -197,6 +215,13 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
         uint64_t expected = raw;
         if (!hot_.probes.compare_exchange_strong(expected, next.pack(), kAcqRel, kAcquire))
           continue;
+        // The claim counts only if the period is still the one it was made
+        // in: a caller that read the state before a probe failed must not
+        // become a probe of the breaker that failure re-opened.
+        if (hot_.word.load(kAcquire) != w) {
+          release_probe(epoch, ledger.issued);
+          continue;
+        }
         *ticket = Ticket::make(epoch, TicketKind::Probe, ledger.issued, ticket_start(cfg, now));
         tally.add(Counter::Admitted);
         return Result::Ok;
@@ -295,8 +320,26 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   else if (cfg.slow_call_ns != 0 &&
            double(c.slow) >= cfg.slow_call_rate_threshold * double(c.calls))
     reason = Reason::SlowCallRate;
-  if (reason != Reason::None) trip(w, now, reason);
+  if (reason == Reason::None) return Result::Ok;
+  // A failure run counted meanwhile changes the word, not the period: retry
+  // while the breaker is still CLOSED in this epoch.
+  const uint32_t epoch = StateWord::epoch(w);
+  while (!trip(w, now, reason)) {
+    w = hot_.word.load(kAcquire);
+    if (StateWord::state(w) != State::Closed || StateWord::epoch(w) != epoch) break;
+  }
   return Result::Ok;
+}
+
+void Breaker::release_probe(uint32_t epoch, uint32_t seq) {
+  uint64_t raw = hot_.probes.load(kAcquire);
+  for (;;) {
+    const ProbeLedger ledger = ProbeLedger::read(raw, epoch);
+    if (!ledger.owns_bit(seq)) return;
+    ProbeLedger next = ledger;
+    next.outstanding &= ~ProbeLedger::bit(seq);
+    if (hot_.probes.compare_exchange_weak(raw, next.pack(), kAcqRel, kAcquire)) return;
+  }
 }
 
 Result Breaker::done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome,

@@ -212,6 +212,8 @@ class Breaker {
     return cfg.slow_call_ns == 0 ? 0 : now >> cfg.slow_unit_shift;
   }
   bool slow(const Config &cfg, uint64_t ticket, uint64_t now) const;
+  // Gives back a probe slot claimed in a period that ended meanwhile.
+  void release_probe(uint32_t epoch, uint32_t seq);
   Window window(const Config &cfg) const { return Window(window_, cfg.window_shape()); }
 
   Hot &hot_;

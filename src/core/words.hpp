@@ -159,6 +159,9 @@ struct ProbeLedger {
 
   uint32_t tag, successes, issued, outstanding;
 
+  static constexpr bool tagged(uint64_t v, uint32_t epoch) {
+    return (v >> kTagShift) == (epoch & kTagMask);
+  }
   static constexpr ProbeLedger empty(uint32_t epoch) {
     return {uint32_t(epoch & kTagMask), 0, 0, 0};
   }

@@ -93,7 +93,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->capacity_ = capacity;
   reg->exclusive_stripes_ = exclusive;
   reg->clock_.kind = clock;
-  reg->clock_.measure_slack();
+  if (clock == core::ClockKind::Monotonic) reg->clock_.measure_slack();
   reg->arena_ = arena;
   reg->arena_size_ = layout.size();
   reg->hot_ = at<core::Hot>(arena, hot_at);
@@ -148,12 +148,35 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
 }
 
 Status Registry::lookup(std::string_view name, uint64_t *handle) const {
-  const uint32_t i = index_->find(name);
-  if (i == UINT32_MAX) return Status::NotFound;
-  const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
-  if (core::StateWord::state(w) == core::State::Free) return Status::NotFound;
-  *handle = Handle::make(id_, core::StateWord::incarnation(w), i);
-  return Status::Ok;
+  for (;;) {
+    const uint32_t i = index_->find(name);
+    if (i == UINT32_MAX) return Status::NotFound;
+    // The slot may be destroyed and reused for another name between the
+    // index and here: the handle is good only if one life held the name
+    // from before the name was read until after.
+    const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
+    if (core::StateWord::state(w) == core::State::Free) return Status::NotFound;
+    const bool same_name = names_.equals(i, name);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (same_life(i, w) && same_name) {
+      *handle = Handle::make(id_, core::StateWord::incarnation(w), i);
+      return Status::Ok;
+    }
+  }
+}
+
+bool Registry::name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const {
+  const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
+  if (!core::StateWord::alive_in(w, incarnation)) return false;
+  *len = names_.read(index, buf);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return same_life(index, w);
+}
+
+bool Registry::same_life(uint32_t index, uint64_t w) const {
+  const uint64_t now = hot_[index].word.load(std::memory_order_relaxed);
+  return core::StateWord::state(now) != core::State::Free &&
+         core::StateWord::incarnation(now) == core::StateWord::incarnation(w);
 }
 
 Status Registry::destroy(uint64_t handle) {

@@ -90,7 +90,12 @@ class Registry {
   Status destroy(uint64_t handle);
   // Counters since the breaker was created; the caller validates the handle.
   Counts counts(uint32_t index) const;
+  // The name of slot `index` as it stands (for events and metrics, where a
+  // racing destroy may leave it a moment behind).
   size_t name(uint32_t index, char *buf) const { return names_.read(index, buf); }
+  // The name of the breaker in its `incarnation`-th life; false if that
+  // life is over (or ended while the name was read).
+  bool name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const;
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
 
@@ -101,6 +106,9 @@ class Registry {
  private:
   Registry() = default;
   Counts raw_counts(uint32_t index) const;
+  // Whether slot `index` still holds the life whose state word was `w`
+  // (call after an acquire fence that follows the reads to validate).
+  bool same_life(uint32_t index, uint64_t w) const;
 
   static Registry none_;
   static std::atomic<Registry *> table_[Handle::kMaxRegistries + 1];

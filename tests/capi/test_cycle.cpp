@@ -327,3 +327,17 @@ TEST_CASE("the cycle repeats: trip, probe, close, trip again") {
     CHECK(stats(h).trips == uint64_t(round));
   }
 }
+
+TEST_CASE("OPEN near the end of a manual clock's range still rejects and probes exactly") {
+  ManualRegistry r;
+  const cb_handle h = r.create(config(1, 1000));
+  r.advance(UINT64_MAX - 1500);
+  call(h, CB_FAILURE);
+  CHECK(rejected(h));
+  CHECK(retry_after(h) == 1000);
+  r.advance(999);
+  CHECK(rejected(h));
+  r.advance(1);
+  CHECK(cb_done(h, admit(h), CB_SUCCESS) == CB_OK);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+}

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <barrier>
 #include <cmath>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -281,4 +282,28 @@ TEST_CASE("time window under both cores with a moving clock: counts stay exact p
   // Every outcome is inside the window, and the rate stays exactly 1.
   CHECK(stats(h).failure_rate == 1.0);
   CHECK(stats(h).failures == reported.load());
+}
+
+TEST_CASE("a lookup racing destroy and reuse never returns the breaker now in the slot") {
+  ManualRegistry r(1);  // one slot: every create reuses it
+  std::atomic<bool> stop{false};
+  std::thread churn([&] {
+    for (int n = 0; n < 200'000; ++n) {
+      cb_handle h = 0;
+      REQUIRE(cb_create(r.reg, n % 2 ? "odd" : "even", nullptr, &h) == CB_OK);
+      REQUIRE(cb_destroy(h) == CB_OK);
+    }
+    stop.store(true);
+  });
+  uint64_t found = 0;
+  while (!stop.load()) {
+    cb_handle h = 0;
+    if (cb_lookup(r.reg, "odd", &h) != CB_OK) continue;
+    char name[CB_MAX_NAME_BYTES + 1];
+    const int st = cb_name(h, name, sizeof name);
+    REQUIRE((st == CB_EHANDLE || (st == CB_OK && std::string(name) == "odd")));
+    found += st == CB_OK;
+  }
+  churn.join();
+  MESSAGE("lookups that found \"odd\" alive: " << found);
 }
