@@ -9,7 +9,9 @@ constexpr auto kSeqCst = std::memory_order_seq_cst;
 
 // Byte 0 holds the length, bytes 1..255 the name, packed into words so that
 // a reader racing a recycled slot reads atomically (and then fails the
-// caller's validation) instead of racing.
+// caller's validation) instead of racing. Stores release and loads acquire:
+// a reader that sees a word of the slot's next life then also sees that the
+// life it read the state of has ended.
 void NameStore::write(uint32_t slot, std::string_view name) {
   unsigned char bytes[kWords * 8] = {};
   bytes[0] = static_cast<unsigned char>(name.size());
@@ -17,14 +19,14 @@ void NameStore::write(uint32_t slot, std::string_view name) {
   for (size_t i = 0; i < kWords; ++i) {
     uint64_t w;
     std::memcpy(&w, bytes + 8 * i, 8);
-    names_[slot].words[i].store(w, std::memory_order_relaxed);
+    names_[slot].words[i].store(w, std::memory_order_release);
   }
 }
 
 size_t NameStore::read(uint32_t slot, char *buf) const {
   unsigned char bytes[kWords * 8];
   for (size_t i = 0; i < kWords; ++i) {
-    const uint64_t w = names_[slot].words[i].load(std::memory_order_relaxed);
+    const uint64_t w = names_[slot].words[i].load(std::memory_order_acquire);
     std::memcpy(bytes + 8 * i, &w, 8);
   }
   const size_t len = bytes[0];

@@ -157,7 +157,6 @@ Status Registry::lookup(std::string_view name, uint64_t *handle) const {
     const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
     if (core::StateWord::state(w) == core::State::Free) return Status::NotFound;
     const bool same_name = names_.equals(i, name);
-    std::atomic_thread_fence(std::memory_order_acquire);
     if (same_life(i, w) && same_name) {
       *handle = Handle::make(id_, core::StateWord::incarnation(w), i);
       return Status::Ok;
@@ -169,7 +168,6 @@ bool Registry::name(uint32_t index, uint32_t incarnation, char *buf, size_t *len
   const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
   if (!core::StateWord::alive_in(w, incarnation)) return false;
   *len = names_.read(index, buf);
-  std::atomic_thread_fence(std::memory_order_acquire);
   return same_life(index, w);
 }
 

@@ -107,7 +107,7 @@ class Registry {
   Registry() = default;
   Counts raw_counts(uint32_t index) const;
   // Whether slot `index` still holds the life whose state word was `w`
-  // (call after an acquire fence that follows the reads to validate).
+  // (after name reads, whose acquire loads keep this load after them).
   bool same_life(uint32_t index, uint64_t w) const;
 
   static Registry none_;
