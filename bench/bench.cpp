@@ -70,92 +70,76 @@ void setup() {
     die("tripping the open mutex breaker", CB_EINTERNAL);
 }
 
-// CLOSED: one admitted call reported successful per iteration.
-void BM_ours_closed(benchmark::State &state) {
-  const cb_handle h = g_closed;
+// CLOSED: one admitted call reported successful per iteration, through
+// `allow` and `done` (each a call into a shared library).
+template <typename Allow, typename Done>
+void closed_pairs(benchmark::State &state, Allow allow, Done done, const char *failure) {
   cb_ticket t = 0;
   int bad = 0;
   for (auto _ : state) {
-    if (__builtin_expect(cb_allow(h, &t) == CB_OK, 1))
-      bad |= cb_done(h, t, CB_SUCCESS);
+    if (__builtin_expect(allow(&t) == CB_OK, 1))
+      bad |= done(t);
     else
       bad = 1;
   }
-  if (bad) state.SkipWithError("cb_allow/cb_done failed in CLOSED");
+  if (bad) state.SkipWithError(failure);
   state.SetItemsProcessed(state.iterations());
 }
 
-// CLOSED under another policy: the breaker is chosen by the argument.
-void closed_calls(benchmark::State &state, cb_handle h) {
+// OPEN: one rejected allow per iteration (it reads the clock).
+template <typename Allow>
+void open_rejections(benchmark::State &state, Allow allow, int expected, const char *failure) {
   cb_ticket t = 0;
   int bad = 0;
-  for (auto _ : state) {
-    if (__builtin_expect(cb_allow(h, &t) == CB_OK, 1))
-      bad |= cb_done(h, t, CB_SUCCESS);
-    else
-      bad = 1;
-  }
-  if (bad) state.SkipWithError("cb_allow/cb_done failed in CLOSED");
+  for (auto _ : state) bad |= allow(&t) ^ expected;
+  if (bad) state.SkipWithError(failure);
   state.SetItemsProcessed(state.iterations());
 }
-void BM_count_window(benchmark::State &state) { closed_calls(state, g_count); }
-void BM_time_window(benchmark::State &state) { closed_calls(state, g_time); }
-void BM_slow_calls(benchmark::State &state) { closed_calls(state, g_slow); }
+
+void ours_closed(benchmark::State &state, cb_handle h) {
+  closed_pairs(
+      state, [h](cb_ticket *t) { return cb_allow(h, t); },
+      [h](cb_ticket t) { return cb_done(h, t, CB_SUCCESS); }, "cb_allow/cb_done failed in CLOSED");
+}
+void BM_ours_closed(benchmark::State &state) { ours_closed(state, g_closed); }
+// The same CLOSED call under each other policy.
+void BM_count_window(benchmark::State &state) { ours_closed(state, g_count); }
+void BM_time_window(benchmark::State &state) { ours_closed(state, g_time); }
+void BM_slow_calls(benchmark::State &state) { ours_closed(state, g_slow); }
 
 void BM_noop_pair(benchmark::State &state) {
   const cb_handle h = g_closed;
-  cb_ticket t = 0;
-  int bad = 0;
-  for (auto _ : state) {
-    if (__builtin_expect(lb_noop_allow(h, &t) == CB_OK, 1))
-      bad |= lb_noop_done(h, t, CB_SUCCESS);
-    else
-      bad = 1;
-  }
-  if (bad) state.SkipWithError("noop failed");
-  state.SetItemsProcessed(state.iterations());
+  closed_pairs(
+      state, [h](cb_ticket *t) { return lb_noop_allow(h, t); },
+      [h](cb_ticket t) { return lb_noop_done(h, t, CB_SUCCESS); }, "noop failed");
 }
 
 void BM_mutex_closed(benchmark::State &state) {
   lb_mutex_breaker *const b = g_mutex_closed;
-  cb_ticket t = 0;
-  int bad = 0;
-  for (auto _ : state) {
-    if (__builtin_expect(lb_mutex_allow(b, &t) == CB_OK, 1))
-      bad |= lb_mutex_done(b, t, CB_SUCCESS);
-    else
-      bad = 1;
-  }
-  if (bad) state.SkipWithError("mutex breaker failed in CLOSED");
-  state.SetItemsProcessed(state.iterations());
+  closed_pairs(
+      state, [b](cb_ticket *t) { return lb_mutex_allow(b, t); },
+      [b](cb_ticket t) { return lb_mutex_done(b, t, CB_SUCCESS); },
+      "mutex breaker failed in CLOSED");
 }
 
-// OPEN: one rejected cb_allow per iteration (it reads the clock).
 void BM_ours_open(benchmark::State &state) {
   const cb_handle h = g_open;
-  cb_ticket t = 0;
-  int bad = 0;
-  for (auto _ : state) bad |= cb_allow(h, &t) ^ CB_REJECTED;
-  if (bad) state.SkipWithError("cb_allow did not reject in OPEN");
-  state.SetItemsProcessed(state.iterations());
+  open_rejections(
+      state, [h](cb_ticket *t) { return cb_allow(h, t); }, CB_REJECTED,
+      "cb_allow did not reject in OPEN");
 }
 
 void BM_noop_allow(benchmark::State &state) {
   const cb_handle h = g_open;
-  cb_ticket t = 0;
-  int bad = 0;
-  for (auto _ : state) bad |= lb_noop_allow(h, &t);
-  if (bad) state.SkipWithError("noop failed");
-  state.SetItemsProcessed(state.iterations());
+  open_rejections(
+      state, [h](cb_ticket *t) { return lb_noop_allow(h, t); }, CB_OK, "noop failed");
 }
 
 void BM_mutex_open(benchmark::State &state) {
   lb_mutex_breaker *const b = g_mutex_open;
-  cb_ticket t = 0;
-  int bad = 0;
-  for (auto _ : state) bad |= lb_mutex_allow(b, &t) ^ CB_REJECTED;
-  if (bad) state.SkipWithError("mutex breaker did not reject in OPEN");
-  state.SetItemsProcessed(state.iterations());
+  open_rejections(
+      state, [b](cb_ticket *t) { return lb_mutex_allow(b, t); }, CB_REJECTED,
+      "mutex breaker did not reject in OPEN");
 }
 
 void configure(benchmark::internal::Benchmark *b) {

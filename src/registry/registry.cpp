@@ -1,11 +1,11 @@
 #include "registry/registry.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <new>
-#include <thread>
 
 namespace lazybreaker::registry {
 
@@ -62,7 +62,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
 
   // Enough stripes that the threads of a busy process each own one.
   const uint32_t exclusive = std::clamp<uint32_t>(
-      2 * std::max(1u, std::thread::hardware_concurrency()), 4, kExclusiveStripes);
+      2 * uint32_t(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))), 4, kExclusiveStripes);
   const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
 
   Layout layout;
