@@ -26,11 +26,11 @@ n2=11000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Instructions executed inside function $1 (inclusive) during `driver $2`.
+# Instructions executed inside function $1 (inclusive) during `driver $2 $3`.
 count() {
-  local out="$tmp/callgrind.$1.$2"
+  local out="$tmp/callgrind.$1.$2.${3:-consecutive}"
   valgrind -q --tool=callgrind --toggle-collect="$1" --callgrind-out-file="$out" \
-    "$driver" "$2" >/dev/null
+    "$driver" "$2" ${3:-} >/dev/null
   awk '/^(summary|totals):/ { print $2; exit }' "$out"
 }
 
@@ -38,8 +38,8 @@ count() {
 # decimals.
 per_call() {
   local a b
-  a=$(count "$1" $n1)
-  b=$(count "$1" $n2)
+  a=$(count "$1" $n1 "${2:-}")
+  b=$(count "$1" $n2 "${2:-}")
   awk -v a="$a" -v b="$b" -v n=$((n2 - n1)) 'BEGIN { printf "%.2f", (b - a) / n }'
 }
 
@@ -56,6 +56,17 @@ echo
 printf '%-28s %10s %10s %10s\n' "function" "allow" "done" "pair"
 printf '%-28s %10s %10s %10s\n' "cb_allow + cb_done" "$allow" "$done_" "$pair"
 printf '%-28s %10s %10s %10s\n' "noop pair (shared library)" "$noop_allow" "$noop_done" "$noop_pair"
+if [ -z "$max_pair" ]; then
+  echo
+  echo "The same under each other policy (successes; a window is checked when it moves):"
+  echo
+  printf '%-28s %10s %10s %10s\n' "policy" "allow" "done" "pair"
+  for policy in count_window time_window slow_calls; do
+    a=$(per_call cb_allow $policy)
+    d=$(per_call cb_done $policy)
+    printf '%-28s %10s %10s %10s\n' "$policy" "$a" "$d" "$(awk -v a="$a" -v b="$d" 'BEGIN { printf "%.2f", a + b }')"
+  done
+fi
 if [ -n "$max_pair" ]; then
   echo
   if awk -v p="$pair" -v m="$max_pair" 'BEGIN { exit !(p > m) }'; then

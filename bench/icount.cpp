@@ -1,22 +1,36 @@
-// lazybreaker-icount N: calls cb_allow + cb_done N times on one CLOSED
-// breaker with successful outcomes (statistics counting, as always), then
-// the do-nothing pair N times, for callgrind-count.sh to count the
-// instructions of each function's body under callgrind.
+// lazybreaker-icount N [POLICY]: calls cb_allow + cb_done N times on one
+// CLOSED breaker with successful outcomes (statistics counting, as always),
+// then the do-nothing pair N times, for callgrind-count.sh to count the
+// instructions of each function's body under callgrind. POLICY is
+// consecutive (the default), count_window, time_window or slow_calls.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "bench/peers.h"
 #include "lazybreaker/lazybreaker.h"
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s N\n", argv[0]);
+  const char *policy = argc == 3 ? argv[2] : "consecutive";
+  cb_config cfg;
+  cb_config_init(&cfg);
+  if (std::strcmp(policy, "count_window") == 0)
+    cfg.policy = CB_POLICY_COUNT_WINDOW;
+  else if (std::strcmp(policy, "time_window") == 0)
+    cfg.policy = CB_POLICY_TIME_WINDOW;
+  else if (std::strcmp(policy, "slow_calls") == 0)
+    cfg.slow_call_ns = 1'000'000'000;
+  else if (std::strcmp(policy, "consecutive") != 0)
+    argc = 0;
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: %s N [consecutive|count_window|time_window|slow_calls]\n",
+                 argv[0]);
     return 2;
   }
   const long n = std::strtol(argv[1], nullptr, 10);
   cb_registry *reg = nullptr;
   cb_handle h = 0;
-  if (cb_registry_open(nullptr, &reg) != CB_OK || cb_create(reg, nullptr, nullptr, &h) != CB_OK) {
+  if (cb_registry_open(nullptr, &reg) != CB_OK || cb_create(reg, nullptr, &cfg, &h) != CB_OK) {
     std::fprintf(stderr, "cb_create: %s\n", cb_last_error_message());
     return 1;
   }
