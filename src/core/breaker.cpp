@@ -111,6 +111,8 @@ bool Breaker::trip(uint64_t from, uint64_t at, Reason reason, bool explicit_dura
                              : std::min(StateWord::trips(from) + 1, StateWord::kTripsMax);
   const uint64_t to = StateWord::next(
       from, trips | (explicit_duration ? StateWord::kExplicitOpen : 0), State::Open);
+  if (hot_.word.load(kAcquire) != from) return false;
+  raise_to(hot_.opened_at, at);
   if (!transition(from, to, at, reason)) return false;
   hot_.trips.fetch_add(1, kRelaxed);
   return true;
@@ -159,7 +161,7 @@ Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *t
         tally.add(Counter::Admitted);
         return Result::Ok;
       case State::Open: {
-        const uint64_t opened_at = hot_.changed_at.load(kAcquire);
+        const uint64_t opened_at = hot_.opened_at.load(kAcquire);
         const uint64_t duration = open_duration(w, cfg);
         // Far from the deadline, the cheap clock is enough to fail fast.
         const uint64_t slack = clock_.coarse_slack_ns;
@@ -411,7 +413,7 @@ Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
       break;
     case State::Open: {
       const uint64_t duration = open_duration(w, cfg);
-      const uint64_t elapsed = elapsed_since(clock_.now(), hot_.changed_at.load(kAcquire));
+      const uint64_t elapsed = elapsed_since(clock_.now(), hot_.opened_at.load(kAcquire));
       wait = elapsed >= duration ? 0 : duration - elapsed;
       break;
     }

@@ -88,8 +88,12 @@ class ConfigCell {
 
 // The words every call touches, in one cache line.
 struct alignas(64) Hot {
-  std::atomic<uint64_t> word{0};         // StateWord
-  std::atomic<uint64_t> changed_at{0};   // clock at the last transition; only ever grows
+  std::atomic<uint64_t> word{0};        // StateWord
+  std::atomic<uint64_t> changed_at{0};  // clock at the last transition; only ever grows
+  // Clock at the last trip; only ever grows. Apart from changed_at because a
+  // caller leaving OPEN stamps changed_at before its compare-and-swap, and
+  // another caller still judging the OPEN period must not read that stamp.
+  std::atomic<uint64_t> opened_at{0};
   std::atomic<uint64_t> probes{0};       // ProbeLedger of the current HALF_OPEN epoch
   std::atomic<uint64_t> probe_at{0};     // clock at the last probe admission; only ever grows
   std::atomic<uint64_t> trips{0};        // transitions into OPEN
