@@ -260,7 +260,7 @@ Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, 
         const Result r = done_recorded(w, cfg, outcome, is_slow, now);
         if (cfg.policy != Policy::Consecutive) return r;
       }
-      return done_closed(w, cfg, ticket, outcome, is_slow);
+      return done_closed(w, cfg, ticket, outcome);
     case TicketKind::Probe:
       return done_probe(w, cfg, ticket, outcome, is_slow);
     case TicketKind::Unguarded:
@@ -271,8 +271,7 @@ Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, 
 }
 
 // The consecutive-failures policy.
-Result Breaker::done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome,
-                            bool /*slow*/) {
+Result Breaker::done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome) {
   for (;;) {
     if (StateWord::state(w) != State::Closed || StateWord::epoch(w) != Ticket::epoch(ticket) ||
         outcome == Outcome::Ignored)

@@ -201,7 +201,7 @@ class Breaker {
   Result allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *ticket);
   Result done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, uint64_t ticket,
                    Outcome outcome);
-  Result done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome, bool slow);
+  Result done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome);
   Result done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bool slow, uint64_t now);
   Result done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome, bool slow);
   // The open duration of the OPEN period with state word `w`.

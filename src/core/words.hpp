@@ -146,9 +146,10 @@ struct Ticket {
 // Probe ledger, valid only for the HALF_OPEN epoch whose low bits are its tag:
 // [tag:15 | successes:8 | issued:9 | outstanding:32]. Probe number `seq` of
 // the epoch owns bit `seq % 32` of `outstanding` until it reports, so a probe
-// reported twice finds its bit clear and counts once. A ledger whose tag is
-// not the current epoch's is read as empty: the thread that opens a
-// HALF_OPEN epoch need not reset it before publishing the state.
+// reported twice finds its bit clear and counts once. Every HALF_OPEN period
+// gets an empty ledger of its own before it is published; a reader holding
+// an older view of the state finds the tag not its epoch's and reads the
+// ledger as empty (its report is stale), and nobody claims a slot in it.
 struct ProbeLedger {
   static constexpr unsigned kTagBits = 15, kSuccessBits = 8, kIssuedBits = 9, kSlots = 32;
   static constexpr unsigned kIssuedShift = kSlots, kSuccessShift = kIssuedShift + kIssuedBits;
