@@ -77,6 +77,23 @@ namespace {
 
 bool in_unit_interval(double v) { return v > 0.0 && v <= 1.0; }  // false for NaN
 
+// An integer field and its inclusive range.
+struct Range {
+  const char *field;
+  uint64_t value, min, max;
+};
+
+// CB_OK if every value is in its range; else CB_EINVAL naming the first field that is not.
+template <size_t N>
+int check_ranges(const Range (&ranges)[N]) {
+  for (const Range &r : ranges)
+    if (r.value < r.min || r.value > r.max)
+      return fail(CB_EINVAL, "cb_config: %s must be %llu..%llu, got %llu", r.field,
+                  (unsigned long long)r.min, (unsigned long long)r.max,
+                  (unsigned long long)r.value);
+  return CB_OK;
+}
+
 }  // namespace
 
 int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
@@ -86,24 +103,15 @@ int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
     const int st = check_struct_size(cfg, cfg->struct_size, v1, sizeof(cb_config), "cb_config");
     if (st != CB_OK) return st;
     const size_t size = cfg->struct_size;
-    if (cfg->failure_threshold < 1 || cfg->failure_threshold > CB_MAX_FAILURE_THRESHOLD)
-      return fail(CB_EINVAL, "cb_config: failure_threshold must be 1..%u, got %u",
-                  CB_MAX_FAILURE_THRESHOLD, cfg->failure_threshold);
-    if (cfg->open_duration_ns < CB_MIN_OPEN_DURATION_NS ||
-        cfg->open_duration_ns > CB_MAX_DURATION_NS)
-      return fail(CB_EINVAL, "cb_config: open_duration_ns must be %llu..%llu, got %llu",
-                  CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS,
-                  (unsigned long long)cfg->open_duration_ns);
-    if (cfg->half_open_max_calls < 1 || cfg->half_open_max_calls > CB_MAX_HALF_OPEN_CALLS)
-      return fail(CB_EINVAL, "cb_config: half_open_max_calls must be 1..%u, got %u",
-                  CB_MAX_HALF_OPEN_CALLS, cfg->half_open_max_calls);
-    if (cfg->half_open_success_threshold < 1 ||
-        cfg->half_open_success_threshold > CB_MAX_HALF_OPEN_SUCCESSES)
-      return fail(CB_EINVAL, "cb_config: half_open_success_threshold must be 1..%u, got %u",
-                  CB_MAX_HALF_OPEN_SUCCESSES, cfg->half_open_success_threshold);
-    if (cfg->half_open_timeout_ns > CB_MAX_DURATION_NS)
-      return fail(CB_EINVAL, "cb_config: half_open_timeout_ns must be 0..%llu, got %llu",
-                  CB_MAX_DURATION_NS, (unsigned long long)cfg->half_open_timeout_ns);
+    const Range v1_ranges[] = {
+        {"failure_threshold", cfg->failure_threshold, 1, CB_MAX_FAILURE_THRESHOLD},
+        {"open_duration_ns", cfg->open_duration_ns, CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS},
+        {"half_open_max_calls", cfg->half_open_max_calls, 1, CB_MAX_HALF_OPEN_CALLS},
+        {"half_open_success_threshold", cfg->half_open_success_threshold, 1,
+         CB_MAX_HALF_OPEN_SUCCESSES},
+        {"half_open_timeout_ns", cfg->half_open_timeout_ns, 0, CB_MAX_DURATION_NS},
+    };
+    if (const int st2 = check_ranges(v1_ranges); st2 != CB_OK) return st2;
     c.failure_threshold = cfg->failure_threshold;
     c.open_duration_ns = cfg->open_duration_ns;
     c.half_open_max_calls = cfg->half_open_max_calls;
@@ -118,26 +126,18 @@ int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
                     "cb_config: policy must be CB_POLICY_CONSECUTIVE, CB_POLICY_COUNT_WINDOW or "
                     "CB_POLICY_TIME_WINDOW, got %d",
                     cfg->policy);
-      if (cfg->window_size < 1 || cfg->window_size > CB_MAX_WINDOW_SIZE)
-        return fail(CB_EINVAL, "cb_config: window_size must be 1..%u, got %u", CB_MAX_WINDOW_SIZE,
-                    cfg->window_size);
-      if (cfg->window_duration_ns < CB_MIN_WINDOW_DURATION_NS ||
-          cfg->window_duration_ns > CB_MAX_DURATION_NS)
-        return fail(CB_EINVAL, "cb_config: window_duration_ns must be %llu..%llu, got %llu",
-                    CB_MIN_WINDOW_DURATION_NS, CB_MAX_DURATION_NS,
-                    (unsigned long long)cfg->window_duration_ns);
-      if (cfg->window_buckets < 1 || cfg->window_buckets > CB_MAX_WINDOW_BUCKETS)
-        return fail(CB_EINVAL, "cb_config: window_buckets must be 1..%u, got %u",
-                    CB_MAX_WINDOW_BUCKETS, cfg->window_buckets);
-      if (cfg->minimum_calls < 1 || cfg->minimum_calls > CB_MAX_MINIMUM_CALLS)
-        return fail(CB_EINVAL, "cb_config: minimum_calls must be 1..%u, got %u",
-                    CB_MAX_MINIMUM_CALLS, cfg->minimum_calls);
+      const Range v1_1_ranges[] = {
+          {"window_size", cfg->window_size, 1, CB_MAX_WINDOW_SIZE},
+          {"window_duration_ns", cfg->window_duration_ns, CB_MIN_WINDOW_DURATION_NS,
+           CB_MAX_DURATION_NS},
+          {"window_buckets", cfg->window_buckets, 1, CB_MAX_WINDOW_BUCKETS},
+          {"minimum_calls", cfg->minimum_calls, 1, CB_MAX_MINIMUM_CALLS},
+          {"slow_call_ns", cfg->slow_call_ns, 0, CB_MAX_DURATION_NS},
+      };
+      if (const int st2 = check_ranges(v1_1_ranges); st2 != CB_OK) return st2;
       if (!in_unit_interval(cfg->failure_rate_threshold))
         return fail(CB_EINVAL, "cb_config: failure_rate_threshold must be in (0, 1], got %g",
                     cfg->failure_rate_threshold);
-      if (cfg->slow_call_ns > CB_MAX_DURATION_NS)
-        return fail(CB_EINVAL, "cb_config: slow_call_ns must be 0..%llu, got %llu",
-                    CB_MAX_DURATION_NS, (unsigned long long)cfg->slow_call_ns);
       if (!in_unit_interval(cfg->slow_call_rate_threshold))
         return fail(CB_EINVAL, "cb_config: slow_call_rate_threshold must be in (0, 1], got %g",
                     cfg->slow_call_rate_threshold);
