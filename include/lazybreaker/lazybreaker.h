@@ -223,13 +223,17 @@ static inline void cb_registry_options_init(cb_registry_options *opts) {
 }
 
 /** Opens a new registry. Memory is reserved for `capacity` breakers up
- *  front and touched only as breakers are created.
+ *  front and touched only as breakers are created. The first registry of
+ *  the process (the default one included) also reserves the address space
+ *  all registries' breakers share (docs/semantics.md, "Memory").
  *  @param opts NULL = all defaults.
  *  @param out receives the registry.
  *  @return CB_OK; CB_EINVAL for a NULL out, a bad struct_size, an unknown
  *          clock, a capacity over CB_MAX_CAPACITY or a non-NULL path;
  *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when the
- *          process has opened 65,535 registries (ids are never reused).
+ *          process has opened 65,535 registries (ids are never reused), or
+ *          when the open registries would hold more than 16,777,216
+ *          breakers between them (capacities count in whole 1,024s).
  *  @since 1.0
  *  Thread safety: any thread. */
 CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out);
@@ -300,10 +304,10 @@ CB_API int cb_destroy(cb_handle h);
  *  Thread safety: any thread, lock-free. */
 CB_API int cb_allow(cb_handle h, cb_ticket *ticket);
 
-/** Reports the outcome of an admitted call. Report each ticket once. A
- *  ticket issued before the breaker's last transition is stale: it counts
- *  in cb_stats but never moves the state machine. A probe ticket reported
- *  twice counts once.
+/** Reports the outcome of an admitted call. Report each ticket once, with
+ *  the handle it was issued for. A ticket issued before the breaker's last
+ *  transition is stale: it counts in cb_stats but never moves the state
+ *  machine. A probe ticket reported twice counts once.
  *  @param outcome a cb_outcome_t.
  *  @return CB_OK (also for a stale ticket); CB_EINVAL for an unknown outcome
  *          or a ticket that cb_allow never issues; CB_EHANDLE.

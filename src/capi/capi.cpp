@@ -26,6 +26,7 @@ using lazybreaker::core::State;
 using lazybreaker::registry::BreakerEvents;
 using lazybreaker::registry::Handle;
 using lazybreaker::registry::Registry;
+using lazybreaker::registry::Space;
 using lazybreaker::registry::Status;
 
 namespace {
@@ -50,7 +51,12 @@ int status_to_code(Status s, const char *what) {
       return fail(CB_EHANDLE, "%s: zero, unknown, destroyed or stale handle", what);
     case Status::TooManyRegistries:
       return fail(CB_EFULL, "%s: this process has opened %u registries, the most it may", what,
-                  Handle::kMaxRegistries);
+                  Registry::kMaxRegistryIds - 1);
+    case Status::SpaceFull:
+      return fail(CB_EFULL,
+                  "%s: the open registries of this process hold %u breakers between them, the "
+                  "most they may",
+                  what, Space::kSlots);
   }
   return fail(CB_EINTERNAL, "%s: unexpected registry status", what);
 }
@@ -60,19 +66,16 @@ int status_to_code(Status s, const char *what) {
               (unsigned long long)h);
 }
 
-// The registry and slot a handle names, if its registry is open and the
-// index in range; the slot's state word then checks the incarnation.
+// The registry and slot a handle names, if its registry is open; the
+// slot's state word then checks the incarnation.
 struct Target {
   Registry *reg;
   uint32_t index;
 };
 
 inline bool resolve(cb_handle h, Target *t) {
-  Registry *r = Registry::by_id(Handle::registry(h));
-  const uint32_t i = Handle::index(h);
-  if (__builtin_expect(r == nullptr || !r->holds(i), 0)) return false;
-  *t = {r, i};
-  return true;
+  t->reg = Registry::holding(h, &t->index);
+  return t->reg != nullptr;
 }
 
 int result_to_code(Result r, cb_handle h, const char *what) {
@@ -121,12 +124,16 @@ int force(cb_handle h, State target, const char *what) {
   if (!resolve(h, &t)) return bad_handle(h, "cb_allow");
   if (ticket == nullptr) return fail(CB_EINVAL, "cb_allow: ticket is NULL");
   BreakerEvents events(*t.reg, t.index, h);
-  const Result r =
-      t.reg->breaker(t.index, &events).allow(Handle::incarnation(h), t.reg->tally(t.index), ticket);
-  return r == Result::Ok ? CB_OK : result_to_code(r, h, "cb_allow");
+  uint64_t issued = 0;
+  const Result r = t.reg->breaker(t.index, &events)
+                       .allow(Handle::incarnation(h), t.reg->tally(t.index), &issued);
+  if (r != Result::Ok) return result_to_code(r, h, "cb_allow");
+  *ticket = Handle::seal(h, issued);
+  return CB_OK;
 }
 
-[[gnu::noinline]] int done_checked(cb_handle h, cb_ticket ticket, int outcome) {
+// `issued` is the ticket as cb_allow issued it, with the handle taken off.
+[[gnu::noinline]] int done_checked(cb_handle h, uint64_t issued, int outcome) {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_done");
   if (unsigned(outcome) > CB_IGNORED)
@@ -135,7 +142,7 @@ int force(cb_handle h, State target, const char *what) {
   BreakerEvents events(*t.reg, t.index, h);
   const Result r =
       t.reg->breaker(t.index, &events)
-          .done(Handle::incarnation(h), t.reg->tally(t.index), ticket, Outcome(outcome));
+          .done(Handle::incarnation(h), t.reg->tally(t.index), issued, Outcome(outcome));
   return r == Result::Ok ? CB_OK : result_to_code(r, h, "cb_done");
 }
 
@@ -298,40 +305,38 @@ CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) {
 CB_API int cb_destroy(cb_handle h) {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_destroy");
-  return t.reg->destroy(h) == Status::Ok ? CB_OK : bad_handle(h, "cb_destroy");
+  return t.reg->destroy(t.index, Handle::incarnation(h)) == Status::Ok
+             ? CB_OK
+             : bad_handle(h, "cb_destroy");
 }
 
-// The fast paths: a CLOSED breaker with no window, counted in this thread's
-// own cells; the core decides, the registry counts. Anything else starts over
-// on the slow path, which nothing here has touched yet.
+// The fast paths: a quiet breaker (CLOSED, no window, no failure run),
+// counted in this thread's own cells, found from the handle alone
+// (registry/space.hpp, registry/handle.hpp). Anything else starts over on
+// the slow path, which nothing here has touched yet.
 CB_API int cb_allow(cb_handle h, cb_ticket *ticket) {
-  Registry &r = Registry::at_id(Handle::registry(h));
-  const uint32_t i = Handle::index(h);
-  if (__builtin_expect(!r.holds(i) || ticket == nullptr, 0)) return allow_checked(h, ticket);
-  const uint64_t w = r.state_word(i).load(std::memory_order_acquire);
-  const uintptr_t cells = r.own_cells();
-  if (__builtin_expect(!lazybreaker::core::Breaker::admits_unrecorded(w, Handle::incarnation(h)) ||
-                           (cells & 1) != 0,
-                       0))
+  const Space::Slot s = Space::slot(h);
+  const uint64_t w = s.hot->word.load(std::memory_order_acquire);
+  const uintptr_t cells = Space::own_cells();
+  if (__builtin_expect(ticket == nullptr || !Handle::quiet_in(h, w) || cells == 0, 0))
     return allow_checked(h, ticket);
-  *ticket = lazybreaker::core::Breaker::closed_ticket(w);
-  Registry::bump_own(cells, i, Counter::Admitted);
+  *ticket = Handle::seal(h, w);
+  Space::bump_own(cells, s.index, Counter::Admitted);
   return CB_OK;
 }
 
+// A ticket that is the state word as it stands was issued while the
+// breaker was quiet, in this life and this epoch, and nothing has moved
+// since: its success changes nothing (lazybreaker::core::Ticket). Zero is
+// the word of a slot never used, and of the space no registry holds.
 CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) {
-  Registry &r = Registry::at_id(Handle::registry(h));
-  const uint32_t i = Handle::index(h);
-  if (__builtin_expect(!r.holds(i) || outcome != CB_SUCCESS, 0))
-    return done_checked(h, ticket, outcome);
-  const uint64_t w = r.state_word(i).load(std::memory_order_acquire);
-  const uintptr_t cells = r.own_cells();
-  if (__builtin_expect(
-          !lazybreaker::core::Breaker::success_changes_nothing(w, Handle::incarnation(h), ticket) ||
-              (cells & 1) != 0,
-          0))
-    return done_checked(h, ticket, outcome);
-  Registry::bump_own(cells, i, Counter::Successes);
+  const Space::Slot s = Space::slot(h);
+  const uint64_t w = s.hot->word.load(std::memory_order_acquire);
+  const uintptr_t cells = Space::own_cells();
+  const uint64_t issued = Handle::unseal(h, ticket);
+  if (__builtin_expect(outcome != CB_SUCCESS || issued == 0 || issued != w || cells == 0, 0))
+    return done_checked(h, issued, outcome);
+  Space::bump_own(cells, s.index, Counter::Successes);
   return CB_OK;
 }
 

@@ -50,7 +50,7 @@ std::vector<Snapshot> snapshot(Registry &reg) {
   std::vector<Snapshot> out;
   out.reserve(handles.size());
   for (const uint64_t h : handles) {
-    const uint32_t i = Handle::index(h);
+    const uint32_t i = Handle::index(h) - reg.base();
     Snapshot s;
     lazybreaker::core::Breaker b = reg.breaker(i);
     if (b.state(Handle::incarnation(h), &s.state) != Result::Ok ||

@@ -6,7 +6,6 @@
 
 namespace lazybreaker::capi {
 
-using registry::Handle;
 using registry::Registry;
 using registry::Status;
 
@@ -25,7 +24,7 @@ Registry *from_public(const cb_registry *p) {
   const auto v = reinterpret_cast<uintptr_t>(p);
   if ((v & ((uintptr_t(1) << kRegistryTagBits) - 1)) != kRegistryTag) return nullptr;
   const uintptr_t id = v >> kRegistryTagBits;
-  return id <= Handle::kMaxRegistries ? Registry::by_id(uint32_t(id)) : nullptr;
+  return id < Registry::kMaxRegistryIds ? Registry::by_id(uint32_t(id)) : nullptr;
 }
 
 namespace {

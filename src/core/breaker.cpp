@@ -72,6 +72,18 @@ bool Breaker::end_life(uint32_t incarnation) {
   return true;
 }
 
+void Breaker::retire() {
+  for (uint64_t w = hot_.word.load(kAcquire); StateWord::state(w) != State::Free;
+       w = hot_.word.load(kAcquire))
+    end_life(StateWord::incarnation(w));
+  hot_.changed_at.store(0, kRelaxed);
+  hot_.opened_at.store(0, kRelaxed);
+  hot_.probe_at.store(0, kRelaxed);
+  hot_.probes.store(0, kRelaxed);
+  hot_.trips.store(0, kRelaxed);
+  hot_.explicit_ns.store(0, kRelaxed);
+}
+
 uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
   if (StateWord::explicit_open(w)) return hot_.explicit_ns.load(kRelaxed);
   const uint32_t trips = std::max<uint32_t>(StateWord::trips(w), 1);

@@ -49,8 +49,8 @@ struct Config {
   // Fills the derived fields.
   void finish();
   // Enough resolution that the slow-call threshold is exact to 1/1024; a
-  // call's 41-bit stamp then wraps only after 2^30 thresholds (and at least
-  // 36 minutes), a probe's 31-bit one after 2^20 (and at least 2 seconds).
+  // call's 36-bit stamp then wraps only after 2^25 thresholds (and at least
+  // 68 seconds), a probe's 27-bit one after 2^16 (and at least 134 ms).
   static uint32_t slow_unit_shift_for(uint64_t slow_call_ns) {
     const auto bits = uint32_t(std::bit_width(slow_call_ns));
     return bits > 11 ? bits - 11 : 0;
@@ -148,30 +148,18 @@ class Breaker {
   // the current one (someone else ended it, or it never began).
   bool end_life(uint32_t incarnation);
 
-  // The write-free fast paths, as pure functions of one load of the state
-  // word, so that a caller may inline them with its own counting.
-  //
-  // Whether a call is admitted as it stands: CLOSED in this life, no window.
-  static bool admits_unrecorded(uint64_t w, uint32_t incarnation) {
-    return ((w ^ (uint64_t(incarnation) << StateWord::kIncarnationShift)) &
-            StateWord::kIdentityMask) == uint64_t(State::Closed);
-  }
-  // A CLOSED call's ticket is the state word it was admitted under.
-  static uint64_t closed_ticket(uint64_t w) { return w; }
-  // Whether reporting success for `ticket` changes nothing: CLOSED in this
-  // life and epoch, no window to feed, no failure run to end (and none
-  // begun and ended since the ticket was issued).
-  static bool success_changes_nothing(uint64_t w, uint32_t incarnation, uint64_t ticket) {
-    return ticket == w &&
-           ((w ^ (uint64_t(incarnation) << StateWord::kIncarnationShift)) &
-            (StateWord::kIdentityMask | (StateWord::kAuxMax << StateWord::kAuxShift))) ==
-               uint64_t(State::Closed);
-  }
+  // Ends whatever life the slot holds and forgets its clock stamps, for a
+  // slot that moves to another registry, with another clock. The
+  // incarnation and the epoch go on.
+  void retire();
 
+  // A quiet breaker's call (see StateWord::quiet) changes nothing shared,
+  // and its ticket is the state word it was admitted under; reporting its
+  // success changes nothing while that word stands.
   Result allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
     const uint64_t w = hot_.word.load(std::memory_order_acquire);
-    if (admits_unrecorded(w, incarnation)) {
-      *ticket = closed_ticket(w);
+    if (StateWord::quiet(w) && StateWord::incarnation(w) == incarnation) {
+      *ticket = w;
       tally.add(Counter::Admitted);
       return Result::Ok;
     }
@@ -180,7 +168,8 @@ class Breaker {
 
   Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome) {
     const uint64_t w = hot_.word.load(std::memory_order_acquire);
-    if (outcome == Outcome::Success && success_changes_nothing(w, incarnation, ticket)) {
+    if (outcome == Outcome::Success && ticket == w && StateWord::quiet(w) &&
+        StateWord::incarnation(w) == incarnation) {
       tally.add(Counter::Successes);
       return Result::Ok;
     }

@@ -11,27 +11,37 @@
 namespace lazybreaker::core {
 
 // Free is 0 so that zero-filled memory is a slot that holds no breaker.
+// Closed is 3 so that a ticket's kind codes (below) avoid every value a
+// small or zero integer takes once the handle is taken off it.
 enum class State : uint32_t {
   Free = 0,
-  Closed = 1,
-  Open = 2,
-  HalfOpen = 3,
+  Open = 1,
+  HalfOpen = 2,
+  Closed = 3,
   ForcedOpen = 4,
   Disabled = 5
 };
 
-// State word: [incarnation:24 | epoch:20 | aux:16 | recorded:1 | state:3]
+// State word: [state:3 | recorded:1 | aux:16 | incarnation:20 | epoch:24]
 //   aux in CLOSED: the current run of consecutive failures
 //   aux in OPEN and HALF_OPEN: trips since the breaker last closed (for
 //     backoff), and in OPEN the kExplicitOpen bit when cb_trip set the duration
 //   recorded: outcomes of this breaker feed a window (a rate policy or
 //     slow-call tracking), so CLOSED calls cannot take the write-free path
+// The order serves the fast paths: a breaker on which a call changes
+// nothing shared (CLOSED, unrecorded, no failure run) has the top 20 bits
+// kFastTop, and a handle is those 20 bits, the incarnation, then the slot
+// index where the epoch sits, so one shift of (handle ^ word) checks the
+// life and the state together (registry/handle.hpp).
 struct StateWord {
-  static constexpr unsigned kStateBits = 3, kAuxBits = 16, kEpochBits = 20, kIncarnationBits = 24;
-  static constexpr unsigned kRecordedShift = kStateBits;
-  static constexpr unsigned kAuxShift = kRecordedShift + 1;
-  static constexpr unsigned kEpochShift = kAuxShift + kAuxBits;
+  static constexpr unsigned kStateBits = 3, kAuxBits = 16, kEpochBits = 24, kIncarnationBits = 20;
+  static constexpr unsigned kEpochShift = 0;
   static constexpr unsigned kIncarnationShift = kEpochShift + kEpochBits;
+  static constexpr unsigned kAuxShift = kIncarnationShift + kIncarnationBits;
+  static constexpr unsigned kRecordedShift = kAuxShift + kAuxBits;
+  static constexpr unsigned kStateShift = kRecordedShift + 1;
+  static constexpr unsigned kTopShift = kIncarnationShift + kIncarnationBits;
+  static_assert(kStateShift + kStateBits == 64);
   static constexpr uint64_t kStateMask = (1ull << kStateBits) - 1;
   static constexpr uint64_t kRecorded = 1ull << kRecordedShift;
   static constexpr uint64_t kAuxMax = (1ull << kAuxBits) - 1;
@@ -39,17 +49,17 @@ struct StateWord {
   static constexpr uint64_t kIncarnationMask = (1ull << kIncarnationBits) - 1;
   static constexpr uint32_t kExplicitOpen = 1u << (kAuxBits - 1);
   static constexpr uint32_t kTripsMax = kExplicitOpen - 1;
-  // The bits a fast path compares in one go: incarnation, recorded, state.
-  static constexpr uint64_t kIdentityMask =
-      (kIncarnationMask << kIncarnationShift) | kRecorded | kStateMask;
+  // The top 20 bits of a CLOSED, unrecorded word with no failure run.
+  static constexpr uint64_t kFastTop = uint64_t(State::Closed) << (kStateShift - kTopShift);
 
   static constexpr uint64_t pack(uint32_t incarnation, uint32_t epoch, uint32_t aux, State s,
                                  bool recorded = false) {
-    return (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) |
-           (uint64_t(epoch & kEpochMask) << kEpochShift) | (uint64_t(aux & kAuxMax) << kAuxShift) |
-           (recorded ? kRecorded : 0) | uint64_t(s);
+    return (uint64_t(s) << kStateShift) | (recorded ? kRecorded : 0) |
+           (uint64_t(aux & kAuxMax) << kAuxShift) |
+           (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) |
+           (uint64_t(epoch & kEpochMask) << kEpochShift);
   }
-  static constexpr State state(uint64_t w) { return State(w & kStateMask); }
+  static constexpr State state(uint64_t w) { return State(w >> kStateShift); }
   static constexpr uint32_t aux(uint64_t w) { return uint32_t((w >> kAuxShift) & kAuxMax); }
   static constexpr uint32_t epoch(uint64_t w) { return uint32_t((w >> kEpochShift) & kEpochMask); }
   static constexpr bool recorded(uint64_t w) { return (w & kRecorded) != 0; }
@@ -61,13 +71,13 @@ struct StateWord {
   static constexpr bool explicit_open(uint64_t w) {
     return state(w) == State::Open && (aux(w) & kExplicitOpen) != 0;
   }
-  static constexpr uint64_t identity(uint32_t incarnation, State s) {
-    return (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) | uint64_t(s);
-  }
   // Whether w is a live breaker in its `incarnation`-th life.
   static constexpr bool alive_in(uint64_t w, uint32_t incarnation) {
     return StateWord::incarnation(w) == (incarnation & kIncarnationMask) && state(w) != State::Free;
   }
+  // Whether a call on this breaker changes nothing shared: CLOSED, no
+  // window to feed, no failure run to end.
+  static constexpr bool quiet(uint64_t w) { return (w >> kTopShift) == kFastTop; }
   // The same breaker life, the next epoch, a new aux and state.
   static constexpr uint64_t next(uint64_t w, uint32_t aux, State s) {
     return pack(incarnation(w), epoch(w) + 1, aux, s, recorded(w));
@@ -77,68 +87,62 @@ struct StateWord {
   }
 };
 
-// A ticket shares the state word's layout where it matters: its low three
-// bits are the state it was issued in (which says its kind), and its epoch
-// sits where the state word keeps it. So a CLOSED call's ticket can be the
-// state word itself, and the write-free cb_done compares one word with one.
-//   call, unguarded: [start high:24 | epoch:20 | start low:17 | kind:3]
-//   probe:           [start high:24 | epoch:20 | start low:7 | sequence:9 | unused:1 | kind:3]
-// `start` is the admission time in the breaker's slow-call unit, set only for
-// breakers that track slow calls (whose tickets never come from the fast
-// path, where those bits hold the state word's incarnation, aux and flag).
-// It has 41 bits in a call's ticket and 31 in a probe's. The kind is never
-// 0, so neither is a ticket.
-enum class TicketKind : uint32_t {
-  Invalid = 0,
-  Call = uint32_t(State::Closed),
-  Probe = uint32_t(State::HalfOpen),
-  Unguarded = uint32_t(State::Disabled),
-};
+// What cb_done is given back. Its top four bits say its kind, and its low
+// 24 bits are the epoch it was issued in, where the state word keeps it:
+//   quiet call:  the state word it was admitted under (top bits kFastTop),
+//                so the write-free cb_done compares one word with one
+//   call, unguarded: [kind:4 | start:36 | epoch:24]
+//   probe:           [kind:4 | start:27 | sequence:9 | epoch:24]
+// The other kinds' codes are top nibbles no state word has (states 6 and 7),
+// so their tickets never equal a state word. `start` is the admission time
+// in the breaker's slow-call unit, set only for breakers that track slow
+// calls: 36 bits in a call's ticket, 27 in a probe's.
+enum class TicketKind : uint32_t { Invalid = 0, Call, Probe, Unguarded };
 
 struct Ticket {
-  static constexpr unsigned kSeqShift = 4, kSeqBits = 9, kEpochShift = StateWord::kEpochShift;
-  static constexpr unsigned kStartHighShift = 40, kStartHighBits = 24;
+  static constexpr unsigned kKindShift = 60, kSeqBits = 9, kSeqShift = StateWord::kEpochBits;
   static constexpr uint64_t kSeqMask = (1ull << kSeqBits) - 1;
+  static constexpr uint64_t kCallCode = 0xc, kProbeCode = 0xd, kUnguardedCode = 0xe;
+  static constexpr uint64_t kQuietCode = StateWord::kFastTop >> (kKindShift - StateWord::kTopShift);
+  static_assert(kQuietCode == 0x6 && StateWord::kStateBits + 1 == 64 - kKindShift);
 
-  // Where the low part of `start` goes, by kind.
-  static constexpr unsigned start_low_shift(TicketKind k) {
-    return k == TicketKind::Probe ? 13 : 3;
+  static constexpr unsigned start_shift(TicketKind k) {
+    return k == TicketKind::Probe ? kSeqShift + kSeqBits : kSeqShift;
   }
-  static constexpr unsigned start_low_bits(TicketKind k) { return k == TicketKind::Probe ? 7 : 17; }
+  static constexpr unsigned start_bits(TicketKind k) { return kKindShift - start_shift(k); }
   // The bits of `start` a ticket of this kind keeps.
-  static constexpr uint64_t start_mask(TicketKind k) {
-    return (1ull << (start_low_bits(k) + kStartHighBits)) - 1;
-  }
+  static constexpr uint64_t start_mask(TicketKind k) { return (1ull << start_bits(k)) - 1; }
 
   static constexpr uint64_t make(uint32_t epoch, TicketKind kind, uint32_t seq = 0,
                                  uint64_t start = 0) {
-    const unsigned low = start_low_bits(kind);
-    return ((start >> low) << kStartHighShift) |
-           (uint64_t(epoch & StateWord::kEpochMask) << kEpochShift) |
-           ((start & ((1ull << low) - 1)) << start_low_shift(kind)) |
-           (kind == TicketKind::Probe ? uint64_t(seq & kSeqMask) << kSeqShift : 0) | uint64_t(kind);
+    const uint64_t code = kind == TicketKind::Probe       ? kProbeCode
+                          : kind == TicketKind::Unguarded ? kUnguardedCode
+                                                          : kCallCode;
+    return (code << kKindShift) | ((start & start_mask(kind)) << start_shift(kind)) |
+           (kind == TicketKind::Probe ? uint64_t(seq & kSeqMask) << kSeqShift : 0) |
+           (uint64_t(epoch) & StateWord::kEpochMask);
   }
-  static constexpr uint32_t epoch(uint64_t t) {
-    return uint32_t((t >> kEpochShift) & StateWord::kEpochMask);
-  }
+  static constexpr uint32_t epoch(uint64_t t) { return uint32_t(t & StateWord::kEpochMask); }
   static constexpr TicketKind kind(uint64_t t) {
-    switch (TicketKind(t & StateWord::kStateMask)) {
-      case TicketKind::Call:
+    switch (t >> kKindShift) {
+      case kQuietCode:
+      case kCallCode:
         return TicketKind::Call;
-      case TicketKind::Probe:
+      case kProbeCode:
         return TicketKind::Probe;
-      case TicketKind::Unguarded:
+      case kUnguardedCode:
         return TicketKind::Unguarded;
-      case TicketKind::Invalid:
+      default:
         break;
     }
     return TicketKind::Invalid;
   }
   static constexpr uint32_t seq(uint64_t t) { return uint32_t((t >> kSeqShift) & kSeqMask); }
+  // Zero for a quiet call's ticket, which never comes from a breaker that
+  // tracks slow calls.
   static constexpr uint64_t start(uint64_t t) {
     const TicketKind k = kind(t);
-    const unsigned low = start_low_bits(k);
-    return ((t >> kStartHighShift) << low) | ((t >> start_low_shift(k)) & ((1ull << low) - 1));
+    return (t >> kKindShift) == kQuietCode ? 0 : (t >> start_shift(k)) & start_mask(k);
   }
   static constexpr bool well_formed(uint64_t t) { return kind(t) != TicketKind::Invalid; }
 };

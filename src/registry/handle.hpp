@@ -1,29 +1,60 @@
-// A handle packs the registry id, the slot's incarnation and the slot index:
-// [registry:16 | incarnation:24 | index:24]. Registry id 0 is never used, so
-// handle 0 is never valid.
+// A handle is [kFastTop:20 | incarnation:20 | index:24]: the top 40 bits are
+// what its breaker's state word holds while a call on it changes nothing
+// shared (core/words.hpp), and the index is the slot's place in the
+// process-wide space (registry/space.hpp), so the fast paths find the slot
+// with one mask and check life and state with one shift of (handle ^ word).
+// The top bits are never zero, so neither is a handle.
 #pragma once
 
 #include <cstdint>
 
+#include "core/words.hpp"
+
 namespace lazybreaker::registry {
 
 struct Handle {
-  static constexpr unsigned kIndexBits = 24, kIncarnationBits = 24, kRegistryBits = 16;
+  using StateWord = core::StateWord;
+  static constexpr unsigned kIndexBits = StateWord::kEpochBits;
   static constexpr uint64_t kIndexMask = (1ull << kIndexBits) - 1;
-  static constexpr uint64_t kIncarnationMask = (1ull << kIncarnationBits) - 1;
-  static constexpr uint32_t kMaxRegistries = (1u << kRegistryBits) - 1;
+  static constexpr uint64_t kTop = StateWord::kFastTop << StateWord::kTopShift;
+  static_assert(StateWord::kEpochShift == 0 && StateWord::kIncarnationShift == kIndexBits);
 
-  static constexpr uint64_t make(uint32_t registry, uint32_t incarnation, uint32_t index) {
-    return (uint64_t(registry) << (kIndexBits + kIncarnationBits)) |
-           (uint64_t(incarnation & kIncarnationMask) << kIndexBits) | (index & kIndexMask);
+  static constexpr uint64_t make(uint32_t incarnation, uint32_t index) {
+    return kTop | (uint64_t(incarnation & StateWord::kIncarnationMask) << kIndexBits) |
+           (index & kIndexMask);
   }
-  static constexpr uint32_t registry(uint64_t h) {
-    return uint32_t(h >> (kIndexBits + kIncarnationBits));
+  // Whether the bits above the index are a handle's (the incarnation aside).
+  static constexpr bool well_formed(uint64_t h) {
+    return (h >> StateWord::kTopShift) == StateWord::kFastTop;
   }
-  static constexpr uint32_t incarnation(uint64_t h) {
-    return uint32_t((h >> kIndexBits) & kIncarnationMask);
-  }
+  static constexpr uint32_t incarnation(uint64_t h) { return StateWord::incarnation(h); }
   static constexpr uint32_t index(uint64_t h) { return uint32_t(h & kIndexMask); }
+
+  // Whether the breaker `h` names, whose state word is `w`, is in this life
+  // and quiet (CLOSED, unrecorded, no failure run).
+  static constexpr bool quiet_in(uint64_t h, uint64_t w) { return ((h ^ w) >> kIndexBits) == 0; }
+
+  // A ticket goes out with its handle added to it and comes back with the
+  // handle taken off. So cb_done compares a quiet call's ticket with the
+  // state word in one instruction after one subtraction, and zero or a small
+  // integer passed as a ticket comes back with a top nibble no ticket kind
+  // has (0x9 or 0xa: the handle's 0x6, negated), and is refused.
+  static constexpr uint64_t seal(uint64_t h, uint64_t ticket) { return ticket + h; }
+  static constexpr uint64_t unseal(uint64_t h, uint64_t sealed) { return sealed - h; }
 };
+
+static_assert(Handle::well_formed(Handle::make(0, 0)) && Handle::make(0, 0) != 0);
+static_assert(Handle::quiet_in(Handle::make(7, 9),
+                               core::StateWord::pack(7, 9, 0, core::State::Closed)));
+static_assert(!Handle::quiet_in(Handle::make(7, 9),
+                                core::StateWord::pack(7, 9, 1, core::State::Closed)));
+static_assert(!Handle::quiet_in(Handle::make(7, 9),
+                                core::StateWord::pack(7, 9, 0, core::State::Closed, true)));
+static_assert(!Handle::quiet_in(Handle::make(6, 9),
+                                core::StateWord::pack(7, 9, 0, core::State::Closed)));
+static_assert(core::Ticket::kind(Handle::unseal(Handle::make(0, 0), 0)) ==
+              core::TicketKind::Invalid);
+static_assert(core::Ticket::kind(Handle::unseal(Handle::make(0xfffff, 0xffffff), 0x12342)) ==
+              core::TicketKind::Invalid);
 
 }  // namespace lazybreaker::registry

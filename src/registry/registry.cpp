@@ -1,7 +1,6 @@
 #include "registry/registry.hpp"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -9,22 +8,7 @@
 
 namespace lazybreaker::registry {
 
-Registry Registry::none_;
-std::atomic<Registry *> Registry::table_[Handle::kMaxRegistries + 1];
-
-void Registry::point_ids_at_none() {
-  for (uint32_t i = 0; i <= Handle::kMaxRegistries; ++i)
-    table_[i].store(&none_, std::memory_order_relaxed);
-}
-
-namespace {
-// Before any other static initialiser, so that even one that calls the
-// library finds every id naming the empty registry.
-struct PointIdsAtNone {
-  PointIdsAtNone() { Registry::point_ids_at_none(); }
-} point_ids_at_none __attribute__((init_priority(101)));
-}  // namespace
-
+std::atomic<Registry *> Registry::table_[Registry::kMaxRegistryIds];
 std::atomic<uint32_t> Registry::next_id_{1};
 
 namespace {
@@ -57,21 +41,16 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
                       Registry **out) {
   uint32_t id = next_id_.load(std::memory_order_relaxed);
   do {
-    if (id > Handle::kMaxRegistries) return Status::TooManyRegistries;
+    if (id >= kMaxRegistryIds) return Status::TooManyRegistries;
   } while (!next_id_.compare_exchange_weak(id, id + 1, std::memory_order_relaxed));
 
-  // Enough stripes that the threads of a busy process each own one.
-  const uint32_t exclusive = std::clamp<uint32_t>(
-      2 * uint32_t(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))), 4, kExclusiveStripes);
   const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
 
   Layout layout;
-  const size_t hot_at = layout.add<core::Hot>(capacity);
   const size_t configs_at = layout.add<core::ConfigCell>(capacity);
   const size_t base_at =
       layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(capacity);
   const size_t names_at = layout.add<NameStore::Name>(capacity);
-  const size_t cells_at = layout.add<core::Cell>(size_t(exclusive + 1) * capacity);
   const size_t windows_at = layout.add<core::WindowCells>(capacity);
   const uint32_t event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
   const size_t events_at = layout.add<EventQueue::Cell>(event_cells);
@@ -83,28 +62,27 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   void *arena = mmap(nullptr, layout.size(), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (arena == MAP_FAILED) return Status::NoMemory;
-
   auto *reg = new (std::nothrow) Registry();
   if (reg == nullptr) {
     munmap(arena, layout.size());
     return Status::NoMemory;
   }
+  if (const Space::Claim claimed = Space::claim(capacity, id, &reg->base_);
+      claimed != Space::Claim::Ok) {
+    munmap(arena, layout.size());
+    delete reg;
+    return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
+  }
   reg->id_ = id;
   reg->capacity_ = capacity;
-  reg->exclusive_stripes_ = exclusive;
   reg->clock_.kind = clock;
   if (clock == core::ClockKind::Monotonic) reg->clock_.measure_slack();
   reg->arena_ = arena;
   reg->arena_size_ = layout.size();
-  reg->hot_ = at<core::Hot>(arena, hot_at);
+  reg->hot_ = Space::hot(reg->base_);
   reg->configs_ = at<core::ConfigCell>(arena, configs_at);
   reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
   reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
-  reg->cells_ = at<core::Cell>(arena, cells_at);
-  for (uint32_t s = 0; s < kExclusiveStripes + 2; ++s)
-    reg->own_cells_[s] = s >= 1 && s <= exclusive
-                             ? reinterpret_cast<uintptr_t>(reg->cells_ + size_t(s - 1) * capacity)
-                             : 1;
   reg->windows_ = at<core::WindowCells>(arena, windows_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
   reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity);
@@ -115,7 +93,11 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
 }
 
 void Registry::close(Registry *reg) {
-  table_[reg->id_].store(&none_, std::memory_order_release);
+  table_[reg->id_].store(nullptr, std::memory_order_release);
+  // The slots go on to other registries with their incarnations, so every
+  // handle into this one stays stale.
+  for (uint32_t i = 0, end = reg->free_->high_water(); i < end; ++i) reg->breaker(i).retire();
+  Space::release(reg->base_, reg->capacity_);
   munmap(reg->arena_, reg->arena_size_);
   delete reg;
 }
@@ -128,7 +110,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   names_.write(i, name);
   core::Config c = cfg;
   // Jitter differs between breakers and between runs, so they do not retry in step.
-  c.jitter_seed = ((uint64_t(id_) << 32) ^ i) * 0x9e3779b97f4a7c15ull ^ clock_.now();
+  c.jitter_seed = ((uint64_t(id_) << 32) ^ (base_ + i)) * 0x9e3779b97f4a7c15ull ^ clock_.now();
   configs_[i].store(c);
   const Counts now = raw_counts(i);
   for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
@@ -143,7 +125,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   const uint32_t incarnation =
       core::StateWord::incarnation(hot_[i].word.load(std::memory_order_acquire));
   breaker(i).begin_life(incarnation, c);
-  *handle = Handle::make(id_, incarnation, i);
+  *handle = this->handle(i, incarnation);
   return Status::Ok;
 }
 
@@ -158,7 +140,7 @@ Status Registry::lookup(std::string_view name, uint64_t *handle) const {
     if (core::StateWord::state(w) == core::State::Free) return Status::NotFound;
     const bool same_name = names_.equals(i, name);
     if (same_life(i, w) && same_name) {
-      *handle = Handle::make(id_, core::StateWord::incarnation(w), i);
+      *handle = this->handle(i, core::StateWord::incarnation(w));
       return Status::Ok;
     }
   }
@@ -177,9 +159,8 @@ bool Registry::same_life(uint32_t index, uint64_t w) const {
          core::StateWord::incarnation(now) == core::StateWord::incarnation(w);
 }
 
-Status Registry::destroy(uint64_t handle) {
-  const uint32_t i = Handle::index(handle);
-  if (!holds(i) || !breaker(i).end_life(Handle::incarnation(handle))) return Status::BadHandle;
+Status Registry::destroy(uint32_t i, uint32_t incarnation) {
+  if (!breaker(i).end_life(incarnation)) return Status::BadHandle;
   char name[NameStore::kWords * 8];
   const size_t len = names_.read(i, name);
   if (len > 0) index_->erase(std::string_view(name, len), i);
@@ -193,7 +174,7 @@ size_t Registry::list(uint64_t *out, size_t max) const {
   for (uint32_t i = 0; i < end; ++i) {
     const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
     if (core::StateWord::state(w) == core::State::Free) continue;
-    if (n < max) out[n] = Handle::make(id_, core::StateWord::incarnation(w), i);
+    if (n < max) out[n] = handle(i, core::StateWord::incarnation(w));
     ++n;
   }
   return n;
@@ -201,8 +182,8 @@ size_t Registry::list(uint64_t *out, size_t max) const {
 
 Counts Registry::raw_counts(uint32_t index) const {
   Counts c{};
-  for (uint32_t s = 0; s <= exclusive_stripes_; ++s) {
-    const core::Cell &cell = cells_[size_t(s) * capacity_ + index];
+  for (uint32_t s = 0; s <= Space::exclusive_stripes(); ++s) {
+    const core::Cell &cell = Space::cell(s, base_ + index);
     for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
       c.n[k] += cell.n[k].load(std::memory_order_relaxed);
   }

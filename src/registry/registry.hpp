@@ -1,7 +1,9 @@
-// A registry: a fixed-capacity arena of breaker slots, their names, their
-// counters, a free list and a name index, all addressed by index so that the
-// same layout can later live in a mapped file. Knows nothing of policies
-// beyond storing each breaker's configuration.
+// A registry: a fixed-capacity run of breaker slots in the process-wide
+// space (registry/space.hpp), and an arena of what only it reads: their
+// configurations, names, windows, a free list and a name index, all
+// addressed by index so that the same layout can later live in a mapped
+// file. Knows nothing of policies beyond storing each breaker's
+// configuration. Its own indexes run from 0; handles carry base() + index.
 #pragma once
 
 #include <atomic>
@@ -15,11 +17,11 @@
 #include "registry/free_list.hpp"
 #include "registry/handle.hpp"
 #include "registry/name_index.hpp"
-#include "registry/thread_stripe.hpp"
+#include "registry/space.hpp"
 
 namespace lazybreaker::registry {
 
-enum class Status { Ok, Full, NoMemory, Exists, NotFound, BadHandle, TooManyRegistries };
+enum class Status { Ok, Full, NoMemory, Exists, NotFound, BadHandle, TooManyRegistries, SpaceFull };
 
 struct Counts {
   uint64_t n[unsigned(core::Counter::Count)];
@@ -40,54 +42,38 @@ class Registry {
   static void close(Registry *reg);
   // The open registry with this id, or nullptr.
   static Registry *by_id(uint32_t id) {
-    Registry *r =
-        id <= Handle::kMaxRegistries ? table_[id].load(std::memory_order_acquire) : nullptr;
-    return r == &none_ ? nullptr : r;
+    return id < kMaxRegistryIds ? table_[id].load(std::memory_order_acquire) : nullptr;
   }
-  // For the fast paths: the registry with this 16-bit id, or an empty one
-  // that holds no index, so no null test is needed.
-  static Registry &at_id(uint32_t id16) {
-    return *table_[id16 & Handle::kMaxRegistries].load(std::memory_order_acquire);
+  // The open registry that holds the breaker `h` names (alive or not), and
+  // its index there.
+  static Registry *holding(uint64_t h, uint32_t *index) {
+    if (!Handle::well_formed(h)) return nullptr;
+    Registry *r = by_id(Space::owner(Handle::index(h)));
+    if (r == nullptr || Handle::index(h) - r->base_ >= r->capacity_) return nullptr;
+    *index = Handle::index(h) - r->base_;
+    return r;
   }
-
-  // Run once, when the library loads: every id names the empty registry.
-  static void point_ids_at_none();
+  // Registry ids are never reused, so a closed registry's pointer stays
+  // refused; 0 is none.
+  static constexpr uint32_t kMaxRegistryIds = 1u << 16;
 
   uint32_t id() const { return id_; }
+  uint32_t base() const { return base_; }
   core::Clock &clock() { return clock_; }
-  bool holds(uint32_t index) const { return index < capacity_; }
+  uint64_t handle(uint32_t index, uint32_t incarnation) const {
+    return Handle::make(incarnation, base_ + index);
+  }
 
   // `events` receives its transitions (nullptr: none are reported).
   core::Breaker breaker(uint32_t index, core::EventSink *events = nullptr) {
     return core::Breaker(hot_[index], configs_[index], windows_[index], clock_, events);
   }
-  std::atomic<uint64_t> &state_word(uint32_t index) { return hot_[index].word; }
-  // The calling thread's own counter cells in this registry, as an address,
-  // or an odd number when it has none yet or counts in the shared stripe
-  // (then use tally()).
-  uintptr_t own_cells() const { return own_cells_[detail::t_stripe_plus_one]; }
-  // A counter in cells only this thread writes: one unlocked add. Readers
-  // load it atomically, and an aligned 8-byte store is atomic on x86-64.
-  static void bump_own(uintptr_t cells, uint32_t index, core::Counter c) {
-    std::atomic<uint64_t> &n = reinterpret_cast<core::Cell *>(cells)[index].n[unsigned(c)];
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-    asm("addq $1, %0" : "+m"(n));
-#else
-    n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-#endif
-  }
-
-  core::Tally tally(uint32_t index) {
-    const uint32_t s = thread_stripe();
-    return s < exclusive_stripes_
-               ? core::Tally{&cells_[size_t(s) * capacity_ + index], true}
-               : core::Tally{&cells_[size_t(exclusive_stripes_) * capacity_ + index], false};
-  }
+  core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
 
   // `name` empty = anonymous.
   Status create(std::string_view name, const core::Config &cfg, uint64_t *handle);
   Status lookup(std::string_view name, uint64_t *handle) const;
-  Status destroy(uint64_t handle);
+  Status destroy(uint32_t index, uint32_t incarnation);
   // Counters since the breaker was created; the caller validates the handle.
   Counts counts(uint32_t index) const;
   // The name of slot `index` as it stands (for events and metrics, where a
@@ -110,26 +96,21 @@ class Registry {
   // (after name reads, whose acquire loads keep this load after them).
   bool same_life(uint32_t index, uint64_t w) const;
 
-  static Registry none_;
-  static std::atomic<Registry *> table_[Handle::kMaxRegistries + 1];
+  static std::atomic<Registry *> table_[kMaxRegistryIds];
   static std::atomic<uint32_t> next_id_;
 
   uint32_t id_ = 0;
+  uint32_t base_ = 0;
   uint32_t capacity_ = 0;
-  uint32_t exclusive_stripes_ = 0;
   core::Clock clock_;
   void *arena_ = nullptr;
   size_t arena_size_ = 0;
   core::Hot *hot_ = nullptr;
   core::ConfigCell *configs_ = nullptr;
   std::atomic<uint64_t> (*counts_base_)[unsigned(core::Counter::Count)] = nullptr;
-  core::Cell *cells_ = nullptr;  // [exclusive stripes + 1 shared][capacity]
   core::WindowCells *windows_ = nullptr;
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
-  // By thread stripe + 1: [0] no stripe yet, [s + 1] stripe s's cells if this
-  // registry gives it cells of its own; else 1.
-  uintptr_t own_cells_[kExclusiveStripes + 2] = {};
   NameStore names_{nullptr};
   std::optional<FreeList> free_;
   std::optional<NameIndex> index_;

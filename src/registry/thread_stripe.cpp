@@ -8,6 +8,7 @@ namespace lazybreaker::registry {
 namespace detail {
 
 constinit thread_local uint32_t t_stripe_plus_one __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local uintptr_t t_own_cells __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 
@@ -21,30 +22,33 @@ bool g_have_key = false;
 __attribute__((constructor)) void make_release_key() {
   g_have_key = pthread_key_create(&g_release_key, [](void *stripe_plus_one) {
                  const uint32_t s = uint32_t(reinterpret_cast<uintptr_t>(stripe_plus_one)) - 1;
-                 g_owned.fetch_and(~(1ull << s), std::memory_order_release);
                  // Anything this thread still counts from later destructors
                  // goes to the shared stripe.
-                 t_stripe_plus_one = kSharedStripe + 1;
+                 t_own_cells = 0;
+                 t_stripe_plus_one = kMaxExclusiveStripes + 1;
+                 g_owned.fetch_and(~(1ull << s), std::memory_order_release);
                }) == 0;
 }
 
 }  // namespace
 
-uint32_t claim_stripe() {
+uint32_t claim_stripe(uint32_t exclusive, uintptr_t own_cells, uintptr_t stripe_stride) {
+  const uint64_t usable = exclusive >= 64 ? ~0ull : (1ull << exclusive) - 1;
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
-  while (g_have_key && owned != ~0ull) {
-    const uint32_t s = uint32_t(__builtin_ctzll(~owned));
+  while (g_have_key && (~owned & usable) != 0) {
+    const uint32_t s = uint32_t(__builtin_ctzll(~owned & usable));
     if (g_owned.compare_exchange_weak(owned, owned | (1ull << s), std::memory_order_acquire)) {
       if (pthread_setspecific(g_release_key, reinterpret_cast<void *>(uintptr_t(s) + 1)) != 0) {
         g_owned.fetch_and(~(1ull << s), std::memory_order_release);
         break;
       }
       t_stripe_plus_one = s + 1;
+      t_own_cells = own_cells + s * stripe_stride;
       return s;
     }
   }
-  t_stripe_plus_one = kSharedStripe + 1;
-  return kSharedStripe;
+  t_stripe_plus_one = kMaxExclusiveStripes + 1;
+  return exclusive;
 }
 
 }  // namespace detail

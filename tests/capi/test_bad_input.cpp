@@ -2,6 +2,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "fixture.hpp"
 
@@ -75,6 +76,37 @@ TEST_CASE("handle 0, random handles and handles from another registry are CB_EHA
   // The same slot index with another incarnation is another breaker.
   CHECK(cb_state(b.h + (uint64_t(1) << 24)) == CB_EHANDLE);
   b.unchanged();
+}
+
+TEST_CASE("handles that look like real ones but name no breaker are CB_EHANDLE, even as tickets") {
+  ManualRegistry r;
+  Bystander b(r);
+  const cb_ticket real = admit(b.h);
+  // A handle's low 24 bits are its slot, the next 20 its incarnation: the
+  // bystander's neighbours (never used), slots no registry holds, and the
+  // bystander's slot in other lives.
+  const uint64_t slot_bits = 0xffffff, life = uint64_t(1) << 24;
+  std::vector<cb_handle> lookalikes;
+  for (uint64_t slot : {uint64_t(1), uint64_t(2), uint64_t(63), uint64_t(64), uint64_t(0x7ffff),
+                        uint64_t(0xfffff0), slot_bits})
+    lookalikes.push_back((b.h & ~slot_bits) | ((b.h + slot) & slot_bits));
+  for (uint64_t lives : {uint64_t(1), uint64_t(2), uint64_t(0xfffff)})
+    lookalikes.push_back(b.h + lives * life);
+  for (const cb_handle h : lookalikes) {
+    CAPTURE(h);
+    cb_ticket t = 0;
+    CHECK(cb_allow(h, &t) == CB_EHANDLE);
+    CHECK(cb_done(h, h, CB_SUCCESS) == CB_EHANDLE);
+    CHECK(cb_done(h, 0, CB_SUCCESS) == CB_EHANDLE);
+    CHECK(cb_done(h, real, CB_SUCCESS) == CB_EHANDLE);
+    CHECK(cb_state(h) == CB_EHANDLE);
+    CHECK(cb_destroy(h) == CB_EHANDLE);
+  }
+  REQUIRE(cb_done(b.h, real, CB_IGNORED) == CB_OK);
+  const cb_stats s = stats(b.h);
+  CHECK(s.ignored == b.before.ignored + 1);
+  CHECK(s.admitted == b.before.admitted + 1);
+  CHECK(cb_state(b.h) == CB_STATE_CLOSED);
 }
 
 TEST_CASE("a destroyed breaker's handle stays stale after its slot is reused") {

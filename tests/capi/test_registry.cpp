@@ -1,4 +1,5 @@
 // Registries: names, lookup, capacity, destroy and reuse.
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -98,4 +99,81 @@ TEST_CASE("a million breakers fit in the default registry") {
   call(hs.back(), CB_FAILURE);
   CHECK(stats(hs.back()).failures == 1);
   for (cb_handle h : hs) REQUIRE(cb_destroy(h) == CB_OK);
+}
+
+TEST_CASE("a slot passed on by a closed registry starts afresh under the next one's clock") {
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.capacity = 1;
+  cb_registry *monotonic = nullptr;
+  REQUIRE(cb_registry_open(&o, &monotonic) == CB_OK);
+  const cb_config cfg = config(1, 1000);
+  cb_handle before = 0;
+  REQUIRE(cb_create(monotonic, "tripped", &cfg, &before) == CB_OK);
+  call(before, CB_FAILURE);  // tripped at the monotonic clock's now, far past a manual clock's 0
+  REQUIRE(cb_state(before) == CB_STATE_OPEN);
+  REQUIRE(cb_registry_close(monotonic) == CB_OK);
+
+  ManualRegistry r(1);
+  const cb_handle h = r.create(cfg, "tripped");
+  // The freed run is the first one free, so the new breaker has the slot
+  // the tripped one had (the low 24 bits of a handle are its slot).
+  REQUIRE((h & 0xffffff) == (before & 0xffffff));
+  CHECK(cb_state(before) == CB_EHANDLE);
+  CHECK(stats(h).trips == 0);
+  call(h, CB_FAILURE);
+  CHECK(retry_after(h) == 1000);
+  r.advance(1000);
+  CHECK(stats(h).state_ns == 1000);
+  CHECK(retry_after(h) == 0);
+  call(h, CB_SUCCESS);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+}
+
+TEST_CASE("thousands of small registries are open at once, each its own") {
+  std::vector<cb_registry *> regs(3000);
+  std::vector<cb_handle> hs(regs.size());
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.capacity = 1;
+  o.clock = CB_CLOCK_MANUAL;
+  const cb_config cfg = config(1, 1000);
+  for (size_t i = 0; i < regs.size(); ++i) {
+    REQUIRE(cb_registry_open(&o, &regs[i]) == CB_OK);
+    REQUIRE(cb_create(regs[i], "only", &cfg, &hs[i]) == CB_OK);
+    if (i % 2 == 0) call(hs[i], CB_FAILURE);
+  }
+  for (size_t i = 0; i < regs.size(); ++i) {
+    REQUIRE(cb_state(hs[i]) == (i % 2 == 0 ? CB_STATE_OPEN : CB_STATE_CLOSED));
+    cb_handle found = 0;
+    REQUIRE(cb_lookup(regs[i], "only", &found) == CB_OK);
+    REQUIRE(found == hs[i]);
+  }
+  for (cb_registry *reg : regs) REQUIRE(cb_registry_close(reg) == CB_OK);
+  for (cb_handle h : hs) REQUIRE(cb_state(h) == CB_EHANDLE);
+}
+
+TEST_CASE("the open registries share 16,777,216 slots: past them, CB_EFULL, until one closes") {
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.capacity = CB_MAX_CAPACITY;
+  std::vector<cb_registry *> regs;
+  int st = CB_OK;
+  while (regs.size() < 5) {
+    cb_registry *reg = nullptr;
+    st = cb_registry_open(&o, &reg);
+    if (st != CB_OK) break;
+    regs.push_back(reg);
+  }
+  // Four when the default registry has not been created, three beside it.
+  CHECK(regs.size() >= 3);
+  CHECK(regs.size() <= 4);
+  CHECK(st == CB_EFULL);
+  CHECK(std::strstr(cb_last_error_message(), "16777216") != nullptr);
+  cb_handle h = 0;
+  REQUIRE(cb_create(regs.back(), nullptr, nullptr, &h) == CB_OK);
+  REQUIRE(cb_registry_close(regs.back()) == CB_OK);
+  CHECK(cb_state(h) == CB_EHANDLE);
+  REQUIRE(cb_registry_open(&o, &regs.back()) == CB_OK);
+  for (cb_registry *reg : regs) REQUIRE(cb_registry_close(reg) == CB_OK);
 }

@@ -307,3 +307,27 @@ TEST_CASE("a lookup racing destroy and reuse never returns the breaker now in th
   churn.join();
   MESSAGE("lookups that found \"odd\" alive: " << found);
 }
+
+TEST_CASE("counts stay exact with more threads than counter stripes, coming and going") {
+  ManualRegistry r;
+  const cb_handle h = r.create(config(8, 1000));
+  const int waves = 3, threads_per_wave = 80, calls = 20'000;  // 80 > the 64 own stripes at most
+  for (int wave = 0; wave < waves; ++wave) {
+    std::vector<std::thread> pool;
+    std::atomic<int> bad{0};
+    for (int i = 0; i < threads_per_wave; ++i)
+      pool.emplace_back([&] {
+        for (int n = 0; n < calls; ++n) {
+          cb_ticket t = 0;
+          if (cb_allow(h, &t) != CB_OK || cb_done(h, t, CB_SUCCESS) != CB_OK) bad.fetch_add(1);
+        }
+      });
+    for (auto &t : pool) t.join();
+    REQUIRE(bad.load() == 0);
+    const uint64_t expected = uint64_t(wave + 1) * threads_per_wave * calls;
+    const cb_stats s = stats(h);
+    CHECK(s.admitted == expected);
+    CHECK(s.successes == expected);
+  }
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+}

@@ -1,0 +1,94 @@
+#include "registry/space.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+
+namespace lazybreaker::registry {
+
+namespace {
+// What every handle names before the space exists: a free slot.
+core::Hot g_empty_line;
+// Claims and releases only: registries opening and closing, never a call.
+std::mutex g_claims;
+}  // namespace
+
+std::atomic<uint64_t> Space::index_mask_{0};
+std::atomic<core::Hot *> Space::hot_{&g_empty_line};
+core::Cell *Space::cells_ = nullptr;
+uint32_t Space::exclusive_ = 0;
+std::atomic<uint16_t> Space::owners_[Space::kChunks];
+
+namespace {
+
+constexpr size_t kHotBytes = size_t(Space::kSlots) * sizeof(core::Hot);
+constexpr size_t kStripeBytes = size_t(Space::kSlots) * sizeof(core::Cell);
+
+bool make_writable(void *at, size_t bytes) {
+  return mprotect(at, bytes, PROT_READ | PROT_WRITE) == 0;
+}
+
+}  // namespace
+
+bool Space::reserve() {
+  if (index_mask_.load(std::memory_order_relaxed) != 0) return true;
+  // Enough stripes that the threads of a busy process each own one.
+  const uint32_t exclusive = std::clamp<uint32_t>(
+      2 * uint32_t(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))), 4, kMaxExclusiveStripes);
+  const size_t bytes = kHotBytes + size_t(exclusive + 1) * kStripeBytes;
+  // Address space only: no page is committed until a registry's run is made
+  // writable and then touched.
+  void *base = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) return false;
+  if (mprotect(base, kHotBytes, PROT_READ) != 0) {
+    munmap(base, bytes);
+    return false;
+  }
+  exclusive_ = exclusive;
+  cells_ = reinterpret_cast<core::Cell *>(static_cast<char *>(base) + kHotBytes);
+  hot_.store(static_cast<core::Hot *>(base), std::memory_order_relaxed);
+  index_mask_.store(kSlots - 1, std::memory_order_release);
+  return true;
+}
+
+Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {
+  const uint32_t chunks = (slots + kChunkSlots - 1) / kChunkSlots;
+  std::lock_guard<std::mutex> lock(g_claims);
+  if (!reserve()) return Claim::NoMemory;
+  // First fit: registries are few and their runs long-lived.
+  uint32_t run = 0;
+  for (uint32_t c = 0; c < kChunks; ++c) {
+    run = owners_[c].load(std::memory_order_relaxed) == 0 ? run + 1 : 0;
+    if (run < chunks) continue;
+    const uint32_t first = c + 1 - chunks;
+    const uint32_t index = first * kChunkSlots;
+    const size_t count = size_t(chunks) * kChunkSlots;
+    bool ok = make_writable(hot(index), count * sizeof(core::Hot));
+    for (uint32_t s = 0; ok && s <= exclusive_; ++s)
+      ok = make_writable(&cell(s, index), count * sizeof(core::Cell));
+    if (!ok) return Claim::NoMemory;
+    for (uint32_t k = first; k <= c; ++k)
+      owners_[k].store(uint16_t(owner), std::memory_order_release);
+    *base = index;
+    return Claim::Ok;
+  }
+  return Claim::Full;
+}
+
+void Space::release(uint32_t base, uint32_t slots) {
+  const uint32_t chunks = (slots + kChunkSlots - 1) / kChunkSlots;
+  const size_t count = size_t(chunks) * kChunkSlots;
+  std::lock_guard<std::mutex> lock(g_claims);
+  // The counters' pages go back to the system and read as zero when the
+  // next owner touches them. They stay writable: a thread still calling a
+  // breaker of the closed registry (the caller's error) counts into a fresh
+  // page rather than faulting.
+  for (uint32_t s = 0; s <= exclusive_; ++s)
+    madvise(&cell(s, base), count * sizeof(core::Cell), MADV_DONTNEED);
+  for (uint32_t k = base / kChunkSlots; k < base / kChunkSlots + chunks; ++k)
+    owners_[k].store(0, std::memory_order_release);
+}
+
+}  // namespace lazybreaker::registry

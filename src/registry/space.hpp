@@ -1,0 +1,92 @@
+// The process-wide space every private registry's breakers live in: one hot
+// line per slot index, and one counter cell per slot index for each thread
+// stripe. A registry owns a run of consecutive indexes, and a handle carries
+// its slot's index in this space, so the fast paths find both the breaker and
+// the calling thread's counters from the handle alone: no registry lookup,
+// no bounds check (every index below 2^24 is readable once the space exists).
+//
+// The space is reserved whole when the first registry opens, without access;
+// the hot lines are then readable everywhere, and a registry's runs are made
+// writable when it opens. When it closes its counters are given back, while
+// its hot lines keep their incarnations, so its handles stay stale whichever
+// registry takes the indexes next.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/breaker.hpp"
+#include "registry/handle.hpp"
+#include "registry/thread_stripe.hpp"
+
+namespace lazybreaker::registry {
+
+// Hidden, so the library addresses its statics directly rather than
+// through the global offset table: an instruction saved on every call.
+class [[gnu::visibility("hidden")]] Space {
+ public:
+  static constexpr uint32_t kSlots = 1u << Handle::kIndexBits;
+  static constexpr uint32_t kChunkSlots = 1024;  // a registry's run is whole chunks
+  static constexpr uint32_t kChunks = kSlots / kChunkSlots;
+
+  // The hot line of the slot a handle names. Before the space exists every
+  // handle names one empty line.
+  struct Slot {
+    uint64_t index;
+    core::Hot *hot;
+  };
+  static Slot slot(uint64_t handle) {
+    const uint64_t i = handle & index_mask_.load(std::memory_order_acquire);
+    return {i, hot_.load(std::memory_order_relaxed) + i};
+  }
+  // The calling thread's own counter cells, by slot index, as an address;
+  // 0 while it has none (before its first counted call, or in the shared
+  // stripe).
+  static uintptr_t own_cells() { return detail::t_own_cells; }
+  // A counter in cells only this thread writes: one unlocked add. Readers
+  // load it atomically, and an aligned 8-byte store is atomic on x86-64.
+  static void bump_own(uintptr_t cells, uint64_t index, core::Counter c) {
+    std::atomic<uint64_t> &n = reinterpret_cast<core::Cell *>(cells)[index].n[unsigned(c)];
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+    asm("addq $1, %0" : "+m"(n));
+#else
+    n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+#endif
+  }
+
+  enum class Claim { Ok, NoMemory, Full };
+  // `slots` consecutive indexes for registry `owner`, from *base on.
+  static Claim claim(uint32_t slots, uint32_t owner, uint32_t * base);
+  // Gives a registry's run back. Every life in it must have ended.
+  static void release(uint32_t base, uint32_t slots);
+  // The id of the registry that owns `index`, 0 if none.
+  static uint32_t owner(uint32_t index) {
+    return owners_[index / kChunkSlots].load(std::memory_order_acquire);
+  }
+
+  // For a registry's slow paths and readers; only once a run is claimed.
+  static core::Hot *hot(uint32_t index) { return hot_.load(std::memory_order_relaxed) + index; }
+  // Stripe `s`'s cell for `index`; s == exclusive_stripes() is the shared stripe.
+  static core::Cell &cell(uint32_t s, uint32_t index) { return cells_[size_t(s) * kSlots + index]; }
+  static uint32_t exclusive_stripes() { return exclusive_; }
+  // Where the calling thread counts for `index` (its first call claims a stripe).
+  static core::Tally tally(uint32_t index) {
+    uint32_t s = detail::t_stripe_plus_one - 1;
+    if (__builtin_expect(s == UINT32_MAX, 0))
+      s = detail::claim_stripe(exclusive_, reinterpret_cast<uintptr_t>(cells_),
+                               uintptr_t(kSlots) * sizeof(core::Cell));
+    return s < exclusive_ ? core::Tally{&cell(s, index), true}
+                          : core::Tally{&cell(exclusive_, index), false};
+  }
+
+ private:
+  static bool reserve();
+
+  static std::atomic<uint64_t> index_mask_;
+  static std::atomic<core::Hot *> hot_;
+  static core::Cell *cells_;  // [exclusive stripes + 1 shared][kSlots]
+  static uint32_t exclusive_;
+  static std::atomic<uint16_t> owners_[kChunks];
+};
+
+}  // namespace lazybreaker::registry
