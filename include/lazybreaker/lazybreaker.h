@@ -250,7 +250,7 @@ CB_API int cb_registry_close(cb_registry *reg);
 /** The process-wide registry: monotonic clock, capacity
  *  CB_DEFAULT_REGISTRY_CAPACITY. Created on first use; never closed.
  *  @return the registry; NULL only if its memory could not be reserved
- *          (cb_last_error_message() says why).
+ *          (cb_last_error_message() says why); a later call tries again.
  *  @since 1.0
  *  Thread safety: any thread. */
 CB_API cb_registry *cb_default_registry(void);

@@ -1,6 +1,7 @@
 #include "capi/resolve.hpp"
 
 #include <atomic>
+#include <mutex>
 
 #include "capi/errors.hpp"
 
@@ -29,18 +30,20 @@ Registry *from_public(const cb_registry *p) {
 
 namespace {
 std::atomic<Registry *> g_default{nullptr};
-}
+std::mutex g_default_creation;
+}  // namespace
 
 Registry *default_registry() noexcept {
-  static Registry *const reg = [] {
-    Registry *r = nullptr;
-    if (Registry::open(CB_DEFAULT_REGISTRY_CAPACITY, lazybreaker::core::ClockKind::Monotonic,
-                       Registry::kDefaultEventCapacity, &r) != Status::Ok)
-      return static_cast<Registry *>(nullptr);
+  if (Registry *r = g_default.load(std::memory_order_acquire)) return r;
+  // Creation maps memory and may fail (an address-space limit); a later
+  // call tries again rather than inherit the failure.
+  std::lock_guard<std::mutex> lock(g_default_creation);
+  Registry *r = g_default.load(std::memory_order_acquire);
+  if (r == nullptr &&
+      Registry::open(CB_DEFAULT_REGISTRY_CAPACITY, lazybreaker::core::ClockKind::Monotonic,
+                     Registry::kDefaultEventCapacity, &r) == Status::Ok)
     g_default.store(r, std::memory_order_release);
-    return r;
-  }();
-  return reg;
+  return r;
 }
 
 bool is_default_registry(const Registry *r) noexcept {
