@@ -310,14 +310,14 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
                               uint64_t now) {
   const bool failure = outcome == Outcome::Failure;
   Window win = window(cfg);
-  const uint64_t index = win.next_index(now);
-  const bool moved = win.record(index, failure, is_slow);
+  Window::Position at;
+  const bool moved = win.record(now, failure, is_slow, &at);
   // A fast success only lowers the rates of a window that holds enough
   // calls and has not moved on. Any other outcome is checked: it may be the
   // call that reaches minimum_calls, or older successes may have left.
   const uint32_t warm = StateWord::epoch(w) + 1;
   if (!failure && !is_slow && !moved && window_.warm.load(kRelaxed) == warm) return Result::Ok;
-  const WindowCounts c = win.sum(index, cfg.slow_call_ns != 0);
+  const WindowCounts c = win.sum(at, cfg.slow_call_ns != 0);
   // A count window never holds fewer than guaranteed() once full, so a
   // larger minimum would only be met at its bucket boundaries.
   const uint64_t minimum = std::min<uint64_t>(cfg.minimum_calls, cfg.window_shape().guaranteed());
@@ -399,10 +399,8 @@ Result Breaker::observe(uint32_t incarnation, Observation *out) const {
   if (StateWord::state(w) == State::Closed) o.consecutive_failures = StateWord::aux(w);
   if (cfg.recorded()) {
     // The window as it stands, without recording anything.
-    const WindowShape shape = cfg.window_shape();
-    const uint64_t position =
-        shape.by_time ? now : std::max<uint64_t>(window_.sequence.load(kRelaxed), 1) - 1;
-    const WindowCounts c = Window(window_, shape).sum(position / shape.bucket_width);
+    const Window win = window(cfg);
+    const WindowCounts c = win.sum(win.latest(now));
     if (c.calls != 0) {
       o.failure_rate = double(c.failures) / double(c.calls);
       o.slow_rate = double(c.slow) / double(c.calls);

@@ -36,6 +36,38 @@ bool add(std::atomic<uint64_t> &word, uint64_t index, uint64_t hi, uint64_t lo) 
   }
 }
 
+// Sets a ring word to a full bucket, unless it already holds that bucket or
+// a later one (a publisher that fell behind).
+void publish(std::atomic<uint64_t> &word, uint64_t bucket) {
+  uint64_t cur = word.load(std::memory_order_relaxed);
+  while (cur == 0 || later(stamp(bucket), stamp(cur))) {
+    if (word.compare_exchange_weak(cur, bucket, std::memory_order_relaxed)) return;
+  }
+}
+
+// The head word of a count window.
+struct Head {
+  static constexpr unsigned kFailureBits = 20, kCallBits = 19, kRingBits = 5;
+  static constexpr unsigned kCallShift = kFailureBits, kRingShift = kCallShift + kCallBits;
+  static constexpr unsigned kStampShift = kRingShift + kRingBits;
+  static_assert(kStampShift + kStampBits == 64 && kMaxBuckets <= 1u << kRingBits);
+  // The widest bucket: a million outcomes in 32 buckets.
+  static_assert(1'000'000 / kMaxBuckets + 1 < 1u << kCallBits);
+
+  static constexpr uint64_t pack(uint64_t stamp, uint32_t ring, uint64_t calls, uint64_t failures) {
+    return (stamp << kStampShift) | (uint64_t(ring) << kRingShift) | (calls << kCallShift) |
+           failures;
+  }
+  static constexpr uint64_t stamp(uint64_t h) { return h >> kStampShift; }
+  static constexpr uint32_t ring(uint64_t h) {
+    return uint32_t(h >> kRingShift) & ((1u << kRingBits) - 1);
+  }
+  static constexpr uint64_t calls(uint64_t h) {
+    return (h >> kCallShift) & ((1ull << kCallBits) - 1);
+  }
+  static constexpr uint64_t failures(uint64_t h) { return h & ((1ull << kFailureBits) - 1); }
+};
+
 }  // namespace
 
 WindowShape WindowShape::count(uint32_t size) {
@@ -48,31 +80,75 @@ WindowShape WindowShape::time(uint64_t duration_ns, uint32_t buckets) {
   return {true, buckets, std::max<uint64_t>(1, duration_ns / buckets)};
 }
 
-uint64_t Window::next_index(uint64_t now) {
-  if (shape_.by_time) return now / shape_.bucket_width;
-  return cells_.sequence.fetch_add(1, std::memory_order_relaxed) / shape_.bucket_width;
+Window::Position Window::of_index(uint64_t index) const {
+  return {stamp_of(index), uint32_t(index % shape_.buckets),
+          uint32_t(std::min<uint64_t>(shape_.buckets, index + 1))};
 }
 
-bool Window::record(uint64_t index, bool failure, bool slow) {
-  // Stamp 0 with all counts 0 is the never-used word; a real bucket always
-  // counts at least the outcome that created it.
-  const bool started = add(cells_.calls[index % shape_.buckets], index, 1, failure ? 1 : 0);
-  if (slow) add(cells_.slow[index % shape_.buckets], index, 1, 0);
+bool Window::record(uint64_t now, bool failure, bool slow, Position *at) {
+  bool started;
+  if (shape_.by_time) {
+    const uint64_t index = now / shape_.bucket_width;
+    *at = of_index(index);
+    // Stamp 0 with all counts 0 is the never-used word; a real bucket always
+    // counts at least the outcome that created it.
+    started = add(cells_.calls[at->ring], index, 1, failure ? 1 : 0);
+  } else {
+    started = record_in_head(failure, at);
+  }
+  if (slow) add(cells_.slow[at->ring], at->stamp, 1, 0);
   return started;
 }
 
-WindowCounts Window::sum(uint64_t index, bool with_slow) const {
+bool Window::record_in_head(bool failure, Position *at) {
+  const uint64_t failed = failure ? 1 : 0;
+  uint64_t cur = cells_.head.load(std::memory_order_relaxed);
+  for (;;) {
+    uint64_t next;
+    if (cur != 0 && Head::calls(cur) < shape_.bucket_width) {
+      next = cur + (uint64_t(1) << Head::kCallShift) + failed;
+    } else if (cur == 0) {
+      next = Head::pack(0, 0, 1, failed);
+    } else {
+      // The full bucket is in the ring before the head leaves it, so a
+      // reader that sees the new head finds it there.
+      publish(cells_.calls[Head::ring(cur)],
+              pack(Head::stamp(cur), Head::calls(cur), Head::failures(cur)));
+      const uint32_t ring = Head::ring(cur) + 1 == shape_.buckets ? 0 : Head::ring(cur) + 1;
+      next = Head::pack((Head::stamp(cur) + 1) & kStampMask, ring, 1, failed);
+    }
+    if (cells_.head.compare_exchange_weak(cur, next, std::memory_order_release,
+                                          std::memory_order_relaxed)) {
+      *at = {Head::stamp(next), Head::ring(next), shape_.buckets};
+      return Head::calls(next) == 1;
+    }
+  }
+}
+
+Window::Position Window::latest(uint64_t now) const {
+  if (shape_.by_time) return of_index(now / shape_.bucket_width);
+  const uint64_t h = cells_.head.load(std::memory_order_acquire);
+  return {Head::stamp(h), Head::ring(h), h == 0 ? 0 : shape_.buckets};
+}
+
+WindowCounts Window::sum(const Position &at, bool with_slow) const {
   uint64_t calls = 0, failures = 0, slow = 0;
-  // Bucket index - k sits at ring position (index - k) % buckets: walk the
-  // ring backwards instead of dividing for each.
-  uint32_t pos = uint32_t(index % shape_.buckets);
-  const uint64_t n = std::min<uint64_t>(shape_.buckets, index + 1);
-  for (uint64_t k = 0; k < n; ++k) {
-    const uint64_t want = stamp_of(index - k);
-    const uint64_t word = cells_.calls[pos].load(std::memory_order_relaxed);
-    if (word != 0 && stamp(word) == want) {
-      calls += high(word);
-      failures += low(word);
+  // A count window's newest buckets may still be in the head.
+  const uint64_t head = shape_.by_time ? 0 : cells_.head.load(std::memory_order_acquire);
+  // Bucket k back sits k places back in the ring: walk it backwards rather
+  // than divide for each.
+  uint32_t pos = at.ring;
+  for (uint32_t k = 0; k < at.depth; ++k) {
+    const uint64_t want = (at.stamp - k) & kStampMask;
+    if (head != 0 && Head::stamp(head) == want) {
+      calls += Head::calls(head);
+      failures += Head::failures(head);
+    } else {
+      const uint64_t word = cells_.calls[pos].load(std::memory_order_relaxed);
+      if (word != 0 && stamp(word) == want) {
+        calls += high(word);
+        failures += low(word);
+      }
     }
     if (with_slow) {
       const uint64_t s = cells_.slow[pos].load(std::memory_order_relaxed);
@@ -84,6 +160,17 @@ WindowCounts Window::sum(uint64_t index, bool with_slow) const {
 }
 
 void Window::clear() {
+  // A count window goes on with an empty bucket after its last, so stamps
+  // keep growing and a bucket published late by a caller that read the old
+  // head is older than every new one.
+  uint64_t head = cells_.head.load(std::memory_order_relaxed);
+  while (head != 0) {
+    const uint32_t ring = Head::ring(head) + 1 >= shape_.buckets ? 0 : Head::ring(head) + 1;
+    if (cells_.head.compare_exchange_weak(
+            head, Head::pack((Head::stamp(head) + 1) & kStampMask, ring, 0, 0),
+            std::memory_order_relaxed))
+      break;
+  }
   for (uint32_t b = 0; b < kMaxBuckets; ++b) {
     for (std::atomic<uint64_t> *word : {&cells_.calls[b], &cells_.slow[b]}) {
       uint64_t cur = word->load(std::memory_order_relaxed);

@@ -1,10 +1,17 @@
 // A rolling window of outcomes, lock-free and without a timer: up to
 // kMaxBuckets buckets in a ring, each a pair of 64-bit words stamped with the
-// bucket's index. An outcome lands in the bucket of its index (its position
-// in the outcome sequence for a count window, its time for a time window); a
-// bucket whose stamp is older is reset by the outcome that lands in it, in
-// the same compare-and-swap that counts it. So a bucket's counts are exact,
-// and a reader sums only the buckets whose stamps are inside the window.
+// bucket's index. A bucket's counts are exact, and a reader sums only the
+// buckets whose stamps are inside the window.
+//
+// Time window: an outcome lands in the bucket of its time; a bucket whose
+// stamp is older is reset by the outcome that lands in it, in the same
+// compare-and-swap that counts it.
+//
+// Count window: the bucket being filled is the head word, and as a bucket
+// holds exactly `width` outcomes, where the next outcome goes follows from
+// the head: placing and counting it is one compare-and-swap, the only
+// contended write of the outcome. The outcome that finds the head full
+// publishes it into the ring and starts the next bucket.
 #pragma once
 
 #include <atomic>
@@ -16,7 +23,9 @@ inline constexpr uint32_t kMaxBuckets = 32;
 
 // The window memory of one breaker.
 struct WindowCells {
-  std::atomic<uint64_t> sequence{0};  // count windows: outcomes recorded
+  // Count windows: the bucket being filled, [stamp:20 | ring position:5 |
+  // calls:19 | failures:20]; 0 before the first outcome.
+  std::atomic<uint64_t> head{0};
   // The CLOSED epoch + 1 in which the window was last seen holding at least
   // minimum_calls outcomes (0: not seen, or seen below it since).
   std::atomic<uint32_t> warm{0};
@@ -47,21 +56,32 @@ struct WindowShape {
 
 class Window {
  public:
+  // Where a bucket is: its stamp (its index modulo 2^20) and its place in
+  // the ring; `depth` buckets back from it, at most, hold outcomes.
+  struct Position {
+    uint64_t stamp;
+    uint32_t ring;
+    uint32_t depth;
+  };
+
   Window(WindowCells &cells, const WindowShape &shape) : cells_(cells), shape_(shape) {}
 
-  // The bucket index of the next outcome: from the outcome sequence for a
-  // count window, from `now` for a time window.
-  uint64_t next_index(uint64_t now);
-  // True if this outcome started its bucket: the window moved on, and older
-  // outcomes may have left it.
-  bool record(uint64_t index, bool failure, bool slow);
-  // The counts of the window that ends with bucket `index` (slow calls only
+  // Records one outcome (its time `now` places it in a time window) and
+  // says where it landed. True if it started its bucket: the window moved
+  // on, and older outcomes may have left it.
+  bool record(uint64_t now, bool failure, bool slow, Position *at);
+  // The newest bucket as the window stands (nothing recorded yet: depth 0).
+  Position latest(uint64_t now) const;
+  // The counts of the window whose newest bucket is `at` (slow calls only
   // when asked for).
-  WindowCounts sum(uint64_t index, bool with_slow = true) const;
+  WindowCounts sum(const Position &at, bool with_slow = true) const;
   // Empties every bucket (a concurrent outcome may land just after).
   void clear();
 
  private:
+  Position of_index(uint64_t index) const;
+  bool record_in_head(bool failure, Position *at);
+
   WindowCells &cells_;
   const WindowShape shape_;
 };
