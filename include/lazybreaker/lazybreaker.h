@@ -239,7 +239,8 @@ static inline void cb_registry_options_init(cb_registry_options *opts) {
 CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out);
 
 /** Closes a registry: every handle into it becomes stale, and stays stale
- *  however many registries open later.
+ *  however many registries open later (until its slot has had 1,048,576
+ *  more lives, in whichever registries hold it; docs/semantics.md).
  *  @return CB_OK (NULL is a no-op); CB_EINVAL for the default registry or a
  *          registry that is not open.
  *  @since 1.0

@@ -325,16 +325,17 @@ CB_API int cb_allow(cb_handle h, cb_ticket *ticket) {
   return CB_OK;
 }
 
-// A ticket that is the state word as it stands was issued while the
-// breaker was quiet, in this life and this epoch, and nothing has moved
-// since: its success changes nothing (lazybreaker::core::Ticket). Zero is
-// the word of a slot never used, and of the space no registry holds.
+// A ticket that is the state word as it stands, of a breaker that the
+// handle names and that is quiet, was issued in this life and this epoch,
+// and nothing has moved since: its success changes nothing
+// (lazybreaker::core::Ticket).
 CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) {
   const Space::Slot s = Space::slot(h);
   const uint64_t w = s.hot->word.load(std::memory_order_acquire);
   const uintptr_t cells = Space::own_cells();
   const uint64_t issued = Handle::unseal(h, ticket);
-  if (__builtin_expect(outcome != CB_SUCCESS || issued == 0 || issued != w || cells == 0, 0))
+  if (__builtin_expect(
+          outcome != CB_SUCCESS || !Handle::quiet_in(h, w) || issued != w || cells == 0, 0))
     return done_checked(h, issued, outcome);
   Space::bump_own(cells, s.index, Counter::Successes);
   return CB_OK;

@@ -39,11 +39,6 @@ T *at(void *base, size_t offset) {
 
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
-  uint32_t id = next_id_.load(std::memory_order_relaxed);
-  do {
-    if (id >= kMaxRegistryIds) return Status::TooManyRegistries;
-  } while (!next_id_.compare_exchange_weak(id, id + 1, std::memory_order_relaxed));
-
   const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
 
   Layout layout;
@@ -67,8 +62,20 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
     munmap(arena, layout.size());
     return Status::NoMemory;
   }
+  uint32_t id = next_id_.load(std::memory_order_relaxed);
+  do {
+    if (id >= kMaxRegistryIds) {
+      munmap(arena, layout.size());
+      delete reg;
+      return Status::TooManyRegistries;
+    }
+  } while (!next_id_.compare_exchange_weak(id, id + 1, std::memory_order_relaxed));
   if (const Space::Claim claimed = Space::claim(capacity, id, &reg->base_);
       claimed != Space::Claim::Ok) {
+    // Nobody has seen the id: give it back unless a later one is out, so
+    // retrying on a full or limited space does not use the ids up.
+    uint32_t next = id + 1;
+    next_id_.compare_exchange_strong(next, id, std::memory_order_relaxed);
     munmap(arena, layout.size());
     delete reg;
     return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
@@ -93,10 +100,11 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
 }
 
 void Registry::close(Registry *reg) {
-  table_[reg->id_].store(nullptr, std::memory_order_release);
-  // The slots go on to other registries with their incarnations, so every
-  // handle into this one stays stale.
+  // Lives end first, so the fast paths stop counting here before the
+  // counters are given back. The slots go on to other registries with their
+  // incarnations, so every handle into this one stays stale.
   for (uint32_t i = 0, end = reg->free_->high_water(); i < end; ++i) reg->breaker(i).retire();
+  table_[reg->id_].store(nullptr, std::memory_order_release);
   Space::release(reg->base_, reg->capacity_);
   munmap(reg->arena_, reg->arena_size_);
   delete reg;

@@ -44,10 +44,16 @@ class Registry {
   static Registry *by_id(uint32_t id) {
     return id < kMaxRegistryIds ? table_[id].load(std::memory_order_acquire) : nullptr;
   }
-  // The open registry that holds the breaker `h` names (alive or not), and
-  // its index there.
+  // The open registry that holds the live breaker `h` names, and its index
+  // there. Hot lines are never unmapped, so a handle whose breaker is not
+  // alive is refused before any registry is looked at: a closed registry's
+  // handle never reaches the registry that took its slots, however soon
+  // that one closes in turn.
   static Registry *holding(uint64_t h, uint32_t *index) {
-    if (!Handle::well_formed(h)) return nullptr;
+    if (!Handle::well_formed(h) ||
+        !core::StateWord::alive_in(Space::slot(h).hot->word.load(std::memory_order_acquire),
+                                   Handle::incarnation(h)))
+      return nullptr;
     Registry *r = by_id(Space::owner(Handle::index(h)));
     if (r == nullptr || Handle::index(h) - r->base_ >= r->capacity_) return nullptr;
     *index = Handle::index(h) - r->base_;

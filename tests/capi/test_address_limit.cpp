@@ -38,6 +38,9 @@ TEST_CASE("with too little address space, registries are CB_ENOMEM and calls sti
   cb_registry *const fallback = cb_default_registry();
   cb_handle h = 0;
   const int created = cb_create(nullptr, "nowhere", nullptr, &h);
+  // More failed opens than a process has registry ids: a failure keeps none.
+  int refused = 0;
+  for (int i = 0; i < 70000; ++i) refused += cb_registry_open(nullptr, &reg) == CB_ENOMEM;
   std::mt19937_64 rng(7);
   int answered = 0;
   for (int i = 0; i < 10000; ++i) {
@@ -53,6 +56,7 @@ TEST_CASE("with too little address space, registries are CB_ENOMEM and calls sti
   CHECK(fallback == nullptr);
   CHECK(created == CB_ENOMEM);
   CHECK(answered == 10000);
+  CHECK(refused == 70000);
 
   // With the limit lifted, the same process opens registries as usual.
   REQUIRE(cb_registry_open(nullptr, &reg) == CB_OK);

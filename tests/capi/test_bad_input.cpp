@@ -102,6 +102,18 @@ TEST_CASE("handles that look like real ones but name no breaker are CB_EHANDLE, 
     CHECK(cb_state(h) == CB_EHANDLE);
     CHECK(cb_destroy(h) == CB_EHANDLE);
   }
+  // A quiet breaker's ticket is its state word plus its handle. That word,
+  // reported with values that are not handles but name the breaker's slot
+  // in their low 24 bits, is refused.
+  const cb_handle quiet = r.create(config(5, 1000), "quiet");
+  const uint64_t word = admit(quiet) - quiet;
+  for (const cb_handle h : {quiet & slot_bits, (quiet & slot_bits) | (uint64_t(1) << 63),
+                            quiet ^ (uint64_t(1) << 60), quiet | (uint64_t(0xfff) << 44)}) {
+    CAPTURE(h);
+    CHECK(cb_done(h, h + word, CB_SUCCESS) == CB_EHANDLE);
+    CHECK(cb_done(h, word, CB_SUCCESS) == CB_EHANDLE);
+  }
+  CHECK(stats(quiet).successes == 0);
   REQUIRE(cb_done(b.h, real, CB_IGNORED) == CB_OK);
   const cb_stats s = stats(b.h);
   CHECK(s.ignored == b.before.ignored + 1);

@@ -331,3 +331,39 @@ TEST_CASE("counts stay exact with more threads than counter stripes, coming and 
   }
   CHECK(cb_state(h) == CB_STATE_CLOSED);
 }
+
+TEST_CASE(
+    "a closed registry's handle stays stale while other registries take its slots and close") {
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.capacity = 1024;
+  cb_registry *gone = nullptr;
+  REQUIRE(cb_registry_open(&o, &gone) == CB_OK);
+  cb_handle stale = 0;
+  REQUIRE(cb_create(gone, "gone", nullptr, &stale) == CB_OK);
+  REQUIRE(cb_registry_close(gone) == CB_OK);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> calls{0}, wrong{0};
+  std::thread caller([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      cb_ticket t = 0;
+      if (cb_allow(stale, &t) != CB_EHANDLE || cb_state(stale) != CB_EHANDLE ||
+          cb_done(stale, t, CB_FAILURE) != CB_EHANDLE)
+        wrong.fetch_add(1);
+      calls.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  // Each of these takes the run the closed registry had, and frees it again
+  // while the caller above is in the middle of its calls.
+  for (int i = 0; i < 3000; ++i) {
+    cb_registry *next = nullptr;
+    REQUIRE(cb_registry_open(&o, &next) == CB_OK);
+    cb_handle h = 0;
+    REQUIRE(cb_create(next, "next", nullptr, &h) == CB_OK);
+    REQUIRE(cb_registry_close(next) == CB_OK);
+  }
+  stop.store(true);
+  caller.join();
+  CHECK(calls.load() > 0);
+  CHECK(wrong.load() == 0);
+}
