@@ -114,7 +114,7 @@ bool Window::record_in_head(bool failure, Position *at) {
       // reader that sees the new head finds it there.
       publish(cells_.calls[Head::ring(cur)],
               pack(Head::stamp(cur), Head::calls(cur), Head::failures(cur)));
-      const uint32_t ring = Head::ring(cur) + 1 == shape_.buckets ? 0 : Head::ring(cur) + 1;
+      const uint32_t ring = Head::ring(cur) + 1 >= shape_.buckets ? 0 : Head::ring(cur) + 1;
       next = Head::pack((Head::stamp(cur) + 1) & kStampMask, ring, 1, failed);
     }
     if (cells_.head.compare_exchange_weak(cur, next, std::memory_order_release,
@@ -160,15 +160,17 @@ WindowCounts Window::sum(const Position &at, bool with_slow) const {
 }
 
 void Window::clear() {
-  // A count window goes on with an empty bucket after its last, so stamps
-  // keep growing and a bucket published late by a caller that read the old
-  // head is older than every new one.
-  uint64_t head = cells_.head.load(std::memory_order_relaxed);
+  // A count window goes on with an empty bucket kMaxBuckets stamps after
+  // its last, so a bucket that a caller who read the old head publishes
+  // late is older than any window from here on can reach, and the next
+  // bucket that lands in its place overwrites it. Acquiring the head sees
+  // every bucket published before it, so the loop below clears them.
+  uint64_t head = cells_.head.load(std::memory_order_acquire);
   while (head != 0) {
     const uint32_t ring = Head::ring(head) + 1 >= shape_.buckets ? 0 : Head::ring(head) + 1;
     if (cells_.head.compare_exchange_weak(
-            head, Head::pack((Head::stamp(head) + 1) & kStampMask, ring, 0, 0),
-            std::memory_order_relaxed))
+            head, Head::pack((Head::stamp(head) + kMaxBuckets) & kStampMask, ring, 0, 0),
+            std::memory_order_acq_rel, std::memory_order_acquire))
       break;
   }
   for (uint32_t b = 0; b < kMaxBuckets; ++b) {

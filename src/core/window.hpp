@@ -43,8 +43,10 @@ struct WindowShape {
   uint32_t buckets = 1;       // 1..kMaxBuckets
   uint64_t bucket_width = 1;  // outcomes (count window) or nanoseconds (time window)
 
-  // The last `size` outcomes, in at most kMaxBuckets buckets: the window then
-  // holds between size - width + 1 and size of the latest outcomes.
+  // The last `size` outcomes, in at most kMaxBuckets buckets of `width`:
+  // a full window then holds between (buckets - 1) * width + 1 and
+  // buckets * width of the latest outcomes, which is at least
+  // size - width + 1 and at most size + width - 1.
   static WindowShape count(uint32_t size);
   // The fewest outcomes a full window holds (for a time window, no limit).
   uint64_t guaranteed() const {

@@ -159,16 +159,19 @@ TEST_CASE("count window: old outcomes leave the window") {
   CHECK(stats(h).failure_rate == doctest::Approx(0.4));
 }
 
-TEST_CASE("count window: a window of 10,000 holds between 10,000 - 312 and 10,000 outcomes") {
+TEST_CASE("count window: a window of 10,000 holds between 9,704 and 10,016 outcomes") {
   ManualRegistry r;
-  // 32 buckets of 313 outcomes: the oldest bucket leaves whole.
+  // 32 buckets of 313 outcomes: the oldest bucket leaves whole, so a full
+  // window holds 31 x 313 + 1 to 32 x 313 of the latest outcomes.
   const cb_handle h = r.create(count_window(10000, 10000, 0.6));
+  calls(h, 313, CB_FAILURE);
+  calls(h, 32 * 313 - 313, CB_SUCCESS);
+  CHECK(stats(h).failure_rate == doctest::Approx(313.0 / (32 * 313)));  // all 10,016
+  calls(h, 1, CB_SUCCESS);
+  CHECK(stats(h).failure_rate == 0.0);  // the failures' bucket left: 9,704 remain
   calls(h, 5000, CB_FAILURE);
-  calls(h, 5000, CB_SUCCESS);
-  CHECK(cb_state(h) == CB_STATE_CLOSED);  // 10,000 outcomes, the first just under half
-  const double rate = stats(h).failure_rate;
-  CHECK(rate <= 0.5);
-  CHECK(rate >= (5000.0 - 313) / 10000);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);  // 5,000 of 10,016 at most: under 0.6
+  CHECK(stats(h).failure_rate >= 5000.0 / (32 * 313));
 }
 
 TEST_CASE("count window: ignored outcomes count nowhere") {
