@@ -190,8 +190,10 @@ size_t Registry::list(uint64_t *out, size_t max) const {
 
 Counts Registry::raw_counts(uint32_t index) const {
   Counts c{};
-  for (uint32_t s = 0; s <= Space::exclusive_stripes(); ++s) {
-    const core::Cell &cell = Space::cell(s, base_ + index);
+  // The stripes ever owned, and the shared one.
+  const uint32_t shared = Space::exclusive_stripes();
+  for (uint32_t s = 0, used = std::min(stripes_used(), shared); s <= used; ++s) {
+    const core::Cell &cell = Space::cell(s < used ? s : shared, base_ + index);
     for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
       c.n[k] += cell.n[k].load(std::memory_order_relaxed);
   }

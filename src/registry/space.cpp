@@ -1,8 +1,6 @@
 #include "registry/space.hpp"
 
 #include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <mutex>
 
@@ -34,23 +32,28 @@ bool make_writable(void *at, size_t bytes) {
 
 bool Space::reserve() {
   if (index_mask_.load(std::memory_order_relaxed) != 0) return true;
-  // Enough stripes that the threads of a busy process each own one.
-  const uint32_t exclusive = std::clamp<uint32_t>(
-      2 * uint32_t(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))), 4, kMaxExclusiveStripes);
-  const size_t bytes = kHotBytes + size_t(exclusive + 1) * kStripeBytes;
-  // Address space only: no page is committed until a registry's run is made
-  // writable and then touched.
-  void *base = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) return false;
-  if (mprotect(base, kHotBytes, PROT_READ) != 0) {
-    munmap(base, bytes);
-    return false;
+  // As many stripes as the address space allows, up to kMaxExclusiveStripes,
+  // so that the threads of a thread-per-request server each count in cells
+  // of their own, on the fast path, however few CPUs run them. Address
+  // space only: no page is committed until a registry's run is made writable
+  // and then touched.
+  for (uint32_t exclusive = kMaxExclusiveStripes; exclusive >= kMinExclusiveStripes;
+       exclusive /= 2) {
+    const size_t bytes = kHotBytes + size_t(exclusive + 1) * kStripeBytes;
+    void *base =
+        mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) continue;
+    if (mprotect(base, kHotBytes, PROT_READ) != 0) {
+      munmap(base, bytes);
+      return false;
+    }
+    exclusive_ = exclusive;
+    cells_ = reinterpret_cast<core::Cell *>(static_cast<char *>(base) + kHotBytes);
+    hot_.store(static_cast<core::Hot *>(base), std::memory_order_relaxed);
+    index_mask_.store(kSlots - 1, std::memory_order_release);
+    return true;
   }
-  exclusive_ = exclusive;
-  cells_ = reinterpret_cast<core::Cell *>(static_cast<char *>(base) + kHotBytes);
-  hot_.store(static_cast<core::Hot *>(base), std::memory_order_relaxed);
-  index_mask_.store(kSlots - 1, std::memory_order_release);
-  return true;
+  return false;
 }
 
 Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {

@@ -13,6 +13,7 @@ constinit thread_local uintptr_t t_own_cells __attribute__((tls_model("initial-e
 namespace {
 
 std::atomic<uint64_t> g_owned{0};  // bit i: stripe i has a living owner
+std::atomic<uint32_t> g_used{0};   // stripes ever owned: the highest + 1
 pthread_key_t g_release_key;
 bool g_have_key = false;
 
@@ -42,6 +43,12 @@ uint32_t claim_stripe(uint32_t exclusive, uintptr_t own_cells, uintptr_t stripe_
         g_owned.fetch_and(~(1ull << s), std::memory_order_release);
         break;
       }
+      // Published before the thread counts anything in the stripe, so a
+      // reader that sees a count there also sums the stripe.
+      uint32_t used = g_used.load(std::memory_order_relaxed);
+      while (used < s + 1 && !g_used.compare_exchange_weak(used, s + 1, std::memory_order_release,
+                                                           std::memory_order_relaxed)) {
+      }
       t_stripe_plus_one = s + 1;
       t_own_cells = own_cells + s * stripe_stride;
       return s;
@@ -52,4 +59,7 @@ uint32_t claim_stripe(uint32_t exclusive, uintptr_t own_cells, uintptr_t stripe_
 }
 
 }  // namespace detail
+
+uint32_t stripes_used() { return detail::g_used.load(std::memory_order_acquire); }
+
 }  // namespace lazybreaker::registry

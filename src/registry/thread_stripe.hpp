@@ -8,7 +8,11 @@
 
 namespace lazybreaker::registry {
 
-inline constexpr uint32_t kMaxExclusiveStripes = 64;
+inline constexpr uint32_t kMaxExclusiveStripes = 64, kMinExclusiveStripes = 4;
+
+// How many stripes have ever had an owner: threads take the lowest free
+// stripe, so the stripes above this have never been counted in.
+uint32_t stripes_used();
 
 namespace detail {
 // Claims one of the first `exclusive` stripes for the calling thread, or
