@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "fixture.hpp"
 
@@ -57,6 +59,32 @@ TEST_CASE("with too little address space, registries are CB_ENOMEM and calls sti
   CHECK(created == CB_ENOMEM);
   CHECK(answered == 10000);
   CHECK(refused == 70000);
+
+  // Room for the space with 4 counter stripes (6 GiB), not with 64 (66 GiB):
+  // it takes fewer stripes, and counts stay exact with more threads than
+  // stripes.
+  rlimit roomier = before;
+  roomier.rlim_cur = mapped_bytes() + (uint64_t(8) << 30);
+  REQUIRE(setrlimit(RLIMIT_AS, &roomier) == 0);
+  const int opened_with_room = cb_registry_open(nullptr, &reg);
+  REQUIRE(setrlimit(RLIMIT_AS, &before) == 0);
+  REQUIRE(opened_with_room == CB_OK);
+  {
+    cb_handle shared = 0;
+    REQUIRE(cb_create(reg, "shared", nullptr, &shared) == CB_OK);
+    std::vector<std::thread> pool;
+    for (int i = 0; i < 8; ++i)
+      pool.emplace_back([shared] {
+        for (int n = 0; n < 10000; ++n) {
+          cb_ticket t = 0;
+          if (cb_allow(shared, &t) == CB_OK) cb_done(shared, t, CB_SUCCESS);
+        }
+      });
+    for (auto &t : pool) t.join();
+    CHECK(stats(shared).admitted == 80000);
+    CHECK(stats(shared).successes == 80000);
+  }
+  REQUIRE(cb_registry_close(reg) == CB_OK);
 
   // With the limit lifted, the same process opens registries as usual.
   REQUIRE(cb_registry_open(nullptr, &reg) == CB_OK);
