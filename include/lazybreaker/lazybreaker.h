@@ -43,6 +43,17 @@ extern "C" {
 #endif
 #endif
 
+/** Ends every function declaration: `noexcept` for C++ callers (no
+ *  function of this library throws; none lets an exception out), nothing
+ *  in C. It changes no symbol. @since 1.1 */
+#ifndef CB_NOEXCEPT
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define CB_NOEXCEPT noexcept
+#else
+#define CB_NOEXCEPT
+#endif
+#endif
+
 /** @name Version
  *  Compare CB_VERSION_NUMBER (the header you built with) against
  *  cb_version_number() (the library you run with).
@@ -176,10 +187,12 @@ typedef enum cb_policy_t {
  *          version of cb_config.
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API int cb_config_init_size(cb_config *cfg, size_t size);
+CB_API int cb_config_init_size(cb_config *cfg, size_t size) CB_NOEXCEPT;
 
 /** Fills `cfg` with defaults. @since 1.0 */
-static inline void cb_config_init(cb_config *cfg) { cb_config_init_size(cfg, sizeof *cfg); }
+static inline void cb_config_init(cb_config *cfg) CB_NOEXCEPT {
+  cb_config_init_size(cfg, sizeof *cfg);
+}
 
 /** @name Clocks
  *  @{ */
@@ -215,10 +228,10 @@ typedef struct cb_registry_options {
  *  @return CB_OK; CB_EINVAL if opts is NULL or size is too small.
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size);
+CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size) CB_NOEXCEPT;
 
 /** Fills `opts` with defaults. @since 1.0 */
-static inline void cb_registry_options_init(cb_registry_options *opts) {
+static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCEPT {
   cb_registry_options_init_size(opts, sizeof *opts);
 }
 
@@ -236,7 +249,7 @@ static inline void cb_registry_options_init(cb_registry_options *opts) {
  *          breakers between them (capacities count in whole 1,024s).
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out);
+CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) CB_NOEXCEPT;
 
 /** Closes a registry: every handle into it becomes stale, and stays stale
  *  however many registries open later (until its slot has had 1,048,576
@@ -246,7 +259,7 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out);
  *  @since 1.0
  *  Thread safety: not with other calls on the same object. Calls through
  *  its handles racing with the close are the caller's error. */
-CB_API int cb_registry_close(cb_registry *reg);
+CB_API int cb_registry_close(cb_registry *reg) CB_NOEXCEPT;
 
 /** The process-wide registry: monotonic clock, capacity
  *  CB_DEFAULT_REGISTRY_CAPACITY. Created on first use; never closed.
@@ -254,7 +267,7 @@ CB_API int cb_registry_close(cb_registry *reg);
  *          (cb_last_error_message() says why); a later call tries again.
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API cb_registry *cb_default_registry(void);
+CB_API cb_registry *cb_default_registry(void) CB_NOEXCEPT;
 
 /** Moves a manual clock forward.
  *  @param reg NULL = the default registry (whose clock is not manual).
@@ -262,13 +275,13 @@ CB_API cb_registry *cb_default_registry(void);
  *          the clock would overflow.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns);
+CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns) CB_NOEXCEPT;
 
 /** Reads the registry's clock, in nanoseconds.
  *  @return CB_OK; CB_EINVAL for a NULL out.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns);
+CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) CB_NOEXCEPT;
 
 /** Creates a breaker, CLOSED.
  *  @param reg NULL = the default registry.
@@ -281,21 +294,22 @@ CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns);
  *          CB_EFULL when the registry holds its capacity.
  *  @since 1.0
  *  Thread safety: any thread (lock-free). */
-CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg, cb_handle *out);
+CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
+                     cb_handle *out) CB_NOEXCEPT;
 
 /** Finds a breaker by name.
  *  @return CB_OK; CB_EINVAL for a NULL or invalid name or NULL out;
  *          CB_ENOENT when no breaker has that name.
  *  @since 1.0
  *  Thread safety: any thread (lock-free). */
-CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out);
+CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) CB_NOEXCEPT;
 
 /** Destroys a breaker; its name becomes free and its handle stale.
  *  Threads still calling it get CB_EHANDLE; none of them crashes.
  *  @return CB_OK; CB_EHANDLE for a zero, unknown or stale handle.
  *  @since 1.0
  *  Thread safety: any thread (lock-free). */
-CB_API int cb_destroy(cb_handle h);
+CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT;
 
 /** Asks to make a call. CB_OK admits it: make the call, then report its
  *  outcome with cb_done(h, *ticket, outcome). CB_REJECTED: fail fast.
@@ -303,7 +317,7 @@ CB_API int cb_destroy(cb_handle h);
  *  @return CB_OK; CB_REJECTED; CB_EINVAL for a NULL ticket; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_allow(cb_handle h, cb_ticket *ticket);
+CB_API int cb_allow(cb_handle h, cb_ticket *ticket) CB_NOEXCEPT;
 
 /** Reports the outcome of an admitted call. Report each ticket once, with
  *  the handle it was issued for. A ticket issued before the breaker's last
@@ -314,7 +328,7 @@ CB_API int cb_allow(cb_handle h, cb_ticket *ticket);
  *          or a ticket that cb_allow never issues; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome);
+CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) CB_NOEXCEPT;
 
 /** Reports the breaker's state without ever moving it: an OPEN breaker
  *  whose open duration has passed reports CB_STATE_OPEN until a call
@@ -322,7 +336,7 @@ CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome);
  *  @return a cb_state_t (>= 0); CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_state(cb_handle h);
+CB_API int cb_state(cb_handle h) CB_NOEXCEPT;
 
 /** How long until a call could be admitted, in nanoseconds of the
  *  registry's clock: 0 when a call would be admitted now (CLOSED, DISABLED,
@@ -332,7 +346,7 @@ CB_API int cb_state(cb_handle h);
  *  @return CB_OK; CB_EINVAL for a NULL out; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns);
+CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) CB_NOEXCEPT;
 
 /** A breaker's counters. Counted in every state: they are observations. */
 typedef struct cb_stats {
@@ -359,26 +373,26 @@ typedef struct cb_stats {
  *          the first version of cb_stats; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_stats_get(cb_handle h, cb_stats *out);
+CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT;
 
 /** FORCED_OPEN: rejects everything until cb_reset.
  *  @return CB_OK; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_force_open(cb_handle h);
+CB_API int cb_force_open(cb_handle h) CB_NOEXCEPT;
 
 /** DISABLED: admits everything; outcomes feed cb_stats only, never the
  *  trip policy; until cb_reset.
  *  @return CB_OK; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_disable(cb_handle h);
+CB_API int cb_disable(cb_handle h) CB_NOEXCEPT;
 
 /** CLOSED, with a fresh failure run, from any state.
  *  @return CB_OK; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_reset(cb_handle h);
+CB_API int cb_reset(cb_handle h) CB_NOEXCEPT;
 
 /** OPEN now, for exactly `open_for_ns` (e.g. from a "429 Too Many Requests,
  *  Retry-After: 20" answer), then probing as usual. From any state; counts
@@ -389,7 +403,7 @@ CB_API int cb_reset(cb_handle h);
  *  @since 1.1
  *  Thread safety: any thread, lock-free. Of concurrent cb_trip calls on one
  *  breaker, the last to trip sets the duration. */
-CB_API int cb_trip(cb_handle h, uint64_t open_for_ns);
+CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) CB_NOEXCEPT;
 
 /** Why an event happened. @since 1.1 */
 typedef enum cb_reason_t {
@@ -430,7 +444,7 @@ typedef struct cb_event {
  *  @return CB_OK; CB_EINVAL for an unknown bit or registry.
  *  @since 1.1
  *  Thread safety: any thread; calls already under way may use the old set. */
-CB_API int cb_events_select(cb_registry *reg, unsigned kinds);
+CB_API int cb_events_select(cb_registry *reg, unsigned kinds) CB_NOEXCEPT;
 
 /** Takes up to `max` events, oldest first. The events of one breaker come in
  *  the order its transitions happened. Nothing runs inside the library on an
@@ -446,14 +460,14 @@ CB_API int cb_events_select(cb_registry *reg, unsigned kinds);
  *          registry.
  *  @since 1.1
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count);
+CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count) CB_NOEXCEPT;
 
 /** How many events the registry's queue has dropped since it opened.
  *  @param reg NULL = the default registry.
  *  @return CB_OK; CB_EINVAL for a NULL out or an unknown registry.
  *  @since 1.1
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out);
+CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out) CB_NOEXCEPT;
 
 /** Renders every breaker of the registry in the Prometheus text exposition
  *  format 0.0.4: metrics named lazybreaker_*, labelled breaker="name"
@@ -473,7 +487,8 @@ CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out);
  *  Thread safety: any thread. Figures are read without a lock, each
  *  breaker's a moment apart from the next's. Allocates: meant for a scrape
  *  endpoint, not the request path. */
-CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size, size_t *needed);
+CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size,
+                                 size_t *needed) CB_NOEXCEPT;
 
 /** Lists the handles of the registry's live breakers.
  *  @param reg NULL = the default registry.
@@ -484,7 +499,8 @@ CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size, size_
  *  @since 1.1
  *  Thread safety: any thread, lock-free; breakers created or destroyed
  *  meanwhile may or may not be listed. */
-CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max, size_t *count);
+CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max,
+                            size_t *count) CB_NOEXCEPT;
 
 /** Copies the breaker's name (NUL-terminated, "" when anonymous) into buf.
  *  @param size the size of buf; CB_MAX_NAME_BYTES + 1 always suffices.
@@ -492,14 +508,14 @@ CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max, size_t
  *          written then); CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_name(cb_handle h, char *buf, size_t size);
+CB_API int cb_name(cb_handle h, char *buf, size_t size) CB_NOEXCEPT;
 
 /** Names a status: the text starts with the code's name ("CB_EINVAL: ...")
  *  and goes on with a short description; "unknown status" for any other int.
  *  @return never NULL; a static string.
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API const char *cb_strerror(int status);
+CB_API const char *cb_strerror(int status) CB_NOEXCEPT;
 
 /** The detail of the calling thread's last error, e.g. "cb_config:
  *  failure_threshold must be 1..65535, got 0".
@@ -508,16 +524,16 @@ CB_API const char *cb_strerror(int status);
  *          this thread overwrites it.
  *  @since 1.0
  *  Thread safety: any thread (the message is per thread). */
-CB_API const char *cb_last_error_message(void);
+CB_API const char *cb_last_error_message(void) CB_NOEXCEPT;
 
 /** The library's version as "MAJOR.MINOR.PATCH".
  *  @return never NULL. @since 1.0 Thread safety: any thread. */
-CB_API const char *cb_version_string(void);
+CB_API const char *cb_version_string(void) CB_NOEXCEPT;
 
 /** The library's version as MAJOR * 10000 + MINOR * 100 + PATCH, to compare
  *  with CB_VERSION_NUMBER.
  *  @since 1.0 Thread safety: any thread. */
-CB_API int cb_version_number(void);
+CB_API int cb_version_number(void) CB_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

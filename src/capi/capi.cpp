@@ -11,6 +11,7 @@
 #include "capi/validate.hpp"
 #include "lazybreaker/lazybreaker.h"
 #include "registry/breaker_events.hpp"
+#include "registry/fast_path.hpp"
 #include "registry/registry.hpp"
 
 using lazybreaker::capi::check_struct_size;
@@ -24,6 +25,7 @@ using lazybreaker::core::Outcome;
 using lazybreaker::core::Result;
 using lazybreaker::core::State;
 using lazybreaker::registry::BreakerEvents;
+using lazybreaker::registry::FastPath;
 using lazybreaker::registry::Handle;
 using lazybreaker::registry::Registry;
 using lazybreaker::registry::Space;
@@ -119,7 +121,7 @@ int force(cb_handle h, State target, const char *what) {
 }
 
 // The slow paths of cb_allow and cb_done: every check, every state, events.
-[[gnu::noinline]] int allow_checked(cb_handle h, cb_ticket *ticket) {
+[[gnu::noinline]] int allow_checked(cb_handle h, cb_ticket *ticket) noexcept {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_allow");
   if (ticket == nullptr) return fail(CB_EINVAL, "cb_allow: ticket is NULL");
@@ -132,8 +134,8 @@ int force(cb_handle h, State target, const char *what) {
   return CB_OK;
 }
 
-// `issued` is the ticket as cb_allow issued it, with the handle taken off.
-[[gnu::noinline]] int done_checked(cb_handle h, uint64_t issued, int outcome) {
+[[gnu::noinline]] int done_checked(cb_handle h, cb_ticket ticket, int outcome) noexcept {
+  const uint64_t issued = Handle::unseal(h, ticket);
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_done");
   if (unsigned(outcome) > CB_IGNORED)
@@ -150,7 +152,7 @@ int force(cb_handle h, State target, const char *what) {
 
 extern "C" {
 
-CB_API int cb_config_init_size(cb_config *cfg, size_t size) {
+CB_API int cb_config_init_size(cb_config *cfg, size_t size) CB_NOEXCEPT {
   if (cfg == nullptr) return fail(CB_EINVAL, "cb_config_init_size: cfg is NULL");
   if (size < kConfigV1Size)
     return fail(CB_EINVAL, "cb_config_init_size: size %zu is smaller than the first version's %zu",
@@ -180,7 +182,7 @@ CB_API int cb_config_init_size(cb_config *cfg, size_t size) {
   return CB_OK;
 }
 
-CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size) {
+CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size) CB_NOEXCEPT {
   if (opts == nullptr) return fail(CB_EINVAL, "cb_registry_options_init_size: opts is NULL");
   if (size < kOptionsV1Size)
     return fail(CB_EINVAL,
@@ -194,7 +196,7 @@ CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size)
   return CB_OK;
 }
 
-CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) {
+CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) CB_NOEXCEPT {
   if (out == nullptr) return fail(CB_EINVAL, "cb_registry_open: out is NULL");
   uint32_t capacity = Registry::kDefaultCapacity;
   uint32_t event_capacity = Registry::kDefaultEventCapacity;
@@ -237,7 +239,7 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
   return CB_OK;
 }
 
-CB_API int cb_registry_close(cb_registry *reg) {
+CB_API int cb_registry_close(cb_registry *reg) CB_NOEXCEPT {
   if (reg == nullptr) return CB_OK;
   Registry *r = from_public(reg);
   if (r == nullptr)
@@ -248,7 +250,7 @@ CB_API int cb_registry_close(cb_registry *reg) {
   return CB_OK;
 }
 
-CB_API cb_registry *cb_default_registry(void) {
+CB_API cb_registry *cb_default_registry(void) CB_NOEXCEPT {
   Registry *r = default_registry();
   if (r == nullptr) {
     fail(CB_ENOMEM, "cb_default_registry: its memory could not be reserved");
@@ -257,7 +259,7 @@ CB_API cb_registry *cb_default_registry(void) {
   return to_public(r);
 }
 
-CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns) {
+CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns) CB_NOEXCEPT {
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
   if (r->clock().kind != lazybreaker::core::ClockKind::Manual)
@@ -268,7 +270,7 @@ CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns) {
   return CB_OK;
 }
 
-CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) {
+CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) CB_NOEXCEPT {
   if (out_ns == nullptr) return fail(CB_EINVAL, "cb_clock_now: out_ns is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
@@ -276,7 +278,8 @@ CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) {
   return CB_OK;
 }
 
-CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg, cb_handle *out) {
+CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
+                     cb_handle *out) CB_NOEXCEPT {
   if (out == nullptr) return fail(CB_EINVAL, "cb_create: out is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
@@ -290,7 +293,7 @@ CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg, c
   return CB_OK;
 }
 
-CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) {
+CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) CB_NOEXCEPT {
   if (out == nullptr) return fail(CB_EINVAL, "cb_lookup: out is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
@@ -302,7 +305,7 @@ CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) {
   return CB_OK;
 }
 
-CB_API int cb_destroy(cb_handle h) {
+CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_destroy");
   return t.reg->destroy(t.index, Handle::incarnation(h)) == Status::Ok
@@ -310,38 +313,15 @@ CB_API int cb_destroy(cb_handle h) {
              : bad_handle(h, "cb_destroy");
 }
 
-// The fast paths: a quiet breaker (CLOSED, no window, no failure run),
-// counted in this thread's own cells, found from the handle alone
-// (registry/space.hpp, registry/handle.hpp). Anything else starts over on
-// the slow path, which nothing here has touched yet.
-CB_API int cb_allow(cb_handle h, cb_ticket *ticket) {
-  const Space::Slot s = Space::slot(h);
-  const uint64_t w = s.hot->word.load(std::memory_order_acquire);
-  const uintptr_t cells = Space::own_cells();
-  if (__builtin_expect(ticket == nullptr || !Handle::quiet_in(h, w) || cells == 0, 0))
-    return allow_checked(h, ticket);
-  *ticket = Handle::seal(h, w);
-  Space::bump_own(cells, s.index, Counter::Admitted);
-  return CB_OK;
+CB_API int cb_allow(cb_handle h, cb_ticket *ticket) CB_NOEXCEPT {
+  return FastPath::allow<allow_checked>(h, ticket);
 }
 
-// A ticket that is the state word as it stands, of a breaker that the
-// handle names and that is quiet, was issued in this life and this epoch,
-// and nothing has moved since: its success changes nothing
-// (lazybreaker::core::Ticket).
-CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) {
-  const Space::Slot s = Space::slot(h);
-  const uint64_t w = s.hot->word.load(std::memory_order_acquire);
-  const uintptr_t cells = Space::own_cells();
-  const uint64_t issued = Handle::unseal(h, ticket);
-  if (__builtin_expect(
-          outcome != CB_SUCCESS || !Handle::quiet_in(h, w) || issued != w || cells == 0, 0))
-    return done_checked(h, issued, outcome);
-  Space::bump_own(cells, s.index, Counter::Successes);
-  return CB_OK;
+CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) CB_NOEXCEPT {
+  return FastPath::done<done_checked>(h, ticket, outcome);
 }
 
-CB_API int cb_state(cb_handle h) {
+CB_API int cb_state(cb_handle h) CB_NOEXCEPT {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_state");
   State s;
@@ -350,7 +330,7 @@ CB_API int cb_state(cb_handle h) {
   return public_state(s);
 }
 
-CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) {
+CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) CB_NOEXCEPT {
   if (out_ns == nullptr) return fail(CB_EINVAL, "cb_retry_after: out_ns is NULL");
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_retry_after");
@@ -358,7 +338,7 @@ CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) {
                         "cb_retry_after");
 }
 
-CB_API int cb_stats_get(cb_handle h, cb_stats *out) {
+CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT {
   if (out == nullptr) return fail(CB_EINVAL, "cb_stats_get: out is NULL");
   if (out->struct_size < kStatsV1Size)
     return fail(CB_EINVAL, "cb_stats_get: struct_size %zu is smaller than the first version's %zu",
@@ -390,13 +370,15 @@ CB_API int cb_stats_get(cb_handle h, cb_stats *out) {
   return CB_OK;
 }
 
-CB_API int cb_force_open(cb_handle h) { return force(h, State::ForcedOpen, "cb_force_open"); }
+CB_API int cb_force_open(cb_handle h) CB_NOEXCEPT {
+  return force(h, State::ForcedOpen, "cb_force_open");
+}
 
-CB_API int cb_disable(cb_handle h) { return force(h, State::Disabled, "cb_disable"); }
+CB_API int cb_disable(cb_handle h) CB_NOEXCEPT { return force(h, State::Disabled, "cb_disable"); }
 
-CB_API int cb_reset(cb_handle h) { return force(h, State::Closed, "cb_reset"); }
+CB_API int cb_reset(cb_handle h) CB_NOEXCEPT { return force(h, State::Closed, "cb_reset"); }
 
-CB_API int cb_name(cb_handle h, char *buf, size_t size) {
+CB_API int cb_name(cb_handle h, char *buf, size_t size) CB_NOEXCEPT {
   if (buf == nullptr) return fail(CB_EINVAL, "cb_name: buf is NULL");
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_name");
@@ -409,7 +391,7 @@ CB_API int cb_name(cb_handle h, char *buf, size_t size) {
   return CB_OK;
 }
 
-CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) {
+CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) CB_NOEXCEPT {
   if (open_for_ns < CB_MIN_OPEN_DURATION_NS || open_for_ns > CB_MAX_DURATION_NS)
     return fail(CB_EINVAL, "cb_trip: open_for_ns must be %llu..%llu, got %llu",
                 CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS, (unsigned long long)open_for_ns);
@@ -420,7 +402,7 @@ CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) {
       t.reg->breaker(t.index, &events).trip_for(Handle::incarnation(h), open_for_ns), h, "cb_trip");
 }
 
-CB_API int cb_events_select(cb_registry *reg, unsigned kinds) {
+CB_API int cb_events_select(cb_registry *reg, unsigned kinds) CB_NOEXCEPT {
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
   if ((kinds & ~(CB_EVENTS_TRANSITIONS | CB_EVENTS_REJECTIONS)) != 0)
@@ -430,7 +412,7 @@ CB_API int cb_events_select(cb_registry *reg, unsigned kinds) {
   return CB_OK;
 }
 
-CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count) {
+CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count) CB_NOEXCEPT {
   if (count == nullptr) return fail(CB_EINVAL, "cb_events_poll: count is NULL");
   if (out == nullptr && max > 0) return fail(CB_EINVAL, "cb_events_poll: out is NULL");
   constexpr size_t kEventV1Size = offsetof(cb_event, name) + sizeof(cb_event::name);
@@ -463,7 +445,7 @@ CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *c
   return CB_OK;
 }
 
-CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out) {
+CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out) CB_NOEXCEPT {
   if (out == nullptr) return fail(CB_EINVAL, "cb_events_dropped: out is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
@@ -471,7 +453,8 @@ CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out) {
   return CB_OK;
 }
 
-CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max, size_t *count) {
+CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max,
+                            size_t *count) CB_NOEXCEPT {
   if (count == nullptr) return fail(CB_EINVAL, "cb_registry_list: count is NULL");
   if (out == nullptr && max > 0) return fail(CB_EINVAL, "cb_registry_list: out is NULL");
   Registry *r = nullptr;

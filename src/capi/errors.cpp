@@ -22,9 +22,9 @@ int fail(int status, const char *fmt, ...) noexcept {
 
 extern "C" {
 
-CB_API const char *cb_last_error_message(void) { return lazybreaker::capi::t_message; }
+CB_API const char *cb_last_error_message(void) CB_NOEXCEPT { return lazybreaker::capi::t_message; }
 
-CB_API const char *cb_strerror(int status) {
+CB_API const char *cb_strerror(int status) CB_NOEXCEPT {
   switch (status) {
     case CB_OK:
       return "CB_OK: success";
@@ -61,8 +61,8 @@ CB_API const char *cb_strerror(int status) {
   }
 }
 
-CB_API const char *cb_version_string(void) { return CB_VERSION_STRING; }
+CB_API const char *cb_version_string(void) CB_NOEXCEPT { return CB_VERSION_STRING; }
 
-CB_API int cb_version_number(void) { return CB_VERSION_NUMBER; }
+CB_API int cb_version_number(void) CB_NOEXCEPT { return CB_VERSION_NUMBER; }
 
 }  // extern "C"

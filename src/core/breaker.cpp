@@ -66,9 +66,7 @@ bool Breaker::end_life(uint32_t incarnation) {
   uint64_t w = hot_.word.load(kAcquire);
   do {
     if (!StateWord::alive_in(w, incarnation)) return false;
-  } while (!hot_.word.compare_exchange_weak(
-      w, StateWord::pack(incarnation + 1, StateWord::epoch(w) + 1, 0, State::Free), kAcqRel,
-      kAcquire));
+  } while (!hot_.word.compare_exchange_weak(w, StateWord::ended(w), kAcqRel, kAcquire));
   return true;
 }
 
@@ -134,8 +132,9 @@ bool Breaker::close(uint64_t from, uint64_t at, Reason reason) {
   // Empty the window before the new CLOSED period can record into it, and
   // not at all once another thread has made the transition.
   if (hot_.word.load(kAcquire) != from) return false;
-  if (StateWord::recorded(from)) window(cfg_.load()).clear();
-  return transition(from, StateWord::next(from, 0, State::Closed), at, reason);
+  const Config cfg = cfg_.load();
+  if (cfg.recorded()) window(cfg).clear();
+  return transition(from, StateWord::next(from, 0, State::Closed, cfg.recorded()), at, reason);
 }
 
 bool Breaker::slow(const Config &cfg, uint64_t ticket, uint64_t now) const {

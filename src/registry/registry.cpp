@@ -1,4 +1,5 @@
 #include "registry/registry.hpp"
+#include "registry/setup_lock.hpp"
 
 #include <sys/mman.h>
 
@@ -9,7 +10,33 @@
 namespace lazybreaker::registry {
 
 std::atomic<Registry *> Registry::table_[Registry::kMaxRegistryIds];
-std::atomic<uint32_t> Registry::next_id_{1};
+std::atomic<uint32_t> Registry::generation_[Registry::kMaxRegistryIds];
+
+namespace {
+// Ids are taken and given back only as registries open and close, never on
+// a call, so a lock is fine; the request path reads table_ alone.
+SetupLock g_ids;
+bool g_id_taken[Registry::kMaxRegistryIds];
+uint32_t g_id_cursor = 0;
+
+// A free id (never 0), or 0 when every id is in use.
+uint32_t take_id() {
+  SetupLock::Held lock(g_ids);
+  for (uint32_t n = 1; n < Registry::kMaxRegistryIds; ++n) {
+    const uint32_t id = (g_id_cursor + n) % Registry::kMaxRegistryIds;
+    if (id == 0 || g_id_taken[id]) continue;
+    g_id_taken[id] = true;
+    g_id_cursor = id;
+    return id;
+  }
+  return 0;
+}
+
+void give_back_id(uint32_t id) {
+  SetupLock::Held lock(g_ids);
+  g_id_taken[id] = false;
+}
+}  // namespace
 
 namespace {
 
@@ -62,20 +89,15 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
     munmap(arena, layout.size());
     return Status::NoMemory;
   }
-  uint32_t id = next_id_.load(std::memory_order_relaxed);
-  do {
-    if (id >= kMaxRegistryIds) {
-      munmap(arena, layout.size());
-      delete reg;
-      return Status::TooManyRegistries;
-    }
-  } while (!next_id_.compare_exchange_weak(id, id + 1, std::memory_order_relaxed));
+  const uint32_t id = take_id();
+  if (id == 0) {
+    munmap(arena, layout.size());
+    delete reg;
+    return Status::TooManyRegistries;
+  }
   if (const Space::Claim claimed = Space::claim(capacity, id, &reg->base_);
       claimed != Space::Claim::Ok) {
-    // Nobody has seen the id: give it back unless a later one is out, so
-    // retrying on a full or limited space does not use the ids up.
-    uint32_t next = id + 1;
-    next_id_.compare_exchange_strong(next, id, std::memory_order_relaxed);
+    give_back_id(id);
     munmap(arena, layout.size());
     delete reg;
     return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
@@ -104,14 +126,24 @@ void Registry::close(Registry *reg) {
   // counters are given back. The slots go on to other registries with their
   // incarnations, so every handle into this one stays stale.
   for (uint32_t i = 0, end = reg->free_->high_water(); i < end; ++i) reg->breaker(i).retire();
+  // The next registry with this id has another generation, so a pointer to
+  // this one stays refused (capi/resolve.cpp).
+  generation_[reg->id_].fetch_add(1, std::memory_order_release);
   table_[reg->id_].store(nullptr, std::memory_order_release);
   Space::release(reg->base_, reg->capacity_);
   munmap(reg->arena_, reg->arena_size_);
+  give_back_id(reg->id_);
   delete reg;
 }
 
 Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t *handle) {
-  const std::optional<uint32_t> index = free_->pop();
+  std::optional<uint32_t> index = free_->pop();
+  // A retired slot (registry/handle.hpp) is dropped, never handed out again;
+  // one from an earlier registry's run may still come up fresh here.
+  while (index && core::StateWord::retired(hot_[*index].word.load(std::memory_order_acquire))) {
+    retired_.fetch_add(1, std::memory_order_relaxed);
+    index = free_->pop();
+  }
   if (!index) return Status::Full;
   const uint32_t i = *index;
   // The slot is ours alone until begin_life publishes it.
@@ -172,7 +204,10 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   char name[NameStore::kWords * 8];
   const size_t len = names_.read(i, name);
   if (len > 0) index_->erase(std::string_view(name, len), i);
-  free_->push(i);
+  if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
+    retired_.fetch_add(1, std::memory_order_relaxed);
+  else
+    free_->push(i);
   return Status::Ok;
 }
 

@@ -59,9 +59,13 @@ class Registry {
     *index = Handle::index(h) - r->base_;
     return r;
   }
-  // Registry ids are never reused, so a closed registry's pointer stays
-  // refused; 0 is none.
+  // Ids of open registries; 0 is none. A closed registry's id is reused,
+  // in the next generation.
   static constexpr uint32_t kMaxRegistryIds = 1u << 16;
+  // How many times registry `id` has closed.
+  static uint32_t generation(uint32_t id) {
+    return id < kMaxRegistryIds ? generation_[id].load(std::memory_order_acquire) : 0;
+  }
 
   uint32_t id() const { return id_; }
   uint32_t base() const { return base_; }
@@ -91,6 +95,10 @@ class Registry {
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
 
+  // Slots that have had their last life (2^20 of them) and are never
+  // handed out again: each costs the registry one breaker of its capacity.
+  uint32_t retired_slots() const { return retired_.load(std::memory_order_relaxed); }
+
   EventQueue &events() { return *events_; }
   uint32_t event_mask() const { return event_mask_.load(std::memory_order_relaxed); }
   void set_event_mask(uint32_t mask) { event_mask_.store(mask, std::memory_order_relaxed); }
@@ -103,7 +111,7 @@ class Registry {
   bool same_life(uint32_t index, uint64_t w) const;
 
   static std::atomic<Registry *> table_[kMaxRegistryIds];
-  static std::atomic<uint32_t> next_id_;
+  static std::atomic<uint32_t> generation_[kMaxRegistryIds];
 
   uint32_t id_ = 0;
   uint32_t base_ = 0;
@@ -117,6 +125,7 @@ class Registry {
   core::WindowCells *windows_ = nullptr;
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
+  std::atomic<uint32_t> retired_{0};
   NameStore names_{nullptr};
   std::optional<FreeList> free_;
   std::optional<NameIndex> index_;

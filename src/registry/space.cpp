@@ -1,8 +1,8 @@
 #include "registry/space.hpp"
+#include "registry/setup_lock.hpp"
 
 #include <sys/mman.h>
 #include <algorithm>
-#include <mutex>
 
 namespace lazybreaker::registry {
 
@@ -10,7 +10,7 @@ namespace {
 // What every handle names before the space exists: a free slot.
 core::Hot g_empty_line;
 // Claims and releases only: registries opening and closing, never a call.
-std::mutex g_claims;
+SetupLock g_claims;
 }  // namespace
 
 std::atomic<uint64_t> Space::index_mask_{0};
@@ -58,7 +58,7 @@ bool Space::reserve() {
 
 Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {
   const uint32_t chunks = (slots + kChunkSlots - 1) / kChunkSlots;
-  std::lock_guard<std::mutex> lock(g_claims);
+  SetupLock::Held lock(g_claims);
   if (!reserve()) return Claim::NoMemory;
   // First fit: registries are few and their runs long-lived.
   uint32_t run = 0;
@@ -83,7 +83,7 @@ Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {
 void Space::release(uint32_t base, uint32_t slots) {
   const uint32_t chunks = (slots + kChunkSlots - 1) / kChunkSlots;
   const size_t count = size_t(chunks) * kChunkSlots;
-  std::lock_guard<std::mutex> lock(g_claims);
+  SetupLock::Held lock(g_claims);
   // The counters' pages go back to the system and read as zero when the
   // next owner touches them. They stay writable: a thread still calling a
   // breaker of the closed registry (the caller's error) counts into a fresh

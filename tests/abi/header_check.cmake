@@ -13,7 +13,7 @@ foreach(line IN LISTS defines)
   string(REGEX MATCH "^#define (CB_[A-Z0-9_]+)[ \t]+(.*)$" _ "${line}")
   set(name ${CMAKE_MATCH_1})
   set(value "${CMAKE_MATCH_2}")
-  if(name STREQUAL "CB_API") # an attribute, expanded by every declaration
+  if(name STREQUAL "CB_API" OR name STREQUAL "CB_NOEXCEPT") # expanded by every declaration
     continue()
   endif()
   if(value MATCHES "^\"")
