@@ -17,7 +17,15 @@
  * = 1, errors < 0) unless stated otherwise, and writes results through
  * out-pointers, which it leaves untouched on error. On every error the
  * calling thread's cb_last_error_message() says what went wrong. A failed
- * call changes nothing.
+ * call changes nothing. No function throws or lets a C++ exception out
+ * (CB_NOEXCEPT).
+ *
+ * Processes and signals: after fork() the child has a private copy of every
+ * registry as it stood, shared with nothing; open or close registries in the
+ * child only if no other parent thread was opening or closing one at the
+ * fork. No function is async-signal-safe. dlclose() leaves the library
+ * loaded (it is linked -z nodelete), so threads that used it exit safely.
+ * See docs/semantics.md, "Processes, signals and unloading".
  *
  * Only <stddef.h>, <stdint.h> and <stdbool.h> are included; the header is
  * C99 and C++ clean.
@@ -65,9 +73,12 @@ extern "C" {
 #define CB_VERSION_STRING "1.1.0"
 /** @} */
 
-/** A breaker's handle: registry id, slot index and generation packed in 64
- *  bits. 0 is never a valid handle. A destroyed breaker's handle stays
- *  invalid (CB_EHANDLE) for the life of the process. */
+/** A breaker's handle: its slot in the process's breaker space and the
+ *  slot's incarnation, packed in 64 bits with tag bits. 0 is never a valid
+ *  handle, and any value that is not a live handle is refused with
+ *  CB_EHANDLE by every function, changing nothing. A destroyed breaker's
+ *  handle stays invalid (CB_EHANDLE) for the life of the process: a slot
+ *  that has held 1,048,576 breakers retires rather than repeat a handle. */
 typedef uint64_t cb_handle;
 
 /** An admitted call's ticket, from cb_allow, for cb_done. Opaque. It carries
@@ -243,17 +254,17 @@ static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCE
  *  @param out receives the registry.
  *  @return CB_OK; CB_EINVAL for a NULL out, a bad struct_size, an unknown
  *          clock, a capacity over CB_MAX_CAPACITY or a non-NULL path;
- *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when the
- *          process has opened 65,535 registries (ids are never reused), or
+ *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when 65,535
+ *          registries are open at once (a closed one's id is reused), or
  *          when the open registries would hold more than 16,777,216
  *          breakers between them (capacities count in whole 1,024s).
  *  @since 1.0
  *  Thread safety: any thread. */
 CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) CB_NOEXCEPT;
 
-/** Closes a registry: every handle into it becomes stale, and stays stale
- *  however many registries open later (until its slot has had 1,048,576
- *  more lives, in whichever registries hold it; docs/semantics.md).
+/** Closes a registry: every handle into it becomes stale for the life of
+ *  the process, and the pointer is refused (CB_EINVAL) from then on, even
+ *  once another registry has its id (docs/semantics.md).
  *  @return CB_OK (NULL is a no-op); CB_EINVAL for the default registry or a
  *          registry that is not open.
  *  @since 1.0
@@ -314,6 +325,8 @@ CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT;
 /** Asks to make a call. CB_OK admits it: make the call, then report its
  *  outcome with cb_done(h, *ticket, outcome). CB_REJECTED: fail fast.
  *  In OPEN, the first call after the open duration becomes the probe.
+ *  *ticket is written only on CB_OK: on CB_REJECTED and on every error it
+ *  is left untouched.
  *  @return CB_OK; CB_REJECTED; CB_EINVAL for a NULL ticket; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */

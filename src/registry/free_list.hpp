@@ -15,12 +15,15 @@ namespace lazybreaker::registry {
 
 class FreeList {
  public:
-  // `next` has room for `capacity` links and lives as long as this list.
-  FreeList(std::atomic<uint32_t> *next, uint32_t capacity) : next_(next), capacity_(capacity) {}
+  // `next` has room for `end` links and lives as long as this list; the
+  // first `capacity` slots are handed out, and those up to `end` stand in
+  // for retired ones (grow).
+  FreeList(std::atomic<uint32_t> *next, uint32_t capacity, uint32_t end)
+      : next_(next), end_(end), limit_(capacity) {}
 
   std::optional<uint32_t> pop() {
     uint32_t fresh = fresh_.load(std::memory_order_relaxed);
-    while (fresh < capacity_) {
+    while (fresh < limit_.load(std::memory_order_relaxed)) {
       if (fresh_.compare_exchange_weak(fresh, fresh + 1, std::memory_order_relaxed)) return fresh;
     }
     uint64_t head = head_.load(std::memory_order_acquire);
@@ -33,6 +36,15 @@ class FreeList {
                                       std::memory_order_acquire))
         return top - 1;
     }
+  }
+
+  // One more never-used slot may be handed out, in place of one retired;
+  // false when none is left.
+  bool grow() {
+    uint32_t limit = limit_.load(std::memory_order_relaxed);
+    while (limit < end_)
+      if (limit_.compare_exchange_weak(limit, limit + 1, std::memory_order_relaxed)) return true;
+    return false;
   }
 
   // Every slot ever handed out is below this.
@@ -51,7 +63,8 @@ class FreeList {
 
  private:
   std::atomic<uint32_t> *next_;
-  uint32_t capacity_;
+  uint32_t end_;
+  std::atomic<uint32_t> limit_;
   std::atomic<uint32_t> fresh_{0};
   std::atomic<uint64_t> head_{0};  // [tag:32 | index + 1:32]
 };

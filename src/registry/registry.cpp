@@ -67,16 +67,18 @@ T *at(void *base, size_t offset) {
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
   const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
+  // The whole run: slots beyond the capacity stand in for retired ones, so a
+  // registry holds its capacity however old the run it is given.
+  const uint32_t slots = Space::run_slots(capacity);
 
   Layout layout;
-  const size_t configs_at = layout.add<core::ConfigCell>(capacity);
-  const size_t base_at =
-      layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(capacity);
-  const size_t names_at = layout.add<NameStore::Name>(capacity);
-  const size_t windows_at = layout.add<core::WindowCells>(capacity);
+  const size_t configs_at = layout.add<core::ConfigCell>(slots);
+  const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
+  const size_t names_at = layout.add<NameStore::Name>(slots);
+  const size_t windows_at = layout.add<core::WindowCells>(slots);
   const uint32_t event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
   const size_t events_at = layout.add<EventQueue::Cell>(event_cells);
-  const size_t links_at = layout.add<std::atomic<uint32_t>>(capacity);
+  const size_t links_at = layout.add<std::atomic<uint32_t>>(slots);
   const size_t buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << log2_buckets);
 
   // Reserved, not committed: pages are touched only as slots are used, and
@@ -95,7 +97,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
     delete reg;
     return Status::TooManyRegistries;
   }
-  if (const Space::Claim claimed = Space::claim(capacity, id, &reg->base_);
+  if (const Space::Claim claimed = Space::claim(slots, id, &reg->base_);
       claimed != Space::Claim::Ok) {
     give_back_id(id);
     munmap(arena, layout.size());
@@ -104,6 +106,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   }
   reg->id_ = id;
   reg->capacity_ = capacity;
+  reg->slots_ = slots;
   reg->clock_.kind = clock;
   if (clock == core::ClockKind::Monotonic) reg->clock_.measure_slack();
   reg->arena_ = arena;
@@ -114,7 +117,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
   reg->windows_ = at<core::WindowCells>(arena, windows_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
-  reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity);
+  reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity, slots);
   reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, reg->names_);
   table_[id].store(reg, std::memory_order_release);
   *out = reg;
@@ -130,7 +133,7 @@ void Registry::close(Registry *reg) {
   // this one stays refused (capi/resolve.cpp).
   generation_[reg->id_].fetch_add(1, std::memory_order_release);
   table_[reg->id_].store(nullptr, std::memory_order_release);
-  Space::release(reg->base_, reg->capacity_);
+  Space::release(reg->base_, reg->slots_);
   munmap(reg->arena_, reg->arena_size_);
   give_back_id(reg->id_);
   delete reg;
@@ -138,10 +141,10 @@ void Registry::close(Registry *reg) {
 
 Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t *handle) {
   std::optional<uint32_t> index = free_->pop();
-  // A retired slot (registry/handle.hpp) is dropped, never handed out again;
-  // one from an earlier registry's run may still come up fresh here.
+  // A retired slot (core::StateWord::ended) is never handed out again; one
+  // from an earlier registry's run may still come up fresh here.
   while (index && core::StateWord::retired(hot_[*index].word.load(std::memory_order_acquire))) {
-    retired_.fetch_add(1, std::memory_order_relaxed);
+    retire_slot();
     index = free_->pop();
   }
   if (!index) return Status::Full;
@@ -167,6 +170,11 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   breaker(i).begin_life(incarnation, c);
   *handle = this->handle(i, incarnation);
   return Status::Ok;
+}
+
+void Registry::retire_slot() {
+  retired_.fetch_add(1, std::memory_order_relaxed);
+  free_->grow();
 }
 
 Status Registry::lookup(std::string_view name, uint64_t *handle) const {
@@ -205,7 +213,7 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   const size_t len = names_.read(i, name);
   if (len > 0) index_->erase(std::string_view(name, len), i);
   if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
-    retired_.fetch_add(1, std::memory_order_relaxed);
+    retire_slot();
   else
     free_->push(i);
   return Status::Ok;

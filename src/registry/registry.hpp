@@ -55,7 +55,7 @@ class Registry {
                                    Handle::incarnation(h)))
       return nullptr;
     Registry *r = by_id(Space::owner(Handle::index(h)));
-    if (r == nullptr || Handle::index(h) - r->base_ >= r->capacity_) return nullptr;
+    if (r == nullptr || Handle::index(h) - r->base_ >= r->slots_) return nullptr;
     *index = Handle::index(h) - r->base_;
     return r;
   }
@@ -95,8 +95,9 @@ class Registry {
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
 
-  // Slots that have had their last life (2^20 of them) and are never
-  // handed out again: each costs the registry one breaker of its capacity.
+  // Slots that have had their last life (after 2^20 breakers each) and are
+  // never handed out again. Each is stood in for by a spare slot of the run
+  // (the run is whole chunks of the space), while the run has spares.
   uint32_t retired_slots() const { return retired_.load(std::memory_order_relaxed); }
 
   EventQueue &events() { return *events_; }
@@ -105,6 +106,9 @@ class Registry {
 
  private:
   Registry() = default;
+  // Counts a slot that has had its last life and lets a spare one of the
+  // run stand in for it.
+  void retire_slot();
   Counts raw_counts(uint32_t index) const;
   // Whether slot `index` still holds the life whose state word was `w`
   // (after name reads, whose acquire loads keep this load after them).
@@ -115,7 +119,8 @@ class Registry {
 
   uint32_t id_ = 0;
   uint32_t base_ = 0;
-  uint32_t capacity_ = 0;
+  uint32_t capacity_ = 0;  // breakers alive at once, at most
+  uint32_t slots_ = 0;     // the run: whole chunks of the space
   core::Clock clock_;
   void *arena_ = nullptr;
   size_t arena_size_ = 0;

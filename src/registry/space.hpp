@@ -54,6 +54,10 @@ class [[gnu::visibility("hidden")]] Space {
 #endif
   }
 
+  // The slots of the run a registry of `capacity` is given: whole chunks.
+  static constexpr uint32_t run_slots(uint32_t capacity) {
+    return (capacity + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
+  }
   enum class Claim { Ok, NoMemory, Full };
   // `slots` consecutive indexes for registry `owner`, from *base on.
   static Claim claim(uint32_t slots, uint32_t owner, uint32_t * base);

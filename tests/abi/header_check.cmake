@@ -59,11 +59,29 @@ int lb_header_check(void) {
 }
 ")
 # The C++ check turns the old-style casts above off for the generated code
-# only; the header itself is held to every flag.
+# only; the header itself is held to every flag. From C++17, where noexcept is
+# part of a function's type, it also checks that every declared function is
+# noexcept for C++ callers (CB_NOEXCEPT).
 if(LANG STREQUAL "CXX")
   file(READ ${WORK}/header_${STD}.${ext} body)
   string(REPLACE "(unsigned long long)(" "static_cast<unsigned long long>(" body "${body}")
   string(REPLACE "return (int)(" "return static_cast<int>(" body "${body}")
+  if(NOT STD STREQUAL "c++11" AND NOT STD STREQUAL "c++14")
+    file(STRINGS ${header} declarations REGEX "^CB_API .*[ *](cb_[a-z0-9_]+)\\(")
+    string(APPEND body "
+template <typename R, typename... A> constexpr bool lb_is_noexcept(R (*)(A...) noexcept) { return true; }
+template <typename R, typename... A> constexpr bool lb_is_noexcept(R (*)(A...)) { return false; }
+")
+    set(functions 0)
+    foreach(line IN LISTS declarations)
+      string(REGEX MATCH "[ *](cb_[a-z0-9_]+)\\(" _ "${line}")
+      string(APPEND body "static_assert(lb_is_noexcept(&${CMAKE_MATCH_1}), \"${CMAKE_MATCH_1} is not noexcept\");\n")
+      math(EXPR functions "${functions} + 1")
+    endforeach()
+    if(functions LESS 25)
+      message(FATAL_ERROR "found only ${functions} functions in ${header}: is the pattern stale?")
+    endif()
+  endif()
   file(WRITE ${WORK}/header_${STD}.${ext} "${body}")
 endif()
 

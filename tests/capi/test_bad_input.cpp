@@ -347,3 +347,15 @@ TEST_CASE("the library reports the version the header promises") {
   CHECK(cb_version_number() == CB_VERSION_NUMBER);
   CHECK(std::string(cb_version_string()) == CB_VERSION_STRING);
 }
+
+TEST_CASE("a rejected call leaves the ticket untouched") {
+  ManualRegistry r;
+  const cb_handle h = r.create(config(1, 1000));
+  call(h, CB_FAILURE);
+  cb_ticket t = 0x1234;
+  REQUIRE(cb_allow(h, &t) == CB_REJECTED);
+  CHECK(t == 0x1234);
+  REQUIRE(cb_force_open(h) == CB_OK);
+  REQUIRE(cb_allow(h, &t) == CB_REJECTED);
+  CHECK(t == 0x1234);
+}
