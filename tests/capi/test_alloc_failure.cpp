@@ -47,6 +47,18 @@ struct FailAllocation {
 };
 }  // namespace
 
+// The nothrow forms too: a sanitizer's runtime defines them on its own rather
+// than through the throwing ones.
+void *operator new(size_t n, const std::nothrow_t &) noexcept {
+  try {
+    return allocate(n);
+  } catch (const std::bad_alloc &) {
+    return nullptr;
+  }
+}
+void *operator new[](size_t n, const std::nothrow_t &t) noexcept { return operator new(n, t); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { release(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { release(p); }
 void *operator new(size_t n) { return allocate(n); }
 void *operator new[](size_t n) { return allocate(n); }
 void operator delete(void *p) noexcept { release(p); }
