@@ -70,7 +70,12 @@ extern "C" {
 #define CB_VERSION_MINOR 1
 #define CB_VERSION_PATCH 0
 #define CB_VERSION_NUMBER (CB_VERSION_MAJOR * 10000 + CB_VERSION_MINOR * 100 + CB_VERSION_PATCH)
-#define CB_VERSION_STRING "1.1.0"
+#define CB_VERSION_STRINGIFY_(x) #x
+#define CB_VERSION_STRINGIFY(x) CB_VERSION_STRINGIFY_(x)
+/** "MAJOR.MINOR.PATCH", built from the three numbers. */
+#define CB_VERSION_STRING                \
+  CB_VERSION_STRINGIFY(CB_VERSION_MAJOR) \
+  "." CB_VERSION_STRINGIFY(CB_VERSION_MINOR) "." CB_VERSION_STRINGIFY(CB_VERSION_PATCH)
 /** @} */
 
 /** A breaker's handle: its slot in the process's breaker space and the
@@ -304,7 +309,7 @@ CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) CB_NOEXCEPT;
  *          (the message names the field); CB_EEXIST when the name is taken;
  *          CB_EFULL when the registry holds its capacity.
  *  @since 1.0
- *  Thread safety: any thread (lock-free). */
+ *  Thread safety: any thread, lock-free. */
 CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
                      cb_handle *out) CB_NOEXCEPT;
 
@@ -312,14 +317,14 @@ CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
  *  @return CB_OK; CB_EINVAL for a NULL or invalid name or NULL out;
  *          CB_ENOENT when no breaker has that name.
  *  @since 1.0
- *  Thread safety: any thread (lock-free). */
+ *  Thread safety: any thread, lock-free. */
 CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) CB_NOEXCEPT;
 
 /** Destroys a breaker; its name becomes free and its handle stale.
  *  Threads still calling it get CB_EHANDLE; none of them crashes.
  *  @return CB_OK; CB_EHANDLE for a zero, unknown or stale handle.
  *  @since 1.0
- *  Thread safety: any thread (lock-free). */
+ *  Thread safety: any thread, lock-free. */
 CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT;
 
 /** Asks to make a call. CB_OK admits it: make the call, then report its
@@ -456,7 +461,7 @@ typedef struct cb_event {
  *  @param reg NULL = the default registry.
  *  @return CB_OK; CB_EINVAL for an unknown bit or registry.
  *  @since 1.1
- *  Thread safety: any thread; calls already under way may use the old set. */
+ *  Thread safety: any thread. Calls already under way may use the old set. */
 CB_API int cb_events_select(cb_registry *reg, unsigned kinds) CB_NOEXCEPT;
 
 /** Takes up to `max` events, oldest first. The events of one breaker come in
@@ -510,7 +515,7 @@ CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size,
  *  @return CB_OK; CB_EINVAL for a NULL count, a NULL out with max > 0, or an
  *          unknown registry.
  *  @since 1.1
- *  Thread safety: any thread, lock-free; breakers created or destroyed
+ *  Thread safety: any thread, lock-free. Breakers created or destroyed
  *  meanwhile may or may not be listed. */
 CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max,
                             size_t *count) CB_NOEXCEPT;
@@ -536,16 +541,20 @@ CB_API const char *cb_strerror(int status) CB_NOEXCEPT;
  *          successful call leaves it as it was; the next failing call on
  *          this thread overwrites it.
  *  @since 1.0
- *  Thread safety: any thread (the message is per thread). */
+ *  Thread safety: any thread. The message is per thread. */
 CB_API const char *cb_last_error_message(void) CB_NOEXCEPT;
 
 /** The library's version as "MAJOR.MINOR.PATCH".
- *  @return never NULL. @since 1.0 Thread safety: any thread. */
+ *  @return the version; never NULL.
+ *  @since 1.0
+ *  Thread safety: any thread. */
 CB_API const char *cb_version_string(void) CB_NOEXCEPT;
 
 /** The library's version as MAJOR * 10000 + MINOR * 100 + PATCH, to compare
  *  with CB_VERSION_NUMBER.
- *  @since 1.0 Thread safety: any thread. */
+ *  @return the number, e.g. 10100 for 1.1.0.
+ *  @since 1.0
+ *  Thread safety: any thread. */
 CB_API int cb_version_number(void) CB_NOEXCEPT;
 
 #ifdef __cplusplus

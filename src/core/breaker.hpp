@@ -26,7 +26,7 @@ struct Config {
   uint64_t open_duration_ns = 30'000'000'000ull;
   uint32_t half_open_success_threshold = 1;
   Policy policy = Policy::Consecutive;
-  uint64_t half_open_timeout_ns = 30'000'000'000ull;  // resolved: never 0
+  uint64_t half_open_timeout_ns = 0;  // 0 = the open duration; finish() resolves it
   uint32_t window_size = 100;
   uint32_t window_buckets = 10;
   uint64_t window_duration_ns = 60'000'000'000ull;

@@ -16,7 +16,7 @@ foreach(line IN LISTS defines)
   if(name STREQUAL "CB_API" OR name STREQUAL "CB_NOEXCEPT") # expanded by every declaration
     continue()
   endif()
-  if(value MATCHES "^\"")
+  if(value MATCHES "^\"" OR name STREQUAL "CB_VERSION_STRING") # a string, built on lines below
     string(APPEND strings "  ${name},\n")
   else()
     string(APPEND ints "  (unsigned long long)(${name}),\n")

@@ -24,8 +24,9 @@ expect_eq() { # what got want
   if [ "$2" = "$3" ]; then say "ok   $1 = $2"; else bad "$1 is '$2', want '$3'"; fi
 }
 
-# The version being packaged, from the project and the changelog.
-version=$(sed -n 's/^project(lazybreaker VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+# The version being packaged, from the header (where CMake reads it too) and the changelog.
+version=$(sed -n 's/^#define CB_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
+  "$src/include/lazybreaker/lazybreaker.h" | paste -sd.)
 release=$(sed -n '1s/^lazybreaker ([0-9.]*-\([0-9A-Za-z.+~]*\)).*/\1/p' "$src/packaging/debian/changelog")
 [ -n "$version" ] && [ -n "$release" ] || { echo "cannot read version/release" >&2; exit 1; }
 major=${version%%.*}
