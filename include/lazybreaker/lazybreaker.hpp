@@ -40,6 +40,11 @@
 #ifndef LAZYBREAKER_HPP
 #define LAZYBREAKER_HPP
 
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#error \
+    "lazybreaker.hpp needs C++17 or later (-std=c++17); from C or older C++, include lazybreaker/lazybreaker.h"
+#else  // the whole wrapper, so that the #error above is the only error
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -480,7 +485,10 @@ class [[nodiscard]] Permit {
 
   /** Reports the outcome. Returns true if this call reported it, false if
    *  the permit had already reported (or is moved-from): a permit reports
-   *  once. Throws Error if cb_done fails (the ticket is spent even then). */
+   *  once. Throws Error if cb_done fails (the ticket is spent even then).
+   *  A stale outcome (the breaker changed period since the call was
+   *  admitted: it tripped, closed or was reset) is not an error: it returns
+   *  true, counts in the statistics and moves nothing, as cb_done does. */
   bool report(Outcome o) {
     if (ticket_ == 0) return false;
     const cb_ticket t = std::exchange(ticket_, 0);
@@ -796,4 +804,5 @@ inline const char *version() noexcept { return cb_version_string(); }
 
 }  // namespace lazybreaker
 
+#endif  // C++17
 #endif  // LAZYBREAKER_HPP
