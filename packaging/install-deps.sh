@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config
-  libboost-dev doctest-dev libbenchmark-dev
+  doctest-dev libbenchmark-dev
   valgrind file
   abigail-tools lintian rpm rpmlint dpkg-dev fakeroot
 )
