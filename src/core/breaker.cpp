@@ -259,7 +259,8 @@ Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, 
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   const Config cfg = cfg_.load();
   // The clock is read only for what needs it: a time window, slow calls.
-  const uint64_t now = cfg.policy == Policy::TimeWindow || cfg.slow_call_ns != 0 ? clock_.now() : 0;
+  // Without them `now` is 0, which is not a time: a trip reads the clock.
+  const uint64_t now = cfg.timed_outcomes() ? clock_.now() : 0;
   const bool is_slow = outcome != Outcome::Ignored && slow(cfg, ticket, now);
   tally.add(counter_for(outcome));
   if (is_slow) tally.add(Counter::Slow);
@@ -334,10 +335,13 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
            double(c.slow) >= cfg.slow_call_rate_threshold * double(c.calls))
     reason = Reason::SlowCallRate;
   if (reason == Reason::None) return Result::Ok;
+  // A count window placed the outcome without its time; the OPEN period
+  // starts now, not at the last stamp the breaker happens to hold.
+  const uint64_t trip_at = cfg.timed_outcomes() ? now : clock_.now();
   // A failure run counted meanwhile changes the word, not the period: retry
   // while the breaker is still CLOSED in this epoch.
   const uint32_t epoch = StateWord::epoch(w);
-  while (!trip(w, now, reason)) {
+  while (!trip(w, trip_at, reason)) {
     w = hot_.word.load(kAcquire);
     if (StateWord::state(w) != State::Closed || StateWord::epoch(w) != epoch) break;
   }

@@ -42,6 +42,9 @@ struct Config {
 
   // Whether outcomes feed a window, so no CLOSED call takes the write-free path.
   bool recorded() const { return policy != Policy::Consecutive || slow_call_ns != 0; }
+  // Whether cb_done needs the time of every outcome (a time window places
+  // it, slow-call tracking measures it); otherwise only a trip reads it.
+  bool timed_outcomes() const { return policy == Policy::TimeWindow || slow_call_ns != 0; }
   WindowShape window_shape() const {
     return policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
                                         : WindowShape::count(window_size);

@@ -1,4 +1,5 @@
 // Trip policies, slow calls, backoff and cb_trip, driven by the manual clock.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <set>
@@ -117,6 +118,31 @@ TEST_CASE("count window: trips when the failure rate reaches the threshold") {
   call(h, CB_FAILURE);  // the window holds the last 10: 5 of 10 failed
   CHECK(cb_state(h) == CB_STATE_OPEN);
   CHECK(stats(h).trips == 1);
+}
+
+TEST_CASE("count window on the monotonic clock: the call right after a trip is rejected") {
+  // The monotonic clock reads the time since boot. An open duration of half
+  // that (at most an hour) has not passed since the trip, but would have
+  // passed since time 0, which is what a trip stamped with no time reads as.
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.capacity = 4;
+  cb_registry *reg = nullptr;
+  REQUIRE(cb_registry_open(&o, &reg) == CB_OK);
+  uint64_t now = 0;
+  REQUIRE(cb_clock_now(reg, &now) == CB_OK);
+  cb_config c = count_window(10, 1, 0.5);
+  c.open_duration_ns = std::min<uint64_t>(3600ull * 1'000'000'000, now / 2);
+  REQUIRE(c.open_duration_ns >= CB_MIN_OPEN_DURATION_NS);
+  cb_handle h = 0;
+  REQUIRE(cb_create(reg, nullptr, &c, &h) == CB_OK);
+  call(h, CB_FAILURE);
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(rejected(h));
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(retry_after(h) > c.open_duration_ns / 2);
+  CHECK(stats(h).trips == 1);
+  cb_registry_close(reg);
 }
 
 TEST_CASE("count window: the success that reaches minimum_calls trips a window already over") {
