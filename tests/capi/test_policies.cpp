@@ -264,6 +264,24 @@ TEST_CASE("slow calls: a call longer than slow_call_ns counts as slow, whatever 
   CHECK(stats(h).slow == 2);
 }
 
+TEST_CASE("slow calls: a count window counts a slow call after 2^19 buckets without one") {
+  // Four buckets of one outcome. The first slow call's bucket keeps its
+  // ring place's slow count until the next slow call lands there, 2^19
+  // buckets later, when its 20-bit stamp reads as if it were newer.
+  ManualRegistry r;
+  cb_config c = config(100, 1000);
+  c.slow_call_ns = 1000;
+  c.window_size = 4;
+  c.minimum_calls = 4;
+  const cb_handle h = r.create(c);
+  timed_call(r, h, 1001, CB_SUCCESS);  // bucket 0, ring place 0
+  for (uint32_t i = 1; i < (1u << 19); ++i) call(h, CB_SUCCESS);
+  CHECK(stats(h).slow_rate == 0.0);
+  timed_call(r, h, 1001, CB_SUCCESS);  // bucket 2^19, ring place 0
+  CHECK(stats(h).slow == 2);
+  CHECK(stats(h).slow_rate == doctest::Approx(0.25));
+}
+
 TEST_CASE("slow calls under a rate policy trip by either rate") {
   ManualRegistry r;
   cb_config c = count_window(10, 5, 0.9);
