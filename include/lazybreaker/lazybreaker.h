@@ -146,10 +146,15 @@ typedef struct cb_config {
   double slow_call_rate_threshold; /**< (0, 1]; default 1.0 */
   double open_backoff_multiplier;  /**< 1..CB_MAX_BACKOFF_MULTIPLIER; 1 = a fixed open
                                         duration (default) */
-  uint64_t open_duration_max_ns;   /**< cap for backoff and jitter; 0 = no cap; else
+  uint64_t open_duration_max_ns;   /**< cap for backoff and jitter; 0 (the default) =
+                                        CB_MAX_DURATION_NS; else
                                         open_duration_ns..CB_MAX_DURATION_NS */
   double open_jitter;              /**< [0, 1): each open duration is scaled by a factor
-                                        in [1 - j, 1 + j], then capped; default 0 */
+                                        in [1 - j, 1 + j], then kept within
+                                        CB_MIN_OPEN_DURATION_NS..the cap; default 0.
+                                        A fixed duration (no jitter, no backoff yet)
+                                        is exact; a computed one is within a relative
+                                        10^-15 (docs/policies.md) */
   /* later fields are appended here */
 } cb_config;
 

@@ -293,9 +293,10 @@ class Config {
   Config &backoff(double multiplier, std::chrono::nanoseconds max) {
     return backoff(multiplier).open_duration_max(max);
   }
-  /** Cap for backoff and jitter; 0 = no cap. */
+  /** Cap for backoff and jitter; 0 = CB_MAX_DURATION_NS (366 days). */
   Config &open_duration_max(std::chrono::nanoseconds d) { return set(open_duration_max_, d); }
-  /** Each open duration is scaled by a factor in [1 - j, 1 + j]; [0, 1). */
+  /** Each open duration is scaled by a factor in [1 - j, 1 + j], then kept
+   *  within CB_MIN_OPEN_DURATION_NS..the cap; [0, 1). */
   Config &jitter(double j) { return set(jitter_, j); }
   /** @} */
 

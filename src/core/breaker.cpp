@@ -11,7 +11,11 @@ constexpr auto kAcquire = std::memory_order_acquire;
 constexpr auto kAcqRel = std::memory_order_acq_rel;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-// The longest open duration backoff or jitter may produce.
+// The bounds of a computed open duration: CB_MIN_OPEN_DURATION_NS and
+// CB_MAX_DURATION_NS. The lower one is what keeps epochs from wrapping
+// under a held ticket (docs/semantics.md), the upper one is the cap when
+// open_duration_max_ns is 0.
+constexpr uint64_t kShortestOpenNs = 1000;
 constexpr uint64_t kLongestOpenNs = 366ull * 24 * 3600 * 1'000'000'000ull;
 
 // Raises `a` to `v` unless it is already higher. Stamps only grow, so a
@@ -86,9 +90,15 @@ void Breaker::retire() {
 
 uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
   if (StateWord::explicit_open(w)) return hot_.explicit_ns.load(kRelaxed);
+  const uint64_t cap = cfg.open_duration_max_ns != 0 ? cfg.open_duration_max_ns : kLongestOpenNs;
   const uint32_t trips = std::max<uint32_t>(StateWord::trips(w), 1);
+  const bool backed_off = cfg.open_backoff_multiplier > 1.0 && trips > 1;
+  // A fixed duration is exact to the nanosecond: no double on its way.
+  if (!backed_off && cfg.open_jitter <= 0.0) return std::min(cfg.open_duration_ns, cap);
+  // Otherwise binary64 arithmetic, within a few units in the last place
+  // of the exact product (docs/policies.md).
   double d = double(cfg.open_duration_ns);
-  if (cfg.open_backoff_multiplier > 1.0)
+  if (backed_off)
     d *= std::pow(cfg.open_backoff_multiplier, double(std::min<uint32_t>(trips - 1, 4096)));
   if (cfg.open_jitter > 0.0) {
     // The same factor for every reader of this OPEN period, a different one
@@ -96,9 +106,8 @@ uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
     const double u = double(mix(cfg.jitter_seed ^ StateWord::epoch(w)) >> 11) * 0x1.0p-53;
     d *= 1.0 - cfg.open_jitter + 2.0 * cfg.open_jitter * u;
   }
-  const double cap =
-      double(cfg.open_duration_max_ns != 0 ? cfg.open_duration_max_ns : kLongestOpenNs);
-  return d >= cap ? uint64_t(cap) : std::max<uint64_t>(uint64_t(d), 1);
+  if (!(d < 0x1.0p64)) return cap;
+  return std::clamp<uint64_t>(uint64_t(d), kShortestOpenNs, cap);
 }
 
 bool Breaker::transition(uint64_t from, uint64_t to, uint64_t at, Reason reason) {

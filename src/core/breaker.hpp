@@ -36,7 +36,7 @@ struct Config {
   double failure_rate_threshold = 0.5;
   double slow_call_rate_threshold = 1.0;
   double open_backoff_multiplier = 1.0;
-  uint64_t open_duration_max_ns = 0;  // 0 = no cap
+  uint64_t open_duration_max_ns = 0;  // 0 = the longest duration, CB_MAX_DURATION_NS
   double open_jitter = 0.0;
   uint64_t jitter_seed = 0;  // per breaker, so breakers do not retry in step
 

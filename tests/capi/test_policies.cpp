@@ -369,6 +369,49 @@ TEST_CASE(
   CHECK(seen.size() > 100);
 }
 
+TEST_CASE("jitter never shortens an open period below CB_MIN_OPEN_DURATION_NS") {
+  // Factors in [0.001, 1.999] of 1 us: every period shorter than 1 us is
+  // clamped to it, the bound that keeps epochs from wrapping under a held
+  // ticket (docs/semantics.md).
+  ManualRegistry r;
+  cb_config c = config(1, 1000);
+  c.open_jitter = 0.999;
+  const cb_handle h = r.create(c);
+  uint64_t shortest = UINT64_MAX, longest = 0;
+  for (int i = 0; i < 2000; ++i) {
+    call(h, CB_FAILURE);
+    const uint64_t d = retry_after(h);
+    shortest = std::min(shortest, d);
+    longest = std::max(longest, d);
+    r.advance(d - 1);
+    REQUIRE(rejected(h));
+    r.advance(1);
+    REQUIRE(cb_done(h, admit(h), CB_SUCCESS) == CB_OK);  // the probe closes
+  }
+  CHECK(shortest == CB_MIN_OPEN_DURATION_NS);
+  CHECK(longest > 1900);
+  CHECK(longest <= 1999);
+}
+
+TEST_CASE("backoff and jitter never shorten an open period below CB_MIN_OPEN_DURATION_NS") {
+  ManualRegistry r;
+  cb_config c = config(1, 1000);
+  c.open_jitter = 0.9;
+  c.open_backoff_multiplier = 1.5;
+  const cb_handle h = r.create(c);
+  call(h, CB_FAILURE);
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t d = retry_after(h);
+    CHECK(d >= CB_MIN_OPEN_DURATION_NS);
+    r.advance(d);
+    REQUIRE(cb_done(h, admit(h), CB_FAILURE) == CB_OK);  // the probe fails: the next trip
+    if (i % 8 == 7) {                                    // backoff starts over
+      REQUIRE(cb_reset(h) == CB_OK);
+      call(h, CB_FAILURE);
+    }
+  }
+}
+
 TEST_CASE("jitter is applied before the cap") {
   ManualRegistry r;
   cb_config c = config(1, 100'000);
