@@ -330,10 +330,14 @@ CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome);
 CB_API int cb_state(cb_handle h);
 
 /** How long until a call could be admitted, in nanoseconds of the
- *  registry's clock: 0 when a call would be admitted now (CLOSED, DISABLED,
- *  HALF_OPEN with a free probe slot, OPEN after its duration); the rest of
- *  the open duration in OPEN; UINT64_MAX in FORCED_OPEN. Never moves the
- *  state machine.
+ *  registry's clock: 0 exactly when a call would be admitted now (CLOSED,
+ *  DISABLED, HALF_OPEN with a free probe slot, OPEN after its duration); the
+ *  rest of the open duration in OPEN; in HALF_OPEN with every probe slot
+ *  taken, the wait if no probe reports (the rest of the probes' lease plus
+ *  the next open duration; once the lease has run out, what is left of that
+ *  open duration, counted from the lease's end); UINT64_MAX in FORCED_OPEN.
+ *  Near the end of the clock the wait is still exact, never wrapped. Never
+ *  moves the state machine.
  *  @return CB_OK; CB_EINVAL for a NULL out; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */

@@ -444,14 +444,22 @@ Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
       if (ledger.in_flight() < cfg.half_open_max_calls) break;
       // If no probe reports, the lease runs out, the breaker re-opens as of
       // that instant, and a call is admitted once the next open duration has
-      // passed.
-      const uint64_t lease_end = hot_.probe_at.load(kAcquire) + cfg.half_open_timeout_ns;
+      // passed: probe_at + lease + next open. That instant may lie past the
+      // end of the clock (then no call is ever admitted, and the wait, though
+      // it outlasts the clock, is still not 0), so the wait is computed
+      // without adding to probe_at.
+      const uint64_t probe_at = hot_.probe_at.load(kAcquire);
       const uint64_t next_open = open_duration(
           StateWord::next(w, std::min(StateWord::trips(w) + 1, StateWord::kTripsMax), State::Open),
           cfg);
+      // Both at most CB_MAX_DURATION_NS: the sum fits.
+      const uint64_t span = cfg.half_open_timeout_ns + next_open;
       const uint64_t now = clock_.now();
-      const uint64_t admit_at = lease_end + next_open;
-      wait = admit_at > now ? admit_at - now : 0;
+      if (probe_at <= now) {
+        wait = span - std::min(span, now - probe_at);
+      } else {  // a probe admitted on a later clock reading than ours
+        wait = probe_at - now > UINT64_MAX - span ? UINT64_MAX : probe_at - now + span;
+      }
       break;
     }
     case State::Closed:
