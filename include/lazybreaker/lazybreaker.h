@@ -140,10 +140,13 @@ typedef struct cb_config {
   uint32_t window_buckets;         /**< time window: default 10, 1..CB_MAX_WINDOW_BUCKETS */
   uint32_t minimum_calls;          /**< no rate trips before this many outcomes are in
                                         the window; default 100, 1..CB_MAX_MINIMUM_CALLS */
-  double failure_rate_threshold;   /**< (0, 1]; default 0.5 */
+  double failure_rate_threshold;   /**< (0, 1]; default 0.5. Reached when failures *
+                                        10^9 >= calls * round(threshold * 10^9), in
+                                        integers (docs/policies.md) */
   uint64_t slow_call_ns;           /**< a call longer than this is slow; 0 = slow-call
                                         tracking off (default); at most CB_MAX_DURATION_NS */
-  double slow_call_rate_threshold; /**< (0, 1]; default 1.0 */
+  double slow_call_rate_threshold; /**< (0, 1]; default 1.0; reached as
+                                        failure_rate_threshold is, by slow calls */
   double open_backoff_multiplier;  /**< 1..CB_MAX_BACKOFF_MULTIPLIER; 1 = a fixed open
                                         duration (default) */
   uint64_t open_duration_max_ns;   /**< cap for backoff and jitter; 0 (the default) =

@@ -272,7 +272,8 @@ class Config {
   Config &window_buckets(uint32_t n) { return set(window_buckets_, n); }
   /** No rate trips before this many outcomes are in the window. */
   Config &minimum_calls(uint32_t n) { return set(minimum_calls_, n); }
-  /** Rate policies: trip when failures / calls reaches it; (0, 1]. */
+  /** Rate policies: trip when failures / calls reaches it (compared in
+   *  billionths, docs/policies.md); (0, 1]. */
   Config &failure_rate_threshold(double r) { return set(failure_rate_threshold_, r); }
   /** @} */
 
@@ -281,7 +282,8 @@ class Config {
   /** A call longer than this (from acquire to its report, on the registry
    *  clock) is slow; 0 turns tracking off (the default). */
   Config &slow_call(std::chrono::nanoseconds threshold) { return set(slow_call_, threshold); }
-  /** Trip when slow calls / calls reaches it; (0, 1]. */
+  /** Trip when slow calls / calls reaches it (compared as the failure
+   *  rate is); (0, 1]. */
   Config &slow_call_rate_threshold(double r) { return set(slow_call_rate_threshold_, r); }
   /** @} */
 

@@ -51,9 +51,16 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
+uint32_t Config::billionths(double threshold) {
+  const double scaled = std::round(threshold * double(kRateScale));
+  return scaled < 1 ? 1 : scaled >= double(kRateScale) ? uint32_t(kRateScale) : uint32_t(scaled);
+}
+
 void Config::finish() {
   if (half_open_timeout_ns == 0) half_open_timeout_ns = open_duration_ns;
   slow_unit_shift = slow_unit_shift_for(slow_call_ns);
+  failure_rate_billionths = billionths(failure_rate_threshold);
+  slow_rate_billionths = billionths(slow_call_rate_threshold);
 }
 
 void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
@@ -338,10 +345,9 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   window_.warm.store(warm, kRelaxed);
   Reason reason = Reason::None;
   if (cfg.policy != Policy::Consecutive &&
-      double(c.failures) >= cfg.failure_rate_threshold * double(c.calls))
+      Config::reaches(c.failures, c.calls, cfg.failure_rate_billionths))
     reason = Reason::FailureRate;
-  else if (cfg.slow_call_ns != 0 &&
-           double(c.slow) >= cfg.slow_call_rate_threshold * double(c.calls))
+  else if (cfg.slow_call_ns != 0 && Config::reaches(c.slow, c.calls, cfg.slow_rate_billionths))
     reason = Reason::SlowCallRate;
   if (reason == Reason::None) return Result::Ok;
   // A count window placed the outcome without its time; the OPEN period
