@@ -355,12 +355,22 @@ typedef struct cb_stats {
   uint64_t failures;             /**< CB_FAILURE outcomes reported */
   uint64_t ignored;              /**< CB_IGNORED outcomes reported */
   uint64_t trips;                /**< transitions into OPEN (not FORCED_OPEN) */
-  uint32_t consecutive_failures; /**< the current failure run (CLOSED) */
+  uint32_t consecutive_failures; /**< the current failure run under
+                                      CB_POLICY_CONSECUTIVE, in CLOSED; 0 in other
+                                      states and under the rate policies, which
+                                      keep no run */
   /* @since 1.1 */
   uint64_t slow;       /**< outcomes slower than slow_call_ns (0 when tracking is off) */
-  double failure_rate; /**< failures / calls in the window now (rate policies) */
-  double slow_rate;    /**< slow calls / calls in the window now */
-  uint64_t state_ns;   /**< time in the current state, on the registry clock */
+  double failure_rate; /**< failures / calls in the window now: a rate policy's
+                            window, or under CB_POLICY_CONSECUTIVE with slow-call
+                            tracking its count window of window_size (where the
+                            rate trips nothing); 0 with no window or an empty one */
+  double slow_rate;    /**< slow calls / calls in the window now (0 when tracking
+                            is off) */
+  uint64_t state_ns;   /**< time since the last transition, on the registry clock.
+                            A silent probe's re-opening happens as of the end of its
+                            lease; cb_force_open, cb_disable, cb_reset and cb_trip
+                            are transitions even into the state the breaker was in */
   /* later fields are appended here */
 } cb_stats;
 

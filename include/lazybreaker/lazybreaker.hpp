@@ -346,7 +346,8 @@ class Config {
       jitter_;
 };
 
-/** A breaker's counters and rates (cb_stats). Counted in every state. */
+/** A breaker's counters and rates (cb_stats, whose fields say exactly what
+ *  each is). Counted in every state. */
 struct Stats {
   uint64_t admitted = 0;
   uint64_t rejected = 0;
@@ -354,12 +355,12 @@ struct Stats {
   uint64_t failures = 0;
   uint64_t ignored = 0;
   uint64_t trips = 0;
-  uint32_t consecutive_failures = 0;
+  uint32_t consecutive_failures = 0;  ///< the consecutive policy's run (0 under rate policies)
   /* @since 1.1 */
   uint64_t slow = 0;        ///< outcomes slower than Config::slow_call (0 when off)
-  double failure_rate = 0;  ///< failures / calls in the window now (rate policies)
+  double failure_rate = 0;  ///< failures / calls in the window now (any window)
   double slow_rate = 0;     ///< slow calls / calls in the window now
-  std::chrono::nanoseconds time_in_state{0};  ///< on the registry clock
+  std::chrono::nanoseconds time_in_state{0};  ///< since the last transition, on the registry clock
 };
 
 class Permit;
