@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "fixture.hpp"
 
@@ -503,4 +505,78 @@ TEST_CASE("time in the current state is on the registry clock") {
   CHECK(stats(h).state_ns == 0);
   r.advance(250);
   CHECK(stats(h).state_ns == 250);
+}
+
+namespace {
+
+// Random calls, outcomes, clock steps and manual transitions on one breaker,
+// checking before every cb_allow that cb_retry_after said 0 exactly when the
+// call is admitted. Deterministic: a fixed seed per run.
+void retry_after_agrees_with_allow_over_random_steps(uint64_t seed, uint64_t clock_start,
+                                                     uint64_t clock_budget) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&rng](uint64_t n) { return rng() % n; };
+  ManualRegistry r;
+  r.advance(clock_start);
+  cb_config c = config(uint32_t(1 + pick(3)), 1000 + pick(5000), uint32_t(1 + pick(3)),
+                       uint32_t(1 + pick(2)), pick(2) != 0 ? 0 : 500 + pick(3000));
+  c.policy = int(pick(3));
+  c.window_size = uint32_t(2 + pick(10));
+  c.window_duration_ns = 1'000'000;
+  c.window_buckets = 10;
+  c.minimum_calls = uint32_t(1 + pick(4));
+  c.failure_rate_threshold = 0.25 + 0.25 * double(pick(4));
+  c.slow_call_ns = pick(3) == 0 ? 2000 : 0;
+  c.open_backoff_multiplier = pick(2) != 0 ? 1.0 : 1.5;
+  c.open_duration_max_ns = c.open_backoff_multiplier > 1.0 ? c.open_duration_ns * 8 : 0;
+  c.open_jitter = pick(2) != 0 ? 0.0 : 0.9;
+  CAPTURE(seed);
+  CAPTURE(c.policy);
+  const cb_handle h = r.create(c);
+  std::vector<cb_ticket> out;
+  uint64_t spent = 0;
+  for (int step = 0; step < 20'000; ++step) {
+    const uint64_t op = pick(100);
+    if (op < 40) {
+      const uint64_t wait = retry_after(h);
+      cb_ticket t = 0;
+      const int st = cb_allow(h, &t);
+      CAPTURE(step);
+      CAPTURE(cb_state(h));
+      REQUIRE(st == (wait == 0 ? CB_OK : CB_REJECTED));
+      if (st == CB_OK) out.push_back(t);
+    } else if (op < 75) {
+      if (out.empty()) continue;
+      const size_t i = pick(out.size());
+      const int outcome = pick(10) < 6 ? CB_FAILURE : pick(10) < 9 ? CB_SUCCESS : CB_IGNORED;
+      REQUIRE(cb_done(h, out[i], outcome) == CB_OK);
+      out.erase(out.begin() + std::ptrdiff_t(i));
+    } else if (op < 97) {
+      const uint64_t ns = pick(4) == 0 ? pick(10'000) : pick(1500);
+      if (spent + ns > clock_budget) continue;
+      r.advance(ns);
+      spent += ns;
+    } else if (op == 97) {
+      REQUIRE(cb_trip(h, CB_MIN_OPEN_DURATION_NS + pick(3000)) == CB_OK);
+    } else if (op == 98) {
+      REQUIRE(cb_reset(h) == CB_OK);
+    } else {
+      REQUIRE((pick(2) != 0 ? cb_force_open(h) : cb_disable(h)) == CB_OK);
+      if (pick(2) != 0) REQUIRE(cb_reset(h) == CB_OK);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("retry_after is 0 exactly when allow admits, over random steps") {
+  for (uint64_t seed = 1; seed <= 24; ++seed)
+    retry_after_agrees_with_allow_over_random_steps(seed, 0, UINT64_MAX);
+}
+
+TEST_CASE("retry_after is 0 exactly when allow admits, over random steps near the clock's end") {
+  // The steps may spend the 4 ms left before the end of the clock, and about
+  // half way through they have: then open periods and leases end past it.
+  for (uint64_t seed = 1; seed <= 24; ++seed)
+    retry_after_agrees_with_allow_over_random_steps(seed, UINT64_MAX - 4'000'000, 4'000'000);
 }
