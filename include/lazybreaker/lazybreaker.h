@@ -167,16 +167,24 @@ typedef struct cb_config {
   uint32_t window_buckets;         /**< time window: default 10, 1..CB_MAX_WINDOW_BUCKETS */
   uint32_t minimum_calls;          /**< no rate trips before this many outcomes are in
                                         the window; default 100, 1..CB_MAX_MINIMUM_CALLS */
-  double failure_rate_threshold;   /**< (0, 1]; default 0.5 */
+  double failure_rate_threshold;   /**< (0, 1]; default 0.5. Reached when failures *
+                                        10^9 >= calls * round(threshold * 10^9), in
+                                        integers (docs/policies.md) */
   uint64_t slow_call_ns;           /**< a call longer than this is slow; 0 = slow-call
                                         tracking off (default); at most CB_MAX_DURATION_NS */
-  double slow_call_rate_threshold; /**< (0, 1]; default 1.0 */
+  double slow_call_rate_threshold; /**< (0, 1]; default 1.0; reached as
+                                        failure_rate_threshold is, by slow calls */
   double open_backoff_multiplier;  /**< 1..CB_MAX_BACKOFF_MULTIPLIER; 1 = a fixed open
                                         duration (default) */
-  uint64_t open_duration_max_ns;   /**< cap for backoff and jitter; 0 = no cap; else
+  uint64_t open_duration_max_ns;   /**< cap for backoff and jitter; 0 (the default) =
+                                        CB_MAX_DURATION_NS; else
                                         open_duration_ns..CB_MAX_DURATION_NS */
   double open_jitter;              /**< [0, 1): each open duration is scaled by a factor
-                                        in [1 - j, 1 + j], then capped; default 0 */
+                                        in [1 - j, 1 + j], then kept within
+                                        CB_MIN_OPEN_DURATION_NS..the cap; default 0.
+                                        A fixed duration (no jitter, no backoff yet)
+                                        is exact; a computed one is within a relative
+                                        10^-15 (docs/policies.md) */
   /* later fields are appended here */
 } cb_config;
 
@@ -357,10 +365,14 @@ CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) CB_NOEXCEPT;
 CB_API int cb_state(cb_handle h) CB_NOEXCEPT;
 
 /** How long until a call could be admitted, in nanoseconds of the
- *  registry's clock: 0 when a call would be admitted now (CLOSED, DISABLED,
- *  HALF_OPEN with a free probe slot, OPEN after its duration); the rest of
- *  the open duration in OPEN; UINT64_MAX in FORCED_OPEN. Never moves the
- *  state machine.
+ *  registry's clock: 0 exactly when a call would be admitted now (CLOSED,
+ *  DISABLED, HALF_OPEN with a free probe slot, OPEN after its duration); the
+ *  rest of the open duration in OPEN; in HALF_OPEN with every probe slot
+ *  taken, the wait if no probe reports (the rest of the probes' lease plus
+ *  the next open duration; once the lease has run out, what is left of that
+ *  open duration, counted from the lease's end); UINT64_MAX in FORCED_OPEN.
+ *  Near the end of the clock the wait is still exact, never wrapped. Never
+ *  moves the state machine.
  *  @return CB_OK; CB_EINVAL for a NULL out; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
@@ -375,12 +387,22 @@ typedef struct cb_stats {
   uint64_t failures;             /**< CB_FAILURE outcomes reported */
   uint64_t ignored;              /**< CB_IGNORED outcomes reported */
   uint64_t trips;                /**< transitions into OPEN (not FORCED_OPEN) */
-  uint32_t consecutive_failures; /**< the current failure run (CLOSED) */
+  uint32_t consecutive_failures; /**< the current failure run under
+                                      CB_POLICY_CONSECUTIVE, in CLOSED; 0 in other
+                                      states and under the rate policies, which
+                                      keep no run */
   /* @since 1.1 */
   uint64_t slow;       /**< outcomes slower than slow_call_ns (0 when tracking is off) */
-  double failure_rate; /**< failures / calls in the window now (rate policies) */
-  double slow_rate;    /**< slow calls / calls in the window now */
-  uint64_t state_ns;   /**< time in the current state, on the registry clock */
+  double failure_rate; /**< failures / calls in the window now: a rate policy's
+                            window, or under CB_POLICY_CONSECUTIVE with slow-call
+                            tracking its count window of window_size (where the
+                            rate trips nothing); 0 with no window or an empty one */
+  double slow_rate;    /**< slow calls / calls in the window now (0 when tracking
+                            is off) */
+  uint64_t state_ns;   /**< time since the last transition, on the registry clock.
+                            A silent probe's re-opening happens as of the end of its
+                            lease; cb_force_open, cb_disable, cb_reset and cb_trip
+                            are transitions even into the state the breaker was in */
   /* later fields are appended here */
 } cb_stats;
 

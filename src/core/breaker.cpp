@@ -11,7 +11,11 @@ constexpr auto kAcquire = std::memory_order_acquire;
 constexpr auto kAcqRel = std::memory_order_acq_rel;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-// The longest open duration backoff or jitter may produce.
+// The bounds of a computed open duration: CB_MIN_OPEN_DURATION_NS and
+// CB_MAX_DURATION_NS. The lower one is what keeps epochs from wrapping
+// under a held ticket (docs/semantics.md), the upper one is the cap when
+// open_duration_max_ns is 0.
+constexpr uint64_t kShortestOpenNs = 1000;
 constexpr uint64_t kLongestOpenNs = 366ull * 24 * 3600 * 1'000'000'000ull;
 
 // Raises `a` to `v` unless it is already higher. Stamps only grow, so a
@@ -47,9 +51,16 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
+uint32_t Config::billionths(double threshold) {
+  const double scaled = std::round(threshold * double(kRateScale));
+  return scaled < 1 ? 1 : scaled >= double(kRateScale) ? uint32_t(kRateScale) : uint32_t(scaled);
+}
+
 void Config::finish() {
   if (half_open_timeout_ns == 0) half_open_timeout_ns = open_duration_ns;
   slow_unit_shift = slow_unit_shift_for(slow_call_ns);
+  failure_rate_billionths = billionths(failure_rate_threshold);
+  slow_rate_billionths = billionths(slow_call_rate_threshold);
 }
 
 void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
@@ -84,9 +95,15 @@ void Breaker::retire() {
 
 uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
   if (StateWord::explicit_open(w)) return hot_.explicit_ns.load(kRelaxed);
+  const uint64_t cap = cfg.open_duration_max_ns != 0 ? cfg.open_duration_max_ns : kLongestOpenNs;
   const uint32_t trips = std::max<uint32_t>(StateWord::trips(w), 1);
+  const bool backed_off = cfg.open_backoff_multiplier > 1.0 && trips > 1;
+  // A fixed duration is exact to the nanosecond: no double on its way.
+  if (!backed_off && cfg.open_jitter <= 0.0) return std::min(cfg.open_duration_ns, cap);
+  // Otherwise binary64 arithmetic, within a few units in the last place
+  // of the exact product (docs/policies.md).
   double d = double(cfg.open_duration_ns);
-  if (cfg.open_backoff_multiplier > 1.0)
+  if (backed_off)
     d *= std::pow(cfg.open_backoff_multiplier, double(std::min<uint32_t>(trips - 1, 4096)));
   if (cfg.open_jitter > 0.0) {
     // The same factor for every reader of this OPEN period, a different one
@@ -94,9 +111,8 @@ uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
     const double u = double(mix(cfg.jitter_seed ^ StateWord::epoch(w)) >> 11) * 0x1.0p-53;
     d *= 1.0 - cfg.open_jitter + 2.0 * cfg.open_jitter * u;
   }
-  const double cap =
-      double(cfg.open_duration_max_ns != 0 ? cfg.open_duration_max_ns : kLongestOpenNs);
-  return d >= cap ? uint64_t(cap) : std::max<uint64_t>(uint64_t(d), 1);
+  if (!(d < 0x1.0p64)) return cap;
+  return std::clamp<uint64_t>(uint64_t(d), kShortestOpenNs, cap);
 }
 
 bool Breaker::transition(uint64_t from, uint64_t to, uint64_t at, Reason reason) {
@@ -258,7 +274,8 @@ Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, 
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   const Config cfg = cfg_.load();
   // The clock is read only for what needs it: a time window, slow calls.
-  const uint64_t now = cfg.policy == Policy::TimeWindow || cfg.slow_call_ns != 0 ? clock_.now() : 0;
+  // Without them `now` is 0, which is not a time: a trip reads the clock.
+  const uint64_t now = cfg.timed_outcomes() ? clock_.now() : 0;
   const bool is_slow = outcome != Outcome::Ignored && slow(cfg, ticket, now);
   tally.add(counter_for(outcome));
   if (is_slow) tally.add(Counter::Slow);
@@ -327,16 +344,18 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   window_.warm.store(warm, kRelaxed);
   Reason reason = Reason::None;
   if (cfg.policy != Policy::Consecutive &&
-      double(c.failures) >= cfg.failure_rate_threshold * double(c.calls))
+      Config::reaches(c.failures, c.calls, cfg.failure_rate_billionths))
     reason = Reason::FailureRate;
-  else if (cfg.slow_call_ns != 0 &&
-           double(c.slow) >= cfg.slow_call_rate_threshold * double(c.calls))
+  else if (cfg.slow_call_ns != 0 && Config::reaches(c.slow, c.calls, cfg.slow_rate_billionths))
     reason = Reason::SlowCallRate;
   if (reason == Reason::None) return Result::Ok;
+  // A count window placed the outcome without its time; the OPEN period
+  // starts now, not at the last stamp the breaker happens to hold.
+  const uint64_t trip_at = cfg.timed_outcomes() ? now : clock_.now();
   // A failure run counted meanwhile changes the word, not the period: retry
   // while the breaker is still CLOSED in this epoch.
   const uint32_t epoch = StateWord::epoch(w);
-  while (!trip(w, now, reason)) {
+  while (!trip(w, trip_at, reason)) {
     w = hot_.word.load(kAcquire);
     if (StateWord::state(w) != State::Closed || StateWord::epoch(w) != epoch) break;
   }
@@ -430,14 +449,22 @@ Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
       if (ledger.in_flight() < cfg.half_open_max_calls) break;
       // If no probe reports, the lease runs out, the breaker re-opens as of
       // that instant, and a call is admitted once the next open duration has
-      // passed.
-      const uint64_t lease_end = hot_.probe_at.load(kAcquire) + cfg.half_open_timeout_ns;
+      // passed: probe_at + lease + next open. That instant may lie past the
+      // end of the clock (then no call is ever admitted, and the wait, though
+      // it outlasts the clock, is still not 0), so the wait is computed
+      // without adding to probe_at.
+      const uint64_t probe_at = hot_.probe_at.load(kAcquire);
       const uint64_t next_open = open_duration(
           StateWord::next(w, std::min(StateWord::trips(w) + 1, StateWord::kTripsMax), State::Open),
           cfg);
+      // Both at most CB_MAX_DURATION_NS: the sum fits.
+      const uint64_t span = cfg.half_open_timeout_ns + next_open;
       const uint64_t now = clock_.now();
-      const uint64_t admit_at = lease_end + next_open;
-      wait = admit_at > now ? admit_at - now : 0;
+      if (probe_at <= now) {
+        wait = span - std::min(span, now - probe_at);
+      } else {  // a probe admitted on a later clock reading than ours
+        wait = probe_at - now > UINT64_MAX - span ? UINT64_MAX : probe_at - now + span;
+      }
       break;
     }
     case State::Closed:

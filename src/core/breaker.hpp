@@ -36,18 +36,36 @@ struct Config {
   double failure_rate_threshold = 0.5;
   double slow_call_rate_threshold = 1.0;
   double open_backoff_multiplier = 1.0;
-  uint64_t open_duration_max_ns = 0;  // 0 = no cap
+  uint64_t open_duration_max_ns = 0;  // 0 = the longest duration, CB_MAX_DURATION_NS
   double open_jitter = 0.0;
   uint64_t jitter_seed = 0;  // per breaker, so breakers do not retry in step
+  // The rate thresholds in billionths (derived): a rate is reached when
+  // count * kRateScale >= calls * threshold, in exact integers, so every
+  // binding and every reader of docs/policies.md gets the same answer.
+  uint32_t failure_rate_billionths = 500'000'000;
+  uint32_t slow_rate_billionths = 1'000'000'000;
 
   // Whether outcomes feed a window, so no CLOSED call takes the write-free path.
   bool recorded() const { return policy != Policy::Consecutive || slow_call_ns != 0; }
+  // Whether cb_done needs the time of every outcome (a time window places
+  // it, slow-call tracking measures it); otherwise only a trip reads it.
+  bool timed_outcomes() const { return policy == Policy::TimeWindow || slow_call_ns != 0; }
   WindowShape window_shape() const {
     return policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
                                         : WindowShape::count(window_size);
   }
   // Fills the derived fields.
   void finish();
+  static constexpr uint64_t kRateScale = 1'000'000'000;
+  // round(threshold x 10^9), half away from zero, at least 1 (so a rate of
+  // 0 failures never reaches a threshold).
+  static uint32_t billionths(double threshold);
+  // Whether `count` of `calls` reaches a threshold of `billionths` / 10^9.
+  // Both counts are under 2^28 (32 buckets of at most 2^22 - 1), so the
+  // products fit 64 bits.
+  static bool reaches(uint64_t count, uint64_t calls, uint32_t billionths) {
+    return count * kRateScale >= calls * billionths;
+  }
   // Enough resolution that the slow-call threshold is exact to 1/1024; a
   // call's 36-bit stamp then wraps only after 2^25 thresholds (and at least
   // 68 seconds), a probe's 27-bit one after 2^16 (and at least 134 ms).
