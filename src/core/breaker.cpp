@@ -160,116 +160,130 @@ bool Breaker::slow(const Config &cfg, uint64_t ticket, uint64_t now) const {
   return (units << cfg.slow_unit_shift) > cfg.slow_call_ns;
 }
 
-Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
-  // Admitting a CLOSED or DISABLED call needs one field of the config.
+// One loop over the state word; each state's step is the row of
+// docs/semantics.md, "What each call does in each state".
+Result Breaker::allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
+  // CLOSED and DISABLED admit on one field of the config; the others need it whole.
   const uint64_t w0 = hot_.word.load(kAcquire);
-  if (StateWord::alive_in(w0, incarnation) &&
-      (StateWord::state(w0) == State::Closed || StateWord::state(w0) == State::Disabled)) {
-    const uint64_t slow_ns = cfg_.slow_call_ns();
-    *ticket = Ticket::make(
-        StateWord::epoch(w0),
-        StateWord::state(w0) == State::Closed ? TicketKind::Call : TicketKind::Unguarded, 0,
-        slow_ns != 0 ? clock_.now() >> Config::slow_unit_shift_for(slow_ns) : 0);
-    tally.add(Counter::Admitted);
-    return Result::Ok;
-  }
+  if (StateWord::alive_in(w0, incarnation) && admits_every_call(w0))
+    return admit_call(w0, cfg_.slow_call_ns(), tally, ticket);
   const Config cfg = cfg_.load();
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
-    const State state = StateWord::state(w);
     if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
-    const uint32_t epoch = StateWord::epoch(w);
-    switch (state) {
+    Step step = Step::Reject;
+    switch (StateWord::state(w)) {
       case State::Closed:
       case State::Disabled:
-        *ticket =
-            Ticket::make(epoch, state == State::Closed ? TicketKind::Call : TicketKind::Unguarded,
-                         0, cfg.slow_call_ns != 0 ? ticket_start(cfg, clock_.now()) : 0);
-        tally.add(Counter::Admitted);
-        return Result::Ok;
-      case State::Open: {
-        const uint64_t opened_at = hot_.opened_at.load(kAcquire);
-        const uint64_t duration = open_duration(w, cfg);
-        // Far from the deadline, the cheap clock is enough to fail fast.
-        const uint64_t slack = clock_.coarse_slack_ns;
-        const uint64_t deadline =
-            opened_at > UINT64_MAX - duration ? UINT64_MAX : opened_at + duration;
-        if (slack != 0 && deadline > slack && clock_.earliest_now() < deadline - slack) break;
-        const uint64_t now = clock_.now();
-        if (elapsed_since(now, opened_at) < duration) break;
-        // Every contender installs the HALF_OPEN period's empty ledger before
-        // it may be published, so no period ever sees an older one's probes
-        // (however its tag aliases). Reading the ledger before checking the
-        // state makes a late contender's install fail instead of wiping
-        // claims already made in the new period.
-        uint64_t ledger = hot_.probes.load(kAcquire);
-        if (hot_.word.load(kAcquire) == w)
-          hot_.probes.compare_exchange_strong(
-              ledger, ProbeLedger::empty(StateWord::epoch(w) + 1).pack(), kAcqRel, kAcquire);
-        // Whoever wins this, every caller then competes for a probe slot.
-        transition(w, StateWord::next(w, StateWord::trips(w), State::HalfOpen), now,
-                   Reason::OpenElapsed);
-        continue;
-      }
-      case State::HalfOpen: {
-        uint64_t raw = hot_.probes.load(kAcquire);
-        if (!ProbeLedger::tagged(raw, epoch)) {
-          // Another period's ledger: this view of the state is stale (or,
-          // should a ledger ever be lost, install this period's).
-          if (hot_.word.load(kAcquire) == w)
-            hot_.probes.compare_exchange_strong(raw, ProbeLedger::empty(epoch).pack(), kAcqRel,
-                                                kAcquire);
-          continue;
-        }
-        const ProbeLedger ledger = ProbeLedger::read(raw, epoch);
-        const uint64_t now = clock_.now();
-        if (ledger.in_flight() >= cfg.half_open_max_calls) {
-          // Every probe slot is taken. If none has moved for the lease, the
-          // silent probes count as failed as of the moment it ran out.
-          const uint64_t last = hot_.probe_at.load(kAcquire);
-          if (ledger.in_flight() > 0 && elapsed_since(now, last) >= cfg.half_open_timeout_ns) {
-            trip(w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
-            continue;
-          }
-          break;
-        }
-        // Stamp before claiming, so a caller that finds the slots full never
-        // sees a stale lease.
-        raise_to(hot_.probe_at, now);
-        // A probe still out after 32 later ones were admitted is taken for
-        // lost: the new probe takes over its bit, and its report is stale.
-        ProbeLedger next = ledger;
-        next.issued = (ledger.issued + 1) & ProbeLedger::kIssuedMask;
-        next.outstanding |= ProbeLedger::bit(ledger.issued);
-        uint64_t expected = raw;
-        if (!hot_.probes.compare_exchange_strong(expected, next.pack(), kAcqRel, kAcquire))
-          continue;
-        // The claim counts only if the period is still the one it was made
-        // in: a caller that read the state before a probe failed must not
-        // become a probe of the breaker that failure re-opened.
-        if (hot_.word.load(kAcquire) != w) {
-          release_probe(epoch, ledger.issued);
-          continue;
-        }
-        *ticket = Ticket::make(epoch, TicketKind::Probe, ledger.issued, ticket_start(cfg, now));
-        tally.add(Counter::Admitted);
-        return Result::Ok;
-      }
+        return admit_call(w, cfg.slow_call_ns, tally, ticket);
+      case State::Open:
+        step = allow_open(w, cfg);
+        break;
+      case State::HalfOpen:
+        step = allow_half_open(w, cfg, tally, ticket);
+        break;
       case State::ForcedOpen:
       case State::Free:
         break;
     }
-    tally.add(Counter::Rejected);
-    if (events_ != nullptr && events_->wants_rejections()) {
-      const uint64_t token = events_->reserve();
-      events_->publish(token, {state, state, Reason::Rejected, epoch, clock_.now()});
-    }
-    return Result::Rejected;
+    if (step == Step::Admitted) return Result::Ok;
+    if (step == Step::Reject) return reject(w, tally);
   }
 }
 
-Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, uint64_t ticket,
-                          Outcome outcome) {
+Result Breaker::admit_call(uint64_t w, uint64_t slow_call_ns, const Tally &tally,
+                           uint64_t *ticket) {
+  const bool closed = StateWord::state(w) == State::Closed;
+  *ticket = Ticket::make(
+      StateWord::epoch(w), closed ? TicketKind::Call : TicketKind::Unguarded, 0,
+      slow_call_ns != 0 ? clock_.now() >> Config::slow_unit_shift_for(slow_call_ns) : 0);
+  tally.add(Counter::Admitted);
+  return Result::Ok;
+}
+
+Result Breaker::reject(uint64_t w, const Tally &tally) {
+  tally.add(Counter::Rejected);
+  if (events_ != nullptr && events_->wants_rejections()) {
+    const State state = StateWord::state(w);
+    const uint64_t token = events_->reserve();
+    events_->publish(token, {state, state, Reason::Rejected, StateWord::epoch(w), clock_.now()});
+  }
+  return Result::Rejected;
+}
+
+void Breaker::install_empty_ledger(uint64_t w, uint64_t seen, uint32_t epoch) {
+  if (hot_.word.load(kAcquire) == w)
+    hot_.probes.compare_exchange_strong(seen, ProbeLedger::empty(epoch).pack(), kAcqRel, kAcquire);
+}
+
+Breaker::Step Breaker::allow_open(uint64_t w, const Config &cfg) {
+  const uint64_t opened_at = hot_.opened_at.load(kAcquire);
+  const uint64_t duration = open_duration(w, cfg);
+  // Far from the deadline, the cheap clock is enough to fail fast.
+  const uint64_t slack = clock_.coarse_slack_ns;
+  const uint64_t deadline = opened_at > UINT64_MAX - duration ? UINT64_MAX : opened_at + duration;
+  if (slack != 0 && deadline > slack && clock_.earliest_now() < deadline - slack)
+    return Step::Reject;
+  const uint64_t now = clock_.now();
+  if (elapsed_since(now, opened_at) < duration) return Step::Reject;
+  // Every contender installs the HALF_OPEN period's empty ledger before it
+  // may be published, so no period ever sees an older one's probes (however
+  // its tag aliases). Reading the ledger before checking the state makes a
+  // late contender's install fail instead of wiping claims already made in
+  // the new period.
+  install_empty_ledger(w, hot_.probes.load(kAcquire), StateWord::epoch(w) + 1);
+  // Whoever wins this, every caller then competes for a probe slot.
+  transition(w, StateWord::next(w, StateWord::trips(w), State::HalfOpen), now, Reason::OpenElapsed);
+  return Step::Again;
+}
+
+Breaker::Step Breaker::allow_half_open(uint64_t w, const Config &cfg, const Tally &tally,
+                                       uint64_t *ticket) {
+  const uint32_t epoch = StateWord::epoch(w);
+  const uint64_t raw = hot_.probes.load(kAcquire);
+  if (!ProbeLedger::tagged(raw, epoch)) {
+    // Another period's ledger: this view of the state is stale (or, should a
+    // ledger ever be lost, install this period's).
+    install_empty_ledger(w, raw, epoch);
+    return Step::Again;
+  }
+  const ProbeLedger ledger = ProbeLedger::read(raw, epoch);
+  const uint64_t now = clock_.now();
+  if (ledger.in_flight() >= cfg.half_open_max_calls) {
+    // Every probe slot is taken. If none has moved for the lease, the silent
+    // probes count as failed as of the moment it ran out.
+    const uint64_t last = hot_.probe_at.load(kAcquire);
+    if (ledger.in_flight() > 0 && elapsed_since(now, last) >= cfg.half_open_timeout_ns) {
+      trip(w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
+      return Step::Again;
+    }
+    return Step::Reject;
+  }
+  // Stamp before claiming, so a caller that finds the slots full never sees
+  // a stale lease.
+  raise_to(hot_.probe_at, now);
+  // A probe still out after 32 later ones were admitted is taken for lost:
+  // the new probe takes over its bit, and its report is stale.
+  ProbeLedger next = ledger;
+  next.issued = (ledger.issued + 1) & ProbeLedger::kIssuedMask;
+  next.outstanding |= ProbeLedger::bit(ledger.issued);
+  uint64_t expected = raw;
+  if (!hot_.probes.compare_exchange_strong(expected, next.pack(), kAcqRel, kAcquire))
+    return Step::Again;
+  // The claim counts only if the period is still the one it was made in: a
+  // caller that read the state before a probe failed must not become a probe
+  // of the breaker that failure re-opened.
+  if (hot_.word.load(kAcquire) != w) {
+    release_probe(epoch, ledger.issued);
+    return Step::Again;
+  }
+  *ticket = Ticket::make(epoch, TicketKind::Probe, ledger.issued, ticket_start(cfg, now));
+  tally.add(Counter::Admitted);
+  return Step::Admitted;
+}
+
+Result Breaker::done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome) {
+  const uint64_t w = hot_.word.load(kAcquire);
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   const Config cfg = cfg_.load();
