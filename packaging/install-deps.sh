@@ -9,6 +9,9 @@ packages=(
   libboost-dev doctest-dev libbenchmark-dev
   valgrind file
   abigail-tools lintian rpm rpmlint dpkg-dev fakeroot
+  # the language bindings: SWIG for all; Java: a JDK and JUnit 5 (Debian's
+  # jars only, no Maven Central)
+  swig default-jdk-headless junit5
 )
 
 missing=()
