@@ -158,37 +158,38 @@ end
 
 -- breaker:call(fn, ...): fn's results; nil, reason, retry_after when
 -- rejected; a raised error is a failure (unless classify says otherwise)
--- and is raised again, unchanged.
-local allow = breaker_methods.allow
-local success, failure, ignore = permit_methods.success, permit_methods.failure, permit_methods.ignore
-local verdicts = { success = success, failure = failure, ignored = ignore }
+-- and is raised again, unchanged. Its permit comes from _enter and goes
+-- back with _done (objects.c: reused, never seen by the caller).
+local enter = breaker_methods._enter
+local done = permit_methods._done
+local SUCCESS, FAILURE, IGNORED = core.CB_SUCCESS, core.CB_FAILURE, core.CB_IGNORED
+local outcome_of = { success = SUCCESS, failure = FAILURE, ignored = IGNORED }
 
 local function settle(p, classify, ok, ...)
   if classify then
     local fine, verdict = pcall(classify, ok, ...)
-    local report = fine and verdicts[verdict]
-    if not report then
-      failure(p)
+    local outcome = fine and outcome_of[verdict]
+    if not outcome then
+      done(p, FAILURE)
       if not fine then error(verdict, 0) end
       fail(3, "classify returned %s; expected \"success\", \"failure\" or \"ignored\"", tostring(verdict))
     end
-    report(p)
-  elseif ok then
-    success(p)
+    done(p, outcome)
   else
-    failure(p)
+    done(p, ok and SUCCESS or FAILURE)
   end
   if not ok then error((...), 0) end
   return ...
 end
 
 function breaker_methods:call(fn, ...)
-  local p, reason, retry_after = allow(self)
+  local p, reason, retry_after = enter(self)
   if not p then return nil, reason, retry_after end
   return settle(p, classifiers[self], pcall(fn, ...))
 end
 
 -- permit:report("success" | "failure" | "ignored")
+local verdicts = { success = permit_methods.success, failure = permit_methods.failure, ignored = permit_methods.ignore }
 function permit_methods:report(outcome)
   local report = verdicts[outcome]
   if not report then fail(2, "report: expected \"success\", \"failure\" or \"ignored\", got %s", tostring(outcome)) end

@@ -30,6 +30,9 @@
 #else
 #define lb_lua_newuserdata(L, size) lua_newuserdata(L, size)
 #endif
+#if LUA_VERSION_NUM < 502 && !defined(lua_rawlen) /* SWIG's runtime may have defined it */
+#define lua_rawlen(L, idx) lua_objlen(L, idx)
+#endif
 
 typedef struct lb_lua_reg {
   cb_registry *reg;
@@ -80,6 +83,10 @@ static void lb_lua_breaker_release(lb_lua_breaker *b) {
 #define LB_LUA_UP_REGISTRY lua_upvalueindex(1)
 #define LB_LUA_UP_BREAKER lua_upvalueindex(2)
 #define LB_LUA_UP_PERMIT lua_upvalueindex(3)
+/* Reported permits that breaker:call may hand out again (see _enter). */
+#define LB_LUA_UP_POOL lua_upvalueindex(4)
+#define LB_LUA_UPVALUES 4
+#define LB_LUA_POOL_MAX 64
 
 static void *lb_lua_check(lua_State *L, int idx, int mt_upvalue, const char *what) {
   void *p = lua_touserdata(L, idx);
@@ -200,6 +207,41 @@ static int lb_lua_breaker_allow(lua_State *L) {
     b->refs++;
     lua_pushvalue(L, LB_LUA_UP_PERMIT);
     lua_setmetatable(L, -2);
+    return 1;
+  }
+  if (st == CB_REJECTED) return lb_lua_push_rejection(L, b);
+  return lb_lua_raise_status(L, st);
+}
+
+/* breaker:call's own allow: as allow, but the permit may be one that an
+ * earlier call reported (the pool), so a call allocates nothing in the
+ * steady state. Safe only because breaker:call never lets its permit
+ * escape: it reports it with _done, which returns it to the pool, and if
+ * the call never returns (a coroutine dropped mid-call) the permit is
+ * collected and its __gc reports the failure, as any permit's. allow()
+ * always makes a new permit: a user may keep one after its verdict, or
+ * close it (<close>) later, and a reused one would take someone else's
+ * call with it. */
+static int lb_lua_breaker_enter(lua_State *L) {
+  lb_lua_breaker *b = lb_lua_check_breaker(L, 1);
+  cb_ticket ticket = 0;
+  const int st = cb_allow(b->handle, &ticket);
+  if (st == CB_OK) {
+    const int n = (int)lua_rawlen(L, LB_LUA_UP_POOL);
+    lb_lua_permit *p;
+    if (n > 0) {
+      lua_rawgeti(L, LB_LUA_UP_POOL, n);
+      lua_pushnil(L);
+      lua_rawseti(L, LB_LUA_UP_POOL, n);
+      p = (lb_lua_permit *)lua_touserdata(L, -1);
+    } else {
+      p = (lb_lua_permit *)lb_lua_newuserdata(L, sizeof *p);
+      lua_pushvalue(L, LB_LUA_UP_PERMIT);
+      lua_setmetatable(L, -2);
+    }
+    p->breaker = b;
+    p->ticket = ticket;
+    b->refs++;
     return 1;
   }
   if (st == CB_REJECTED) return lb_lua_push_rejection(L, b);
@@ -398,6 +440,19 @@ static int lb_lua_permit_report(lua_State *L, int outcome) {
 static int lb_lua_permit_success(lua_State *L) { return lb_lua_permit_report(L, CB_SUCCESS); }
 static int lb_lua_permit_failure(lua_State *L) { return lb_lua_permit_report(L, CB_FAILURE); }
 static int lb_lua_permit_ignore(lua_State *L) { return lb_lua_permit_report(L, CB_IGNORED); }
+
+/* permit:_done(outcome): breaker:call's verdict (a cb_outcome_t), then the
+ * permit goes back to the pool for the next call (see _enter). */
+static int lb_lua_permit_done(lua_State *L) {
+  const int outcome = (int)luaL_checkinteger(L, 2);
+  if (outcome < CB_SUCCESS || outcome > CB_IGNORED)
+    return luaL_error(L, "lazybreaker: unknown outcome %d", outcome);
+  lua_settop(L, 1);
+  lb_lua_permit_report(L, outcome);
+  const int n = (int)lua_rawlen(L, LB_LUA_UP_POOL);
+  if (n < LB_LUA_POOL_MAX) lua_rawseti(L, LB_LUA_UP_POOL, n + 1);
+  return 0;
+}
 
 /* __gc and __close: no verdict is a failure. They never raise: a breaker
  * closed meanwhile has nothing left to tell. */
@@ -633,6 +688,7 @@ static const luaL_Reg lb_lua_breaker_methods[] = {{"allow", lb_lua_breaker_allow
                                                   {"name", lb_lua_breaker_name},
                                                   {"close", lb_lua_breaker_close},
                                                   {"done", lb_lua_breaker_done},
+                                                  {"_enter", lb_lua_breaker_enter},
                                                   {"is_closed", lb_lua_breaker_is_closed},
                                                   {"_noop", lb_lua_noop},
                                                   {NULL, NULL}};
@@ -646,6 +702,7 @@ static const luaL_Reg lb_lua_permit_methods[] = {{"success", lb_lua_permit_succe
                                                  {"ignore", lb_lua_permit_ignore},
                                                  {"is_reported", lb_lua_permit_is_reported},
                                                  {"ticket", lb_lua_permit_ticket},
+                                                 {"_done", lb_lua_permit_done},
                                                  {"_noop", lb_lua_noop},
                                                  {NULL, NULL}};
 static const luaL_Reg lb_lua_permit_meta[] = {{"__gc", lb_lua_permit_abandon},
@@ -654,12 +711,13 @@ static const luaL_Reg lb_lua_permit_meta[] = {{"__gc", lb_lua_permit_abandon},
                                               {"__tostring", lb_lua_permit_tostring},
                                               {NULL, NULL}};
 
-/* Pushes the three metatables (registry, breaker, permit) as the upvalues
- * every function of these objects takes. */
+/* Pushes the upvalues every function of these objects takes: the three
+ * metatables (registry, breaker, permit) and the permit pool. */
 static void lb_lua_push_metatables(lua_State *L) {
   luaL_getmetatable(L, LB_LUA_REGISTRY_MT);
   luaL_getmetatable(L, LB_LUA_BREAKER_MT);
   luaL_getmetatable(L, LB_LUA_PERMIT_MT);
+  lua_getfield(L, LUA_REGISTRYINDEX, "lazybreaker.permit_pool");
 }
 
 static void lb_lua_fill_metatable(lua_State *L, const char *name, const luaL_Reg *methods,
@@ -667,10 +725,10 @@ static void lb_lua_fill_metatable(lua_State *L, const char *name, const luaL_Reg
   luaL_getmetatable(L, name);
   lua_newtable(L); /* __index: the methods */
   lb_lua_push_metatables(L);
-  luaL_setfuncs(L, methods, 3);
+  luaL_setfuncs(L, methods, LB_LUA_UPVALUES);
   lua_setfield(L, -2, "__index");
   lb_lua_push_metatables(L);
-  luaL_setfuncs(L, meta, 3);
+  luaL_setfuncs(L, meta, LB_LUA_UPVALUES);
   lua_pushliteral(L, "lazybreaker");
   lua_setfield(L, -2, "__metatable"); /* getmetatable() cannot swap them */
   lua_pop(L, 1);
@@ -696,6 +754,8 @@ static void lb_lua_objects_init(lua_State *L) {
   luaL_newmetatable(L, LB_LUA_BREAKER_MT);
   luaL_newmetatable(L, LB_LUA_PERMIT_MT);
   lua_pop(L, 3);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, "lazybreaker.permit_pool");
   lb_lua_fill_metatable(L, LB_LUA_REGISTRY_MT, lb_lua_registry_methods, lb_lua_registry_meta);
   lb_lua_fill_metatable(L, LB_LUA_BREAKER_MT, lb_lua_breaker_methods, lb_lua_breaker_meta);
   lb_lua_fill_metatable(L, LB_LUA_PERMIT_MT, lb_lua_permit_methods, lb_lua_permit_meta);
@@ -704,5 +764,5 @@ static void lb_lua_objects_init(lua_State *L) {
                                            {"methods", lb_lua_methods},
                                            {NULL, NULL}};
   lb_lua_push_metatables(L);
-  luaL_setfuncs(L, with_upvalues, 3);
+  luaL_setfuncs(L, with_upvalues, LB_LUA_UPVALUES);
 }

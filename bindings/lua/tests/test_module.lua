@@ -113,6 +113,33 @@ test("classify decides what counts: a returned nil, \"404\" is ignored, a 503 a 
   eq(bad:stats().failures, 1, "a bad verdict counts as a failure")
 end)
 
+test("a call abandoned mid-way (its coroutine dropped) reports a failure once collected", function()
+  local reg = manual()
+  local b = reg:new { failure_threshold = 1 }
+  local co = coroutine.create(function() return b:call(function() coroutine.yield() end) end)
+  assert(coroutine.resume(co)) -- suspended inside fn, its permit outstanding
+  eq(b:stats().failures, 0)
+  co = nil
+  full_gc()
+  eq(b:stats().failures, 1)
+  eq(b:state(), "open")
+end)
+
+test("call allocates nothing once warm: its permits are reused, never seen by the caller", function()
+  local reg = manual()
+  local b = reg:new {}
+  local function empty() end
+  for _ = 1, 100 do b:call(empty) end
+  collectgarbage()
+  collectgarbage("stop")
+  local before = collectgarbage("count")
+  for _ = 1, 10000 do b:call(empty) end
+  local grown = (collectgarbage("count") - before) * 1024
+  collectgarbage("restart")
+  assert(grown < 1024, ("10000 calls allocated %d bytes"):format(grown))
+  eq(b:stats().successes, 10100)
+end)
+
 test("a permit collected with no verdict reports a failure", function()
   local reg = manual()
   local b = reg:new { failure_threshold = 1 }
