@@ -15,6 +15,8 @@ packages=(
   # Lua: both interpreters the module is built and tested for, and their
   # headers (the module links neither library: the interpreter provides it)
   lua5.4 liblua5.4-dev luajit libluajit-5.1-dev
+  # and LuaRocks, to build the rock from packaging/lua/*.rockspec in a test
+  luarocks
 )
 
 missing=()
