@@ -284,4 +284,4 @@ for _, path in ipairs(files) do
     status = rc
   end
 end
-os.exit(status)
+os.exit(status, true)
