@@ -140,6 +140,42 @@ local function parse(path)
   return scenarios
 end
 
+-- Exact unsigned 64-bit arithmetic for the clock-offset check: Lua 5.4's
+-- integers, or LuaJIT's uint64_t cdata (its numbers hold 53 bits).
+local u64, u64_mod, u64_div
+if jit then
+  local ffi = require "ffi"
+  u64 = function(s)
+    local v = ffi.new("uint64_t", 0)
+    for digit in s:gmatch("%d") do v = v * 10 + tonumber(digit) end
+    return v
+  end
+  u64_mod = function(a, b) return tonumber(a % b) end
+  u64_div = function(a, b) return a / b end -- cdata: integer division
+else
+  u64 = function(s) return math.tointeger(tonumber(s)) end
+  u64_mod = function(a, b) return a % b end
+  u64_div = load("return function(a, b) return a // b end")() -- LuaJIT cannot parse //
+end
+
+-- A late clock moves no time-window bucket boundary only when the bucket
+-- width (window_duration_ns / window_buckets, rounded down) divides the
+-- offset (README, "Clock offset"); a scenario where it does not is a
+-- mismatch, as in the C++ runner. nil when the scenario is fine.
+local function offset_problem(s, clock_offset)
+  local settings = {}
+  for _, kv in ipairs(s.config or {}) do settings[kv.key] = kv.value end
+  if settings.policy ~= "time_window" then return nil end
+  local duration = u64(settings.window_duration_ns or "60000000000")
+  local buckets = u64(settings.window_buckets or "10")
+  if tonumber(buckets) == 0 then return nil end -- cb_create refuses it: a mismatch of its own
+  local width = u64_div(duration, buckets)
+  if tonumber(width) == 0 or u64_mod(u64(clock_offset), width) ~= 0 then
+    return ("a bucket width of %s ns does not divide the clock offset %s"):format(tostring(width):gsub("ULL$", ""),
+                                                                              clock_offset)
+  end
+end
+
 -- ---- running: one fresh manual-clock registry and breaker per scenario ------------
 local function run_scenario(path, s, clock_offset)
   local reg = lb.registry { manual_clock = true }
@@ -148,7 +184,11 @@ local function run_scenario(path, s, clock_offset)
     return ("%s:%d: mismatch in %s: expected %s, got %s"):format(path, line, s.name, expected, tostring(actual))
   end
   local ok, result = pcall(function()
-    if clock_offset then reg:advance_ns(clock_offset) end
+    if clock_offset then
+      local problem = offset_problem(s, clock_offset)
+      if problem then return mismatch(s.config_line or s.line, "a scenario the clock offset fits", problem) end
+      reg:advance_ns(clock_offset)
+    end
     local settings = { name = s.name }
     for _, kv in ipairs(s.config or {}) do
       settings[kv.key] = kv.kind == "decimal" and tonumber(kv.value) or kv.value
