@@ -40,6 +40,8 @@ tools_deb=$pkgdir/lazybreaker-tools_${version}-${release}_${debarch}.deb
 runtime_rpm=$pkgdir/lazybreaker-${version}-${release}.${rpmarch}.rpm
 dev_rpm=$pkgdir/lazybreaker-devel-${version}-${release}.${rpmarch}.rpm
 tools_rpm=$pkgdir/lazybreaker-tools-${version}-${release}.${rpmarch}.rpm
+lua_deb=$pkgdir/lua-lazybreaker_${version}-${release}_${debarch}.deb
+lua_rpm=$pkgdir/lua-lazybreaker-${version}-${release}.${rpmarch}.rpm
 
 deb_files() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#'; }
 rpm_files() { rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" 2>/dev/null | awk '$1 !~ /^d/ {print $2}'; }
@@ -108,6 +110,20 @@ case $mode in
     ! readelf -d "$so" | has -E 'RPATH|RUNPATH' || bad "$so has an RPATH"
     expect_eq "shared library mode (deb)" "$(stat -c %a "$so")" "644"
 
+    # lua-lazybreaker: exactly this runtime, and no Lua library linked
+    if [ -f "$lua_deb" ]; then
+      lua_depends=$(dpkg-deb -f "$lua_deb" Depends)
+      [[ $lua_depends == *"liblazybreaker${major} (= $version-$release)"* ]] &&
+        say "ok   lua-lazybreaker Depends: $lua_depends" || bad "lua-lazybreaker Depends: $lua_depends"
+      expect_eq "lua-lazybreaker Section" "$(dpkg-deb -f "$lua_deb" Section)" "interpreters"
+    fi
+    if [ -f "$lua_rpm" ]; then
+      rpm -qp --requires "$lua_rpm" 2>/dev/null | has -x "lazybreaker${rpmisa} = $version-$release" &&
+        say "ok   lua-lazybreaker requires lazybreaker${rpmisa} = $version-$release" ||
+        bad "lua-lazybreaker does not require lazybreaker${rpmisa} = $version-$release"
+      ! rpm -qp --requires "$lua_rpm" 2>/dev/null | has -E 'liblua|libluajit' || bad "lua-lazybreaker requires a Lua library"
+    fi
+
     # RPM: names, exact -devel requirement, ldconfig scriptlets, licence
     expect_eq "runtime Name" "$(rpm -qp --qf '%{NAME}' "$runtime_rpm" 2>/dev/null)" "lazybreaker"
     expect_eq "runtime License" "$(rpm -qp --qf '%{LICENSE}' "$runtime_rpm" 2>/dev/null)" "MIT"
@@ -159,6 +175,17 @@ case $mode in
       pairs+=("$tools_deb $tools_rpm")
     else
       say "no tools package (no tool to install yet)"
+    fi
+    # The Lua module (when the Lua binding was built): each interpreter's C
+    # module and lazybreaker.lua, where Debian's and Fedora's Lua 5.4 and
+    # LuaJIT look, and nothing else.
+    if [ -f "$lua_deb" ] || [ -f "$lua_rpm" ]; then
+      lua_pat=("$lib/lua/5\.(1|4)/lazybreaker_core\.so" "/usr/share/lua/5\.(1|4)/lazybreaker\.lua")
+      [ -f "$lua_deb" ] && check_set "$(basename "$lua_deb")" "$(deb_files "$lua_deb" | grep -vE "^$doc$")" "${lua_pat[@]}"
+      [ -f "$lua_rpm" ] && check_set "$(basename "$lua_rpm")" "$(rpm_files "$lua_rpm" | grep -vE "^$doc$")" "${lua_pat[@]}"
+      pairs+=("$lua_deb $lua_rpm")
+    else
+      say "no lua-lazybreaker package (Lua binding not built)"
     fi
     # The .rpm holds the same files as the .deb, libdir and licence files
     # aside (Debian: /usr/lib/<multiarch>, doc/<pkg>/copyright; RPM:

@@ -1,0 +1,48 @@
+package io.lazybreaker;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.NoSuchElementException;
+
+/**
+ * The one table from the library's negative statuses to Java exceptions. The
+ * JNI glue (bindings/swig/java.i) calls {@link #toThrowable} on the thread of
+ * the failing call, with that thread's last error message, and throws what it
+ * returns. docs/java.md reproduces the table.
+ */
+final class NativeErrors {
+  private NativeErrors() {}
+
+  /** Called from the JNI glue: the exception for {@code status}. */
+  static Throwable toThrowable(int status, byte[] messageUtf8) {
+    String detail = new String(messageUtf8, StandardCharsets.UTF_8);
+    String message = detail.isEmpty() ? statusName(status) : detail;
+    switch (status) {
+      case LbNativeConstants.CB_EINVAL:
+        return new IllegalArgumentException(message);
+      case LbNativeConstants.CB_EHANDLE:
+        return new IllegalStateException(
+            "the breaker is closed (or its registry is): " + message);
+      case LbNativeConstants.CB_ENOMEM:
+        return new OutOfMemoryError("lazybreaker: native memory: " + message);
+      case LbNativeConstants.CB_EEXIST:
+        return new BreakerExistsException(message);
+      case LbNativeConstants.CB_ENOENT:
+        return new NoSuchElementException(message);
+      case LbNativeConstants.CB_EFULL:
+        return new RegistryFullException(message);
+      case LbNativeConstants.CB_EIO:
+        return new UncheckedIOException(new IOException(message));
+      case LbNativeConstants.CB_ESTATE:
+        return new IllegalStateException(message);
+      default: // ECORRUPT, EVERSION, EPERM, EINTERNAL, ERANGE and any newer code
+        return new LazybreakerException(status, message);
+    }
+  }
+
+  /** The status's name and description, as cb_strerror gives it. */
+  static String statusName(int status) {
+    return LbNative.cb_strerror(status);
+  }
+}

@@ -1,0 +1,148 @@
+/* java.i: the Java overlay of lazybreaker.i. SWIG generates the low layer
+ * of package io.lazybreaker from it: package-private classes (LbNative,
+ * LbNativeJNI and one proxy per struct) that only the hand-written API in
+ * bindings/java uses. What is Java's alone lives here:
+ *
+ *   - uint64_t (handles, tickets, nanoseconds) is a Java long, bit for bit:
+ *     no BigInteger on the request path. UINT64_MAX reads as -1.
+ *   - %lb_raise throws through io.lazybreaker.NativeErrors.toThrowable, so
+ *     the table status -> exception class lives in one Java file.
+ *   - Strings cross as UTF-8 byte arrays both ways. JNI's own string calls
+ *     speak "modified UTF-8", which is not the UTF-8 the library checks
+ *     names against (a supplementary character would be refused going in
+ *     and could be misread coming out).
+ *   - constants are compiled into the Java classes (no JNI call to read one).
+ */
+%module(jniclassname="LbNativeJNI") LbNative
+
+%pragma(java) moduleclassmodifiers="final class"
+%pragma(java) jniclassclassmodifiers="final class"
+%pragma(java) moduleimports=""
+%typemap(javaclassmodifiers) SWIGTYPE "final class"
+/* No finalize() (deprecated since Java 9): the API in bindings/java frees
+ * every proxy it makes with delete(), in a finally block. */
+%typemap(javafinalize) SWIGTYPE ""
+
+%javaconst(1);
+/* Unsigned literals (65535u, 1000ull) are not Java: these few are read
+ * through JNI once, when the constants interface loads. */
+%javaconst(0) CB_MAX_FAILURE_THRESHOLD;
+%javaconst(0) CB_MAX_HALF_OPEN_CALLS;
+%javaconst(0) CB_MAX_HALF_OPEN_SUCCESSES;
+%javaconst(0) CB_MIN_OPEN_DURATION_NS;
+%javaconst(0) CB_MAX_DURATION_NS;
+%javaconst(0) CB_MAX_NAME_BYTES;
+%javaconst(0) CB_MAX_WINDOW_SIZE;
+%javaconst(0) CB_MAX_WINDOW_BUCKETS;
+%javaconst(0) CB_MIN_WINDOW_DURATION_NS;
+%javaconst(0) CB_MAX_MINIMUM_CALLS;
+%javaconst(0) CB_MAX_CAPACITY;
+%javaconst(0) CB_MAX_EVENT_CAPACITY;
+%javaconst(0) CB_DEFAULT_REGISTRY_CAPACITY;
+%javaconst(0) CB_EVENTS_TRANSITIONS;
+%javaconst(0) CB_EVENTS_REJECTIONS;
+
+/* ---- uint64_t is a long --------------------------------------------------- */
+%apply long long { uint64_t, cb_handle, cb_ticket, unsigned long long };
+%apply const long long & { const uint64_t & };
+%apply unsigned int { uint32_t };
+
+/* ---- the raise hook ------------------------------------------------------- */
+%{
+#include <jni.h>
+#include <string.h>
+#include "lazybreaker/lazybreaker.h"
+
+/* Throws the Java exception for a negative status, built by
+ * io.lazybreaker.NativeErrors.toThrowable(int, byte[]) from the status and
+ * this thread's last error message. Class and method are looked up on the
+ * first error and kept (a race between two first errors only looks them up
+ * twice). */
+static jclass lb_errors_class = NULL;
+static jmethodID lb_errors_method = NULL;
+
+static void lb_java_raise(JNIEnv *jenv, int status) {
+  if ((*jenv)->ExceptionCheck(jenv)) return;
+  const char *message = cb_last_error_message();
+  if (!lb_errors_method) {
+    jclass local = (*jenv)->FindClass(jenv, "io/lazybreaker/NativeErrors");
+    if (!local) return; /* NoClassDefFoundError is pending */
+    jmethodID method =
+        (*jenv)->GetStaticMethodID(jenv, local, "toThrowable", "(I[B)Ljava/lang/Throwable;");
+    if (!method) return;
+    lb_errors_class = (jclass)(*jenv)->NewGlobalRef(jenv, local);
+    lb_errors_method = method;
+    (*jenv)->DeleteLocalRef(jenv, local);
+  }
+  const jsize len = (jsize)strlen(message);
+  jbyteArray bytes = (*jenv)->NewByteArray(jenv, len);
+  if (!bytes) return; /* OutOfMemoryError is pending */
+  (*jenv)->SetByteArrayRegion(jenv, bytes, 0, len, (const jbyte *)message);
+  jthrowable error = (jthrowable)(*jenv)->CallStaticObjectMethod(jenv, lb_errors_class,
+                                                                 lb_errors_method, (jint)status, bytes);
+  (*jenv)->DeleteLocalRef(jenv, bytes);
+  if (error && !(*jenv)->ExceptionCheck(jenv)) (*jenv)->Throw(jenv, error);
+}
+%}
+%define %lb_raise(status)
+  lb_java_raise(jenv, status);
+  return $null;
+%enddef
+#define LB_RAISE_DEFINED
+
+/* ---- return types of the abstract typemaps -------------------------------- */
+%typemap(jni) int LB_STATUS_U64, int LB_LOOKUP "jlong"
+%typemap(jtype) int LB_STATUS_U64, int LB_LOOKUP "long"
+%typemap(jstype) int LB_STATUS_U64, int LB_LOOKUP "long"
+%typemap(javaout) int LB_STATUS_U64, int LB_LOOKUP { return $jnicall; }
+%typemap(jni) int LB_STATUS, int LB_STATE "jint"
+%typemap(jtype) int LB_STATUS, int LB_STATE "int"
+%typemap(jstype) int LB_STATUS, int LB_STATE "int"
+%typemap(javaout) int LB_STATUS, int LB_STATE { return $jnicall; }
+
+/* ---- strings as UTF-8 ----------------------------------------------------- */
+/* In: a NUL-terminated UTF-8 byte[] (io.lazybreaker.Utf8.nulTerminated
+ * makes it and refuses a NUL inside); null stays NULL. */
+%typemap(jni) const char *name "jbyteArray"
+%typemap(jtype) const char *name "byte[]"
+%typemap(jstype) const char *name "byte[]"
+%typemap(javain) const char *name "$javainput"
+%typemap(in) const char *name {
+  $1 = NULL;
+  if ($input) {
+    const jsize len = (*jenv)->GetArrayLength(jenv, $input);
+    if (len == 0) {
+      SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "name: not NUL-terminated");
+      return $null;
+    }
+    $1 = (char *)(*jenv)->GetByteArrayElements(jenv, $input, NULL);
+    if (!$1) return $null;
+    if ($1[len - 1] != '\0') {
+      (*jenv)->ReleaseByteArrayElements(jenv, $input, (jbyte *)$1, JNI_ABORT);
+      SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "name: not NUL-terminated");
+      return $null;
+    }
+  }
+}
+%typemap(freearg) const char *name {
+  if ($1) (*jenv)->ReleaseByteArrayElements(jenv, $input, (jbyte *)$1, JNI_ABORT);
+}
+
+/* Out: the bytes as they are; the Java side decodes them as UTF-8. */
+%define %lb_utf8_out(DECL)
+%typemap(jni) DECL "jbyteArray"
+%typemap(jtype) DECL "byte[]"
+%typemap(jstype) DECL "byte[]"
+%typemap(javaout) DECL { return $jnicall; }
+%typemap(out) DECL {
+  const jsize len = (jsize)strlen((const char *)$1);
+  $result = (*jenv)->NewByteArray(jenv, len);
+  if ($result) (*jenv)->SetByteArrayRegion(jenv, $result, 0, len, (const jbyte *)$1);
+}
+%enddef
+%lb_utf8_out(char *lb_prometheus)
+%lb_utf8_out(char *lb_name)
+%lb_utf8_out(const char *cb_last_error_message)
+%lb_utf8_out(char name[ANY])
+
+%include "lazybreaker.i"
