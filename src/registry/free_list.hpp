@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "registry/words.hpp"
+
 namespace lazybreaker::registry {
 
 class FreeList {
@@ -28,10 +30,10 @@ class FreeList {
     }
     uint64_t head = head_.load(std::memory_order_acquire);
     for (;;) {
-      const uint32_t top = uint32_t(head);  // index + 1; 0 = empty
+      const uint32_t top = FreeListHead::top_plus_one(head);
       if (top == 0) return std::nullopt;
       const uint64_t next =
-          (head & ~0xffffffffull) + (1ull << 32) + next_[top - 1].load(std::memory_order_relaxed);
+          FreeListHead::next(head, next_[top - 1].load(std::memory_order_relaxed));
       if (head_.compare_exchange_weak(head, next, std::memory_order_acq_rel,
                                       std::memory_order_acquire))
         return top - 1;
@@ -53,8 +55,8 @@ class FreeList {
   void push(uint32_t index) {
     uint64_t head = head_.load(std::memory_order_relaxed);
     for (;;) {
-      next_[index].store(uint32_t(head), std::memory_order_relaxed);
-      const uint64_t next = (head & ~0xffffffffull) + (1ull << 32) + (index + 1);
+      next_[index].store(FreeListHead::top_plus_one(head), std::memory_order_relaxed);
+      const uint64_t next = FreeListHead::next(head, index + 1);
       if (head_.compare_exchange_weak(head, next, std::memory_order_release,
                                       std::memory_order_relaxed))
         return;
@@ -66,7 +68,7 @@ class FreeList {
   uint32_t end_;
   std::atomic<uint32_t> limit_;
   std::atomic<uint32_t> fresh_{0};
-  std::atomic<uint64_t> head_{0};  // [tag:32 | index + 1:32]
+  std::atomic<uint64_t> head_{0};  // FreeListHead (registry/words.hpp)
 };
 
 }  // namespace lazybreaker::registry
