@@ -31,7 +31,8 @@ namespace lazybreaker::registry {
 // `ticket` (done) must equal h + w. Written out for x86-64 so that the
 // carry is one branch and the zero stays in the return register (GCC
 // computes the carry into a register and clears another for the status).
-#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 11)
+// -DLB_PORTABLE_FAST_PATH builds the portable form on x86-64 too.
+#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 11) && !defined(LB_PORTABLE_FAST_PATH)
 #define LB_FAST_PATH_ASM 1
 #endif
 
