@@ -38,6 +38,9 @@ static_assert(same(CB_REASON_CONSECUTIVE_FAILURES, Reason::ConsecutiveFailures) 
               same(CB_REASON_MANUAL, Reason::Manual) && same(CB_REASON_TRIPPED, Reason::Tripped) &&
               same(CB_REASON_REJECTED, Reason::Rejected));
 
+// The open durations the core computes stay inside what the ABI promises.
+static_assert(core::kShortestOpenNs == CB_MIN_OPEN_DURATION_NS &&
+              core::kLongestOpenNs == CB_MAX_DURATION_NS);
 // A failure run lives in the state word's aux field until it trips.
 static_assert(CB_MAX_FAILURE_THRESHOLD <= StateWord::kAuxMax);
 // Probes own a bit each of the ledger; successes count in its field.

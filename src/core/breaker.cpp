@@ -11,13 +11,6 @@ constexpr auto kAcquire = std::memory_order_acquire;
 constexpr auto kAcqRel = std::memory_order_acq_rel;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-// The bounds of a computed open duration: CB_MIN_OPEN_DURATION_NS and
-// CB_MAX_DURATION_NS. The lower one is what keeps epochs from wrapping
-// under a held ticket (docs/semantics.md), the upper one is the cap when
-// open_duration_max_ns is 0.
-constexpr uint64_t kShortestOpenNs = 1000;
-constexpr uint64_t kLongestOpenNs = 366ull * 24 * 3600 * 1'000'000'000ull;
-
 // Raises `a` to `v` unless it is already higher. Stamps only grow, so a
 // thread that was descheduled with an old clock reading cannot move a newer
 // stamp back.

@@ -19,6 +19,13 @@ namespace lazybreaker::core {
 
 enum class Policy : uint32_t { Consecutive = 0, CountWindow = 1, TimeWindow = 2 };
 
+// The bounds of a computed open duration, CB_MIN_OPEN_DURATION_NS and
+// CB_MAX_DURATION_NS (tied in capi/abi_ties.cpp). The lower one is what
+// keeps epochs from wrapping under a held ticket (docs/semantics.md), the
+// upper one is the cap when open_duration_max_ns is 0.
+inline constexpr uint64_t kShortestOpenNs = 1000;
+inline constexpr uint64_t kLongestOpenNs = 366ull * 24 * 3600 * 1'000'000'000ull;
+
 // A validated configuration.
 struct Config {
   uint32_t failure_threshold = 5;
