@@ -94,51 +94,61 @@ public readonly struct Permit : IDisposable
 /// <summary>
 /// Per thread: permit ids (unique in the process) and the last verdicts
 /// reported, so that <see cref="Permit.Dispose"/> knows whether its permit
-/// has one. Thread-local: the request path shares no cache line.
+/// has one. One thread-static object (one TLS read per call, and nothing
+/// shared between threads: the request path writes no shared cache line).
 /// </summary>
-internal static class VerdictLedger
+internal sealed class VerdictLedger
 {
     private const int Size = 8; // a power of two
     private static long s_nextThreadBase;
 
-    [ThreadStatic] private static ulong t_next;
-    [ThreadStatic] private static ulong t_limit;
-    [ThreadStatic] private static ulong[]? t_reported;
-    [ThreadStatic] private static int t_position;
+    [ThreadStatic] private static VerdictLedger? t_ledger;
+
+    private ulong _next, _limit;
+    private int _position;
+    private readonly ulong[] _reported = new ulong[Size];
+
+    private VerdictLedger() => Refill();
 
     /// <summary>A permit id never given out before in this process (never 0).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static ulong NextId()
     {
-        ulong id = t_next;
-        if (id == t_limit) id = Refill();
-        t_next = id + 1;
+        VerdictLedger ledger = t_ledger ?? Create();
+        ulong id = ledger._next;
+        if (id == ledger._limit) id = ledger.Refill();
+        ledger._next = id + 1;
         return id;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static VerdictLedger Create() => t_ledger = new VerdictLedger();
+
     // Each thread takes ids 2^32 at a time from a process-wide counter.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static ulong Refill()
+    private ulong Refill()
     {
         ulong first = (ulong)System.Threading.Interlocked.Increment(ref s_nextThreadBase) << 32;
-        t_limit = first + uint.MaxValue;
+        _next = first;
+        _limit = first + uint.MaxValue;
         return first;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static void Remember(ulong id)
     {
-        ulong[] reported = t_reported ??= new ulong[Size];
-        int position = t_position;
-        reported[position] = id;
-        t_position = (position + 1) & (Size - 1);
+        VerdictLedger ledger = t_ledger ?? Create();
+        int position = ledger._position;
+        ledger._reported[position] = id;
+        ledger._position = (position + 1) & (Size - 1);
     }
 
     /// <summary>True when this thread reported a verdict for <paramref name="id"/> (which is then forgotten).</summary>
     internal static bool Forget(ulong id)
     {
-        ulong[]? reported = t_reported;
+        ulong[]? reported = t_ledger?._reported;
         if (reported == null) return false;
-        for (int i = 0; i < Size; i++)
+        for (int i = 0; i < reported.Length; i++)
         {
             if (reported[i] == id)
             {
