@@ -21,8 +21,12 @@ public class ConformanceTests
 {
     internal const ulong ClockOffset = 1_000_000_000_000_000_000;
 
-    private static string Dir => typeof(ConformanceTests).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>()
-                                     .Single(a => a.Key == "ConformanceDir").Value!;
+    // The source tree's tests/conformance (baked in at build time), or
+    // LB_CONFORMANCE_DIR to run another checkout's scenarios.
+    private static string Dir => Environment.GetEnvironmentVariable("LB_CONFORMANCE_DIR") is { Length: > 0 } dir
+        ? dir
+        : typeof(ConformanceTests).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>()
+              .Single(a => a.Key == "ConformanceDir").Value!;
 
     private static IEnumerable<object[]> Files(string sub) =>
         Directory.GetFiles(Path.Combine(Dir, sub), "*.scn").OrderBy(f => f, StringComparer.Ordinal)
