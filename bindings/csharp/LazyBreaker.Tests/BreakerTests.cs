@@ -320,6 +320,15 @@ public class ClassificationTests
         Assert.Equal(1, breaker.Execute(() => 1));
         Assert.Equal(1UL, breaker.Statistics.Failures);
     }
+
+    [Fact]
+    public void A_ShouldHandle_answer_outside_Verdict_reports_a_failure_and_the_result_is_returned()
+    {
+        using var registry = Registry.WithManualClock();
+        using var breaker = registry.Create("bad-verdict", new CircuitBreakerOptions { ShouldHandle = _ => (Verdict)7 });
+        Assert.Equal(2, breaker.Execute(() => 2));
+        Assert.Equal((1UL, 0UL), (breaker.Statistics.Failures, breaker.Statistics.Successes));
+    }
 }
 
 public class OptionsTests

@@ -333,15 +333,18 @@ public sealed class CircuitBreaker : IDisposable
 
     private Verdict Ask(CallOutcome outcome)
     {
+        Verdict verdict;
         try
         {
-            return _shouldHandle!(outcome);
+            verdict = _shouldHandle!(outcome);
         }
         catch
         {
             // The predicate threw: nobody can say the call went well.
             return Verdict.Failure;
         }
+        // A value outside the enum is the predicate's bug too.
+        return verdict is Verdict.Success or Verdict.Failure or Verdict.Ignored ? verdict : Verdict.Failure;
     }
 
     private void Call(Func<int> call)

@@ -125,8 +125,9 @@ public sealed class CircuitBreakerOptions
     /// <see cref="Verdict.Failure"/>, a result a <see cref="Verdict.Success"/>.
     /// An <see cref="OperationCanceledException"/> raised for the caller's own
     /// cancellation token is <see cref="Verdict.Ignored"/> before this is asked.
-    /// If ShouldHandle itself throws, the call is reported as a failure (its
-    /// result is returned, or its exception rethrown, as without it).
+    /// If ShouldHandle itself throws or answers a value outside
+    /// <see cref="Verdict"/>, the call is reported as a failure (its result
+    /// is returned, or its exception rethrown, as without it).
     /// </summary>
     public Func<CallOutcome, Verdict>? ShouldHandle { get; set; }
 
