@@ -69,6 +69,22 @@ public class DisposalTests
     }
 
     [Fact]
+    public void A_dropped_breaker_finalised_after_its_registry_was_disposed_releases_it_then()
+    {
+        var registry = Registry.WithManualClock();
+        CreateAndDrop(registry, "dropped-then-closed");
+        registry.Dispose(); // the native close waits for the dropped breaker's SafeHandle
+        for (int i = 0; i < 3; i++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+        using var next = Registry.WithManualClock();
+        using var breaker = next.Create("dropped-then-closed");
+        Assert.Equal(1, breaker.Execute(() => 1));
+    }
+
+    [Fact]
     public void The_default_registry_is_one_instance_and_Dispose_leaves_it_open()
     {
         Assert.Same(Registry.Default, Registry.Default);

@@ -65,7 +65,7 @@ public sealed class CircuitBreaker : IDisposable
     {
         _registry = registry;
         _handle = handle;
-        _safeHandle = new BreakerHandle(handle, ownsHandle);
+        _safeHandle = new BreakerHandle(handle, registry.NativeHandle, ownsHandle);
         _shouldHandle = shouldHandle;
         Name = name;
     }

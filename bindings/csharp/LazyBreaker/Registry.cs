@@ -191,7 +191,17 @@ public sealed class Registry : IDisposable
         {
             throw new ArgumentOutOfRangeException(CircuitBreakerOptions.OptionFor(e.Message), e.Message);
         }
-        var breaker = new CircuitBreaker(this, handle, name, options.ShouldHandle, ownsHandle: true);
+        CircuitBreaker breaker;
+        try
+        {
+            breaker = new CircuitBreaker(this, handle, name, options.ShouldHandle, ownsHandle: true);
+        }
+        catch (ObjectDisposedException)
+        {
+            // Disposed by another thread since the check: undo the create.
+            LbNative.cb_destroy(handle);
+            throw;
+        }
         _breakers[handle] = new WeakReference<CircuitBreaker>(breaker);
         return breaker;
     }
@@ -280,13 +290,29 @@ public sealed class Registry : IDisposable
         return LbNative.lb_prometheus(_handle);
     }
 
-    /// <summary>Closes the registry: its breakers are destroyed. Idempotent; does nothing for <see cref="Default"/>.</summary>
+    /// <summary>
+    /// Closes the registry: its breakers are destroyed and throw
+    /// <see cref="ObjectDisposedException"/> from then on. Idempotent; does
+    /// nothing for <see cref="Default"/>.
+    /// </summary>
+    /// <remarks>
+    /// Each breaker's SafeHandle holds a reference on the registry's until
+    /// it has destroyed its breaker, so the native registry closes once the
+    /// last of them is released: here for the breakers still referenced,
+    /// or by the GC's finaliser for a breaker dropped without Dispose.
+    /// </remarks>
     public void Dispose()
     {
         if (_isDefault || Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        _handle.Dispose();
+        foreach (var entry in _breakers)
+        {
+            if (entry.Value.TryGetTarget(out var breaker)) breaker.Dispose();
+        }
         _breakers.Clear();
+        _handle.Dispose();
     }
+
+    internal RegistryHandle NativeHandle => _handle;
 
     internal void Forget(CircuitBreaker breaker) => _breakers.TryRemove(breaker.Handle, out _);
 
