@@ -19,7 +19,11 @@ demo: build
 	./$(BUILD)/examples/lazybreaker-demo
 
 # Every test of every language, then the suite again under ASan+UBSan and
-# under TSan, each in a build folder of its own.
+# under TSan, each in a build folder of its own. The sanitizer runs leave
+# out csharp: dotnet cannot load an ASan/TSan-built library without the
+# sanitizer runtime in LD_PRELOAD, and the runtime's own GC and signal
+# tricks then read as errors (cmake/csharp.cmake does not build the binding
+# there); the library is covered there by the C and C++ suites.
 test: test-release test-asan test-tsan
 
 test-release: build
@@ -28,12 +32,12 @@ test-release: build
 test-asan: deps
 	cmake -S . -B build-asan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLB_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
-	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench'
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp'
 
 test-tsan: deps
 	cmake -S . -B build-tsan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLB_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
-	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench'
+	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp'
 
 # .deb and .rpm packages in $(BUILD)/packages (packaging/make-packages.sh
 # configures one clean build tree per format under $(BUILD)/packaging).

@@ -19,6 +19,11 @@ packages=(
   luarocks
 )
 
+# C#: the .NET SDK (8 or later, `dotnet` on PATH) is not in Debian's
+# archive; the project's machines come with it. cmake/csharp.cmake reports
+# it missing (fatally under CI=true); NuGet packages are restored at exact
+# versions by dotnet itself.
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

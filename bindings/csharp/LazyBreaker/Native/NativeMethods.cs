@@ -1,0 +1,59 @@
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace LazyBreaker.Native;
+
+/// <summary>
+/// The C functions declared by hand, as blittable P/Invoke (value types
+/// only, no marshalling stub): the request path and the release functions
+/// that SafeHandles call. Everything else goes through SWIG's generated
+/// LbNative (see docs/csharp.md, "What is SWIG and what is hand-written").
+/// </summary>
+/// <remarks>
+/// The library name is SWIG's wrapper, liblazybreaker_csharp.so: it links
+/// liblazybreaker.so.1 (found next to it through its RUNPATH $ORIGIN), and
+/// the dynamic linker resolves cb_* in the wrapper's dependencies, so one
+/// native library is loaded, from one place, for both layers.
+///
+/// <see cref="SuppressGCTransitionAttribute"/> is safe on cb_allow, cb_done,
+/// cb_state and cb_retry_after: each returns within a bounded number of
+/// atomic operations, never blocks, never calls back into managed code, and
+/// makes no system call but a vDSO clock read (docs/semantics.md: "any
+/// thread, lock-free"). It is not used on anything that may allocate or
+/// close.
+/// </remarks>
+internal static unsafe class NativeMethods
+{
+    internal const string Library = "lazybreaker_csharp";
+
+    [DllImport(Library, EntryPoint = "cb_allow", ExactSpelling = true)]
+    [SuppressGCTransition]
+    internal static extern int cb_allow(ulong handle, ulong* ticket);
+
+    [DllImport(Library, EntryPoint = "cb_done", ExactSpelling = true)]
+    [SuppressGCTransition]
+    internal static extern int cb_done(ulong handle, ulong ticket, int outcome);
+
+    [DllImport(Library, EntryPoint = "cb_state", ExactSpelling = true)]
+    [SuppressGCTransition]
+    internal static extern int cb_state(ulong handle);
+
+    [DllImport(Library, EntryPoint = "cb_retry_after", ExactSpelling = true)]
+    [SuppressGCTransition]
+    internal static extern int cb_retry_after(ulong handle, ulong* outNs);
+
+    // Called from SafeHandle.ReleaseHandle (which must not throw): plain
+    // status-returning imports, no SWIG pending-exception machinery.
+    [DllImport(Library, EntryPoint = "cb_destroy", ExactSpelling = true)]
+    internal static extern int cb_destroy(ulong handle);
+
+    [DllImport(Library, EntryPoint = "cb_registry_close", ExactSpelling = true)]
+    internal static extern int cb_registry_close(IntPtr registry);
+
+    /// <summary>The calling thread's last error message (never NULL).</summary>
+    [DllImport(Library, EntryPoint = "cb_last_error_message", ExactSpelling = true)]
+    internal static extern IntPtr cb_last_error_message();
+
+    internal static string LastErrorMessage() => Marshal.PtrToStringUTF8(cb_last_error_message()) ?? "";
+}

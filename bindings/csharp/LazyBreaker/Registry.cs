@@ -1,0 +1,373 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Text;
+using System.Threading;
+using LazyBreaker.Native;
+
+namespace LazyBreaker;
+
+/// <summary>Which clock a registry reads.</summary>
+public enum RegistryClock
+{
+    /// <summary>CLOCK_MONOTONIC, read only when a breaker needs the time.</summary>
+    Monotonic = 0,
+    /// <summary>Starts at 0 and moves only by <see cref="Registry.Advance"/>: for deterministic tests.</summary>
+    Manual = 1,
+}
+
+/// <summary>What the registry records in its event queue.</summary>
+[Flags]
+public enum EventKinds
+{
+    /// <summary>Nothing.</summary>
+    None = 0,
+    /// <summary>State transitions (on by default).</summary>
+    Transitions = 1,
+    /// <summary>Every rejected call (off by default).</summary>
+    Rejections = 2,
+}
+
+/// <summary>Why an event happened (cb_reason_t).</summary>
+public enum TransitionReason
+{
+    /// <summary>CLOSED to OPEN by the failure run.</summary>
+    ConsecutiveFailures = 1,
+    /// <summary>CLOSED to OPEN by the window's failure ratio.</summary>
+    FailureRate = 2,
+    /// <summary>CLOSED to OPEN by the window's slow-call ratio.</summary>
+    SlowCallRate = 3,
+    /// <summary>OPEN to HALF_OPEN: a call after the break duration.</summary>
+    OpenElapsed = 4,
+    /// <summary>HALF_OPEN to OPEN: a probe failed.</summary>
+    ProbeFailed = 5,
+    /// <summary>HALF_OPEN to OPEN: a probe stayed silent past its lease.</summary>
+    ProbeLeaseExpired = 6,
+    /// <summary>HALF_OPEN to CLOSED.</summary>
+    ProbesSucceeded = 7,
+    /// <summary>Isolate, Disable or Reset.</summary>
+    Manual = 8,
+    /// <summary><see cref="CircuitBreaker.Trip"/>.</summary>
+    Tripped = 9,
+    /// <summary>Not a transition: a rejected call (<see cref="EventKinds.Rejections"/>).</summary>
+    Rejected = 10,
+}
+
+/// <summary>One event from a registry's queue, in the order it happened.</summary>
+/// <param name="Sequence">Position in the registry's queue; increasing.</param>
+/// <param name="BreakerName">The breaker's name ("" when anonymous).</param>
+/// <param name="From">The state before.</param>
+/// <param name="To">The state after (== From for <see cref="TransitionReason.Rejected"/>).</param>
+/// <param name="Reason">Why.</param>
+/// <param name="AtNanoseconds">When, on the registry's clock.</param>
+public readonly record struct StateTransition(ulong Sequence, string BreakerName, CircuitState From, CircuitState To,
+                                              TransitionReason Reason, ulong AtNanoseconds)
+{
+    /// <summary>When, on the registry's clock.</summary>
+    public TimeSpan At => CircuitBreakerOptions.ToTimeSpan(AtNanoseconds);
+}
+
+/// <summary>How to open a registry; a property left <c>null</c> keeps the library's default.</summary>
+public sealed class RegistryOptions
+{
+    /// <summary>The most breakers it may hold; library default 65,536.</summary>
+    public int? Capacity { get; set; }
+
+    /// <summary>The clock; default <see cref="RegistryClock.Monotonic"/>.</summary>
+    public RegistryClock? Clock { get; set; }
+
+    /// <summary>Events the queue holds before it drops the oldest; library default 1,024.</summary>
+    public int? EventCapacity { get; set; }
+}
+
+/// <summary>
+/// A set of breakers sharing a clock, a capacity and an event queue: the
+/// library's <c>cb_registry</c>. Disposing closes it: every breaker in it
+/// is destroyed, and using one afterwards throws
+/// <see cref="ObjectDisposedException"/>. <see cref="Default"/> is never closed.
+/// </summary>
+/// <remarks>
+/// Every member may be called from any thread. Dispose a registry only once
+/// no thread is calling its breakers: a breaker's request path does not
+/// hold a reference on the registry (that would put a shared write on every
+/// call); registry-level calls (Create, PollEvents, Prometheus, ...) do.
+/// </remarks>
+public sealed class Registry : IDisposable
+{
+    private static readonly Lazy<Registry> s_default = new(OpenDefault, LazyThreadSafetyMode.ExecutionAndPublication);
+
+    private readonly RegistryHandle _handle;
+    private readonly bool _isDefault;
+    // One C# object per breaker created here, so TryGet and Breakers hand
+    // out the instance whose Dispose owns the native breaker. Weak: a
+    // breaker dropped without Dispose is still finalised.
+    private readonly ConcurrentDictionary<ulong, WeakReference<CircuitBreaker>> _breakers = new();
+    private int _disposed;
+
+    private Registry(RegistryHandle handle, bool isDefault)
+    {
+        _handle = handle;
+        _isDefault = isDefault;
+    }
+
+    /// <summary>The process-wide registry: monotonic clock, capacity 1,048,576; never closed (Dispose does nothing).</summary>
+    public static Registry Default => s_default.Value;
+
+    /// <summary>Opens a new, private registry.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range (the message names it).</exception>
+    /// <exception cref="InsufficientMemoryException">Its memory could not be reserved.</exception>
+    /// <exception cref="RegistryFullException">The process has opened as many registries, or breakers between them, as it may.</exception>
+    public static Registry Open(RegistryOptions? options = null)
+    {
+        using var o = new cb_registry_options();
+        if (options?.Capacity is int capacity) o.capacity = ToUInt(capacity, nameof(RegistryOptions.Capacity));
+        if (options?.Clock is RegistryClock clock) o.clock = (int)clock;
+        if (options?.EventCapacity is int events) o.event_capacity = ToUInt(events, nameof(RegistryOptions.EventCapacity));
+        try
+        {
+            return new Registry(LbNative.lb_registry_open(o), isDefault: false);
+        }
+        catch (ArgumentException e) when (e is not ArgumentOutOfRangeException)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), e.Message);
+        }
+    }
+
+    /// <summary>Opens a registry whose clock starts at 0 and moves only by <see cref="Advance"/>.</summary>
+    public static Registry WithManualClock() => Open(new RegistryOptions { Clock = RegistryClock.Manual });
+
+    /// <summary>Moves a manual clock forward.</summary>
+    /// <exception cref="InvalidOperationException">The registry's clock is not manual.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">Negative, or the clock would overflow.</exception>
+    public void Advance(TimeSpan by) => AdvanceNanoseconds(CircuitBreakerOptions.ToNs(by, nameof(by)));
+
+    /// <summary>As <see cref="Advance"/>, by exactly <paramref name="nanoseconds"/>.</summary>
+    public void AdvanceNanoseconds(ulong nanoseconds)
+    {
+        ThrowIfDisposed();
+        try
+        {
+            LbNative.cb_clock_advance(_handle, nanoseconds);
+        }
+        catch (ArgumentException e)
+        {
+            if (e.Message.Contains("overflow", StringComparison.Ordinal))
+                throw new ArgumentOutOfRangeException(nameof(nanoseconds), e.Message);
+            throw new InvalidOperationException(e.Message, e);
+        }
+    }
+
+    /// <summary>The registry's clock, in nanoseconds.</summary>
+    public ulong NowNanoseconds
+    {
+        get
+        {
+            ThrowIfDisposed();
+            return LbNative.cb_clock_now(_handle);
+        }
+    }
+
+    /// <summary>
+    /// Creates a breaker, CLOSED. <paramref name="name"/> is 1..255 bytes of
+    /// UTF-8 and unique in the registry.
+    /// </summary>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException">The name is empty, too long, or holds a NUL or a lone surrogate.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range: the library's message names the field, ParamName the option.</exception>
+    /// <exception cref="BreakerExistsException">The name is taken.</exception>
+    /// <exception cref="RegistryFullException">The registry holds its capacity.</exception>
+    public CircuitBreaker Create(string name, CircuitBreakerOptions? options = null)
+    {
+        CheckName(name);
+        ThrowIfDisposed();
+        options ??= new CircuitBreakerOptions();
+        using cb_config config = options.ToNative();
+        ulong handle;
+        try
+        {
+            handle = LbNative.cb_create(_handle, name, config);
+        }
+        catch (ArgumentException e) when (e.Message.StartsWith("cb_config", StringComparison.Ordinal))
+        {
+            throw new ArgumentOutOfRangeException(CircuitBreakerOptions.OptionFor(e.Message), e.Message);
+        }
+        CircuitBreaker breaker;
+        try
+        {
+            breaker = new CircuitBreaker(this, handle, name, options.ShouldHandle, ownsHandle: true);
+        }
+        catch (ObjectDisposedException)
+        {
+            // Disposed by another thread since the check: undo the create.
+            LbNative.cb_destroy(handle);
+            throw;
+        }
+        _breakers[handle] = new WeakReference<CircuitBreaker>(breaker);
+        return breaker;
+    }
+
+    /// <summary>Finds a breaker by name: the instance <see cref="Create"/> returned, while it lives.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    public bool TryGet(string name, out CircuitBreaker breaker)
+    {
+        CheckName(name);
+        ThrowIfDisposed();
+        ulong handle = LbNative.cb_lookup(_handle, name);
+        if (handle == 0)
+        {
+            breaker = null!;
+            return false;
+        }
+        breaker = Wrap(handle, name);
+        return true;
+    }
+
+    /// <summary>The registry's live breakers, at one moment.</summary>
+    public IReadOnlyList<CircuitBreaker> Breakers
+    {
+        get
+        {
+            ThrowIfDisposed();
+            using var list = new lb_handle_list(_handle);
+            var result = new List<CircuitBreaker>((int)list.count);
+            for (ulong i = 0; i < list.count; i++)
+            {
+                ulong handle = list.get(i);
+                string name;
+                try
+                {
+                    name = LbNative.lb_name(handle);
+                }
+                catch (ObjectDisposedException)
+                {
+                    continue; // destroyed since the list was taken
+                }
+                result.Add(Wrap(handle, name));
+            }
+            return result;
+        }
+    }
+
+    /// <summary>Chooses what the event queue records.</summary>
+    public void SelectEvents(EventKinds kinds)
+    {
+        ThrowIfDisposed();
+        LbNative.cb_events_select(_handle, (uint)kinds);
+    }
+
+    /// <summary>Takes up to <paramref name="max"/> events, oldest first (the order in which each breaker's transitions happened).</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="max"/> is not positive.</exception>
+    public IReadOnlyList<StateTransition> PollEvents(int max = 1024)
+    {
+        if (max <= 0) throw new ArgumentOutOfRangeException(nameof(max), max, "max must be positive");
+        ThrowIfDisposed();
+        using var batch = new lb_event_batch((ulong)max);
+        int count = batch.poll(_handle);
+        var events = new StateTransition[count];
+        for (int i = 0; i < count; i++)
+        {
+            cb_event e = batch.get((ulong)i);
+            events[i] = new StateTransition(e.sequence, e.name, (CircuitState)e.from, (CircuitState)e.to,
+                                            (TransitionReason)e.reason, e.at_ns);
+        }
+        return events;
+    }
+
+    /// <summary>How many events the queue has dropped since the registry opened (it drops the oldest when full).</summary>
+    public ulong EventsDropped
+    {
+        get
+        {
+            ThrowIfDisposed();
+            return LbNative.cb_events_dropped(_handle);
+        }
+    }
+
+    /// <summary>Every breaker's metrics in the Prometheus text format 0.0.4 (docs/observability.md). Allocates: for a scrape endpoint.</summary>
+    public string Prometheus()
+    {
+        ThrowIfDisposed();
+        return LbNative.lb_prometheus(_handle);
+    }
+
+    /// <summary>
+    /// Closes the registry: its breakers are destroyed and throw
+    /// <see cref="ObjectDisposedException"/> from then on. Idempotent; does
+    /// nothing for <see cref="Default"/>.
+    /// </summary>
+    /// <remarks>
+    /// Each breaker's SafeHandle holds a reference on the registry's until
+    /// it has destroyed its breaker, so the native registry closes once the
+    /// last of them is released: here for the breakers still referenced,
+    /// or by the GC's finaliser for a breaker dropped without Dispose.
+    /// </remarks>
+    public void Dispose()
+    {
+        if (_isDefault || Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        foreach (var entry in _breakers)
+        {
+            if (entry.Value.TryGetTarget(out var breaker)) breaker.Dispose();
+        }
+        _breakers.Clear();
+        _handle.Dispose();
+    }
+
+    internal RegistryHandle NativeHandle => _handle;
+
+    internal void Forget(CircuitBreaker breaker) => _breakers.TryRemove(breaker.Handle, out _);
+
+    private CircuitBreaker Wrap(ulong handle, string name)
+    {
+        while (true)
+        {
+            if (_breakers.TryGetValue(handle, out var weak))
+            {
+                if (weak.TryGetTarget(out var known)) return known;
+                // Dropped without Dispose and collected: its finaliser
+                // destroys the native breaker; hand out a wrapper that does
+                // not own the handle.
+                _breakers.TryRemove(new KeyValuePair<ulong, WeakReference<CircuitBreaker>>(handle, weak));
+                continue;
+            }
+            // Created outside this object (native code sharing the default
+            // registry): a wrapper whose Dispose only lets go.
+            return new CircuitBreaker(this, handle, name, shouldHandle: null, ownsHandle: false);
+        }
+    }
+
+    private static Registry OpenDefault()
+    {
+        // The marshaller's handle would close the registry when finalised:
+        // keep its pointer in one that does not own it.
+        RegistryHandle returned = LbNative.lb_default_registry();
+        IntPtr raw = returned.DangerousGetHandle();
+        returned.SetHandleAsInvalid();
+        return new Registry(new RegistryHandle(raw, ownsHandle: false), isDefault: true);
+    }
+
+    private static readonly UTF8Encoding s_strictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+
+    private static void CheckName(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        if (name.Contains('\0')) throw new ArgumentException("a breaker's name must not contain NUL", nameof(name));
+        try
+        {
+            s_strictUtf8.GetByteCount(name);
+        }
+        catch (EncoderFallbackException e)
+        {
+            throw new ArgumentException("a breaker's name must be well-formed UTF-16 (a lone surrogate has no UTF-8)",
+                                        nameof(name), e);
+        }
+    }
+
+    private static uint ToUInt(int value, string option) =>
+        value >= 0 ? (uint)value
+                   : throw new ArgumentOutOfRangeException(option, value, $"{option} must not be negative");
+
+    private void ThrowIfDisposed()
+    {
+        if (Volatile.Read(ref _disposed) != 0) throw new ObjectDisposedException(nameof(Registry));
+    }
+}
