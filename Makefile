@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?= -DLB_WERROR=ON -DLB_BUILD_BENCH=ON
 
-.PHONY: all deps build demo test test-release test-asan test-tsan bench bench-icount package abi-update format clean
+.PHONY: all deps build demo test test-release report-skipped test-asan test-tsan bench bench-icount package abi-update format clean
 
 all: build
 
@@ -25,9 +25,22 @@ demo: build
 # tricks then read as errors (cmake/csharp.cmake does not build the binding
 # there); the library is covered there by the C and C++ suites.
 test: test-release test-asan test-tsan
+	@$(MAKE) --no-print-directory report-skipped
 
 test-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory report-skipped
+
+# A language whose toolchain is missing is skipped (outside CI, where that
+# fails the configure): say so loudly, last, where it cannot be missed.
+report-skipped:
+	@if [ -s $(BUILD)/skipped-bindings.txt ]; then \
+	  echo; echo "************************************************************"; \
+	  echo "make test: these languages were SKIPPED, not tested:"; \
+	  sed 's/^/  - /' $(BUILD)/skipped-bindings.txt; \
+	  echo "Install their toolchains: packaging/install-deps.sh"; \
+	  echo "************************************************************"; \
+	fi
 
 test-asan: deps
 	cmake -S . -B build-asan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLB_SANITIZE=address,undefined
