@@ -173,6 +173,16 @@ public final class BreakerConfig {
     return (float) (failureRate * 100.0);
   }
 
+  /** The failure rate that trips, as the ratio the library holds. */
+  public double failureRateThresholdRatio() {
+    return failureRate;
+  }
+
+  /** The slow-call rate that trips, as a ratio. */
+  public double slowCallRateThresholdRatio() {
+    return slowCallRate;
+  }
+
   /** Zero: slow-call tracking is off. */
   public Duration slowCallDurationThreshold() {
     return Durations.ofNanos(slowCallNs);
@@ -324,6 +334,15 @@ public final class BreakerConfig {
       return this;
     }
 
+    /**
+     * The failure rate that trips as the library holds it, a ratio in (0, 1]
+     * (0.5 is 50 %), exactly: for rates a float percentage cannot carry.
+     */
+    public Builder failureRateThresholdRatio(double ratio) {
+      failureRate = ratio;
+      return this;
+    }
+
     /** A call slower than this is slow; zero (the default) turns tracking off. */
     public Builder slowCallDurationThreshold(Duration d) {
       Durations.toNanos(d, "slowCallDurationThreshold");
@@ -334,6 +353,12 @@ public final class BreakerConfig {
     /** The slow-call rate that trips, in percent: (0, 100], default 100. */
     public Builder slowCallRateThreshold(float percent) {
       slowCallRate = percent / 100.0;
+      return this;
+    }
+
+    /** The slow-call rate that trips as a ratio in (0, 1], exactly. */
+    public Builder slowCallRateThresholdRatio(double ratio) {
+      slowCallRate = ratio;
       return this;
     }
 

@@ -42,6 +42,15 @@ public final class Permit implements AutoCloseable {
     report(LbNativeConstants.CB_IGNORED);
   }
 
+  /** The library's ticket (for the conformance runner, which may report one twice). */
+  long ticket() {
+    return ticket;
+  }
+
+  CircuitBreaker breaker() {
+    return breaker;
+  }
+
   /** Whether a verdict has been reported (or the permit closed). */
   public boolean isReported() {
     return reported;
