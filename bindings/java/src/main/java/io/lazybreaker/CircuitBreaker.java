@@ -4,6 +4,8 @@ import java.lang.ref.Cleaner;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -109,6 +111,8 @@ public final class CircuitBreaker implements AutoCloseable {
     private final long handle;
     private final Registry.Owned owned;
     private final AtomicBoolean done = new AtomicBoolean();
+    // Counted down once the breaker is destroyed (lets a test wait for the Cleaner).
+    private final CountDownLatch gone = new CountDownLatch(1);
 
     Destroyer(long handle, Registry.Owned owned) {
       this.handle = handle;
@@ -129,6 +133,11 @@ public final class CircuitBreaker implements AutoCloseable {
         // nothing left to release
       }
       if (owned != null) owned.forget(handle, this);
+      gone.countDown();
+    }
+
+    boolean awaitDestroyed(long millis) throws InterruptedException {
+      return gone.await(millis, TimeUnit.MILLISECONDS);
     }
   }
 

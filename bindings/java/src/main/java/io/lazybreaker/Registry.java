@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -63,9 +65,10 @@ public final class Registry implements AutoCloseable {
   }
 
   /** The Cleaner's action for a private registry; must not reach the Registry. */
-  private static final class Closer implements Runnable {
+  static final class Closer implements Runnable {
     private final SWIGTYPE_p_cb_registry native_;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final CountDownLatch gone = new CountDownLatch(1);
 
     Closer(SWIGTYPE_p_cb_registry native_) {
       this.native_ = native_;
@@ -73,7 +76,14 @@ public final class Registry implements AutoCloseable {
 
     @Override
     public void run() {
-      if (closed.compareAndSet(false, true)) LbNative.cb_registry_close(native_);
+      if (closed.compareAndSet(false, true)) {
+        LbNative.cb_registry_close(native_);
+        gone.countDown();
+      }
+    }
+
+    boolean awaitClosed(long millis) throws InterruptedException {
+      return gone.await(millis, TimeUnit.MILLISECONDS);
     }
   }
 
@@ -286,6 +296,11 @@ public final class Registry implements AutoCloseable {
       throw new IllegalStateException("advance: this registry's clock is not manual");
     }
     whileOpen(() -> LbNative.cb_clock_advance(native_, ns));
+  }
+
+  /** The Cleaner's action (a test waits on it); null for the default registry. */
+  Closer closer() {
+    return closer;
   }
 
   public boolean hasManualClock() {
