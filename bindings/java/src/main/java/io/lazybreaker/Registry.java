@@ -160,15 +160,18 @@ public final class Registry implements AutoCloseable {
     return whileOpen(
         () -> {
           cb_config c = config.toNative();
-          long h;
           try {
-            h = LbNative.cb_create(native_, utf8, c);
+            // Under the owned map's lock, so that a lookup racing this
+            // create finds the owner, never a second object for the handle.
+            synchronized (owned) {
+              long h = LbNative.cb_create(native_, utf8, c);
+              CircuitBreaker b = new CircuitBreaker(this, h, name, config.classifier, true);
+              owned.add(b);
+              return b;
+            }
           } finally {
             c.delete();
           }
-          CircuitBreaker b = new CircuitBreaker(this, h, name, config.classifier, true);
-          owned.add(b);
-          return b;
         });
   }
 
@@ -188,8 +191,10 @@ public final class Registry implements AutoCloseable {
     byte[] utf8 = Utf8.nulTerminated(name, "name");
     return whileOpen(
         () -> {
-          long h = LbNative.cb_lookup(native_, utf8);
-          return h == 0 ? Optional.<CircuitBreaker>empty() : Optional.ofNullable(wrap(h, name));
+          synchronized (owned) {
+            long h = LbNative.cb_lookup(native_, utf8);
+            return h == 0 ? Optional.<CircuitBreaker>empty() : Optional.ofNullable(wrap(h, name));
+          }
         });
   }
 
@@ -216,7 +221,10 @@ public final class Registry implements AutoCloseable {
             List<CircuitBreaker> out = new ArrayList<>((int) list.getCount());
             for (long i = 0; i < list.getCount(); i++) {
               try {
-                CircuitBreaker b = wrap(list.get(i), null);
+                CircuitBreaker b;
+                synchronized (owned) {
+                  b = wrap(list.get(i), null);
+                }
                 if (b != null) out.add(b);
               } catch (IllegalStateException destroyedMeanwhile) {
                 // listed, then destroyed before its name could be read

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Names are UTF-8 in the library; any Unicode name (outside the BMP too) survives the trip. */
@@ -38,6 +39,29 @@ class NamesTest {
       } catch (IllegalArgumentException expected) {
         assertTrue(expected.getMessage().contains("name"), expected.getMessage());
       }
+    }
+  }
+
+  @Test
+  void a_lookup_racing_the_create_gets_the_created_object_never_a_second_one()
+      throws Exception {
+    int n = 2000;
+    try (Registry reg = Registry.withManualClock()) {
+      CircuitBreaker[] created = new CircuitBreaker[n];
+      CircuitBreaker[] found = new CircuitBreaker[n];
+      Thread looker =
+          new Thread(
+              () -> {
+                for (int i = 0; i < n; i++) {
+                  Optional<CircuitBreaker> b;
+                  while ((b = reg.lookup("n" + i)).isEmpty()) Thread.onSpinWait();
+                  found[i] = b.get();
+                }
+              });
+      looker.start();
+      for (int i = 0; i < n; i++) created[i] = reg.create("n" + i);
+      looker.join();
+      for (int i = 0; i < n; i++) assertSame(created[i], found[i], "n" + i);
     }
   }
 
