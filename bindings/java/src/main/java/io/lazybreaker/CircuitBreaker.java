@@ -193,10 +193,10 @@ public final class CircuitBreaker implements AutoCloseable {
     try {
       result = supplier.get();
     } catch (Throwable t) {
-      LbNativeJNI.cb_done(handle, ticket, classifier.ofException(t));
+      reportException(ticket, t);
       throw t;
     }
-    LbNativeJNI.cb_done(handle, ticket, classifier.ofResult(result));
+    reportResult(ticket, result);
     return result;
   }
 
@@ -208,10 +208,10 @@ public final class CircuitBreaker implements AutoCloseable {
     try {
       result = callable.call();
     } catch (Throwable t) {
-      LbNativeJNI.cb_done(handle, ticket, classifier.ofException(t));
+      reportException(ticket, t);
       throw t;
     }
-    LbNativeJNI.cb_done(handle, ticket, classifier.ofResult(result));
+    reportResult(ticket, result);
     return result;
   }
 
@@ -222,10 +222,33 @@ public final class CircuitBreaker implements AutoCloseable {
     try {
       runnable.run();
     } catch (Throwable t) {
-      LbNativeJNI.cb_done(handle, ticket, classifier.ofException(t));
+      reportException(ticket, t);
       throw t;
     }
     LbNativeJNI.cb_done(handle, ticket, LbNativeConstants.CB_SUCCESS);
+  }
+
+  /**
+   * Reports a thrown call as the config classifies it. The ticket is
+   * reported even when a user predicate throws (as a failure; the
+   * predicate's exception then propagates).
+   */
+  private void reportException(long ticket, Throwable thrown) {
+    int outcome = LbNativeConstants.CB_FAILURE;
+    try {
+      outcome = classifier.ofException(thrown);
+    } finally {
+      LbNativeJNI.cb_done(handle, ticket, outcome);
+    }
+  }
+
+  private void reportResult(long ticket, Object result) {
+    int outcome = LbNativeConstants.CB_FAILURE;
+    try {
+      outcome = classifier.ofResult(result);
+    } finally {
+      LbNativeJNI.cb_done(handle, ticket, outcome);
+    }
   }
 
   /** The state now; asking never moves it (an elapsed OPEN stays OPEN until a call). */

@@ -138,6 +138,20 @@ class ExecuteTest {
   }
 
   @Test
+  void a_throwing_classifier_still_reports_the_call_as_a_failure_and_its_exception_propagates() {
+    CircuitBreaker b =
+        breaker(BreakerConfig.builder()
+            .recordResult(r -> {
+              throw new IllegalStateException("a buggy predicate");
+            }));
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> b.executeSupplier(() -> 1));
+    assertEquals("a buggy predicate", e.getMessage());
+    assertEquals(1, b.stats().failures);
+    assertEquals(0, b.stats().admitted - b.stats().successes - b.stats().failures);
+  }
+
+  @Test
   void slow_calls_are_timed_by_the_library_from_admission_to_report() {
     CircuitBreaker b =
         breaker(BreakerConfig.builder().slowCallDurationThreshold(Duration.ofMillis(100)));
