@@ -70,11 +70,13 @@ function(lb_swig_library target)
                ${PROJECT_SOURCE_DIR}/include/lazybreaker/lazybreaker.h)
   swig_add_library(${target} TYPE MODULE LANGUAGE ${S_LANGUAGE} SOURCES ${S_OVERLAY}
                    OUTPUT_DIR ${S_OUTPUT_DIR} OUTFILE_DIR ${CMAKE_CURRENT_BINARY_DIR}/${target}.wrap)
-  # The wrapper is SWIG's C: the project's -Wconversion set is not for it,
-  # but it must compile clean of real errors, as C99 with the header.
+  # The wrapper is SWIG's C: the project's -Wconversion set is not for it
+  # (SWIG casts between its own types), but -Wall -Wextra hold, fatal under
+  # LB_WERROR. C11 for the helpers' _Thread_local status.
   target_link_libraries(${target} PRIVATE lazybreaker)
   set_target_properties(${target} PROPERTIES C_STANDARD 11 C_VISIBILITY_PRESET hidden
                         SWIG_USE_TARGET_INCLUDE_DIRECTORIES ON)
-  target_compile_options(${target} PRIVATE -Wall -Wno-unused-function -fno-strict-aliasing)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-function -Wno-unused-parameter
+                         -fno-strict-aliasing $<$<BOOL:${LB_WERROR}>:-Werror>)
   target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,-z,relro,-z,now)
 endfunction()

@@ -8,7 +8,7 @@ packages=(
   cmake g++ make pkg-config
   doctest-dev libbenchmark-dev
   valgrind file
-  abigail-tools lintian rpm rpmlint dpkg-dev fakeroot
+  abigail-tools lintian rpm rpmlint dpkg-dev fakeroot unzip
   # the language bindings: SWIG for all; Java: a JDK and JUnit 5 (Debian's
   # jars only, no Maven Central)
   swig default-jdk-headless junit5

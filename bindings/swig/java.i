@@ -24,6 +24,9 @@
 %typemap(javafinalize) SWIGTYPE ""
 
 %javaconst(1);
+/* C enums as int constants in LbNativeConstants, like the #defines: the
+ * API's own Java enums map them (CircuitBreaker.State, ...). */
+%include "enumsimple.swg"
 /* Unsigned literals (65535u, 1000ull) are not Java: these few are read
  * through JNI once, when the constants interface loads. */
 %javaconst(0) CB_MAX_FAILURE_THRESHOLD;
@@ -144,5 +147,20 @@ static void lb_java_raise(JNIEnv *jenv, int status) {
 %lb_utf8_out(char *lb_name)
 %lb_utf8_out(const char *cb_last_error_message)
 %lb_utf8_out(char name[ANY])
+
+/* ---- loading ---------------------------------------------------------------- */
+/* The JNI class loads the natives before its first call: from
+ * java.library.path when a distro package put them there, else from the jar
+ * (io.lazybreaker.NativeLibrary). */
+%pragma(java) jniclasscode=%{
+  static {
+    NativeLibrary.load();
+  }
+%}
+/* The header version the glue was built with, so the loader can tell a
+ * glue that does not match the jar's classes. */
+%inline %{
+static int lb_java_glue_version(void) { return CB_VERSION_NUMBER; }
+%}
 
 %include "lazybreaker.i"

@@ -46,11 +46,13 @@
  *                           the handle 0 instead of raising.
  *   uint64_t *LB_OUT_U64    an out-parameter that becomes the result.
  *   cb_ticket *LB_OUT_TICKET  cb_allow's ticket: the result, 0 when rejected.
- *   lb_status_ptr / LB_CHECK_NULL   helpers that return a pointer return
- *                           NULL on failure and leave the status in
- *                           lb_last_status() (thread-local), so the
- *                           language's own pointer and string typemaps do
- *                           the conversion and only the check is ours.
+ *   %lb_check_null(NAME)    constructors and helpers that return a pointer
+ *                           return NULL on failure and leave the status in
+ *                           lb_last_status() (thread-local); an %exception
+ *                           raises it, so the language's own pointer and
+ *                           string typemaps do the conversion and only the
+ *                           check is ours. lb_prometheus and lb_name return
+ *                           malloc'd UTF-8 (%newobject: freed after the copy).
  *
  * The C glue in this file (the lb_* helpers) is binding-neutral: it loops
  * the size-probing calls (Prometheus text, breaker lists, event batches)

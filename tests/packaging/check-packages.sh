@@ -42,6 +42,9 @@ dev_rpm=$pkgdir/lazybreaker-devel-${version}-${release}.${rpmarch}.rpm
 tools_rpm=$pkgdir/lazybreaker-tools-${version}-${release}.${rpmarch}.rpm
 lua_deb=$pkgdir/lua-lazybreaker_${version}-${release}_${debarch}.deb
 lua_rpm=$pkgdir/lua-lazybreaker-${version}-${release}.${rpmarch}.rpm
+# The Java binding's package, when the binding was built (LB_JAVA).
+java_deb=$pkgdir/liblazybreaker-java_${version}-${release}_${debarch}.deb
+java_rpm=$pkgdir/lazybreaker-java-${version}-${release}.${rpmarch}.rpm
 
 deb_files() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#'; }
 rpm_files() { rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" 2>/dev/null | awk '$1 !~ /^d/ {print $2}'; }
@@ -137,6 +140,32 @@ case $mode in
       say "ok   runtime runs ldconfig in %post and %postun" || bad "runtime lacks ldconfig scriptlets: $scripts"
     rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$runtime_rpm" 2>/dev/null | has '^l .*/LICENSE$' &&
       say "ok   LICENSE is a %license file" || bad "LICENSE is not marked %license"
+
+    # Java: exact runtime dependency, Debian's Java section, a thin jar with
+    # its pom, a glue without RPATH
+    if [ -f "$java_deb" ] || [ -f "$java_rpm" ]; then
+      [ -f "$java_deb" ] && [ -f "$java_rpm" ] || bad "the Java binding needs both a .deb and an .rpm"
+      expect_eq "java Section" "$(dpkg-deb -f "$java_deb" Section)" "java"
+      [[ $(dpkg-deb -f "$java_deb" Depends) == "liblazybreaker${major} (= $version-$release)"* ]] &&
+        say "ok   java Depends on liblazybreaker${major} (= $version-$release)" ||
+        bad "java Depends is '$(dpkg-deb -f "$java_deb" Depends)'"
+      rpm -qp --requires "$java_rpm" 2>/dev/null | has -x "lazybreaker${rpmisa} = $version-$release" &&
+        say "ok   java rpm requires lazybreaker${rpmisa} = $version-$release" ||
+        bad "java rpm does not require lazybreaker${rpmisa} = $version-$release"
+      dpkg-deb -x "$java_deb" "$ctl/java"
+      jar=$ctl/java/usr/share/java/lazybreaker-$version.jar
+      entries=$(unzip -Z1 "$jar")
+      has -x "META-INF/maven/io.lazybreaker/lazybreaker/pom.xml" <<<"$entries" &&
+        say "ok   the packaged jar has META-INF/maven/io.lazybreaker/lazybreaker/pom.xml" ||
+        bad "the packaged jar lacks its pom.xml"
+      ! has '^io/lazybreaker/native/' <<<"$entries" || bad "the packaged jar carries natives (the glue is in jni/)"
+      glue=$(find "$ctl/java" -name liblazybreaker_jni.so)
+      ! readelf -d "$glue" | has -E 'RPATH|RUNPATH' || bad "$glue has an RPATH"
+      readelf -d "$glue" | has 'NEEDED.*\[liblazybreaker\.so\.'"$major"'\]' &&
+        say "ok   the JNI glue links liblazybreaker.so.$major" || bad "the JNI glue does not link liblazybreaker.so.$major"
+    else
+      say "no Java package (binding not built)"
+    fi
     ;;
 
   contents)
@@ -170,7 +199,18 @@ case $mode in
       check_set "$(basename "$rpmf")" "$(rpm_files "$rpmf" | grep -vE "^$doc$" | grep -vE "^${optional_dev[0]}$")" "${pats[@]}"
       unset -n pats
     done
+    java_pat=("/usr/share/java/lazybreaker-${version//./\\.}\.jar" "/usr/share/java/lazybreaker\.jar"
+              "$lib/jni/liblazybreaker_jni\.so")
+    if [ -f "$java_deb" ]; then
+      check_set "$(basename "$java_deb")" "$(deb_files "$java_deb" | grep -vE "^$doc$")" "${java_pat[@]}"
+    fi
+    if [ -f "$java_rpm" ]; then
+      check_set "$(basename "$java_rpm")" "$(rpm_files "$java_rpm" | grep -vE "^$doc$")" "${java_pat[@]}"
+    fi
     pairs=("$runtime_deb $runtime_rpm" "$dev_deb $dev_rpm")
+    if [ -f "$java_deb" ] || [ -f "$java_rpm" ]; then
+      pairs+=("$java_deb $java_rpm")
+    fi
     if [ -f "$tools_deb" ] || [ -f "$tools_rpm" ]; then
       pairs+=("$tools_deb $tools_rpm")
     else

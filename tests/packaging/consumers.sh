@@ -105,7 +105,30 @@ build_and_run() {
   ! needs_lazybreaker "$work/app_dlopen" || fail "app_dlopen links the library"
   run "$work/app_dlopen" "${runenv[@]}"
 
-  # 6. the tools, if packaged, find their library
+  # 6. Java, if packaged: the thin jar with the JNI glue from the package
+  #    (java.library.path), never a copy of its own
+  local jar=$usr/share/java/lazybreaker.jar
+  if [ -f "$jar" ]; then
+    if command -v javac >/dev/null && command -v java >/dev/null; then
+      mkdir -p "$work/java"
+      javac -d "$work/java" -cp "$jar" "$here/../../bindings/java/tests/consumer/App.java"
+      local javaenv=() javaopts=(-Dlazybreaker.native=system)
+      if [ "$root" != "" ]; then
+        javaenv=(LD_LIBRARY_PATH="$libdir")
+        javaopts+=(-Djava.library.path="$libdir/jni")
+      fi
+      local out
+      out=$(env "${javaenv[@]}" java "${javaopts[@]}" -cp "$jar:$work/java" App) ||
+        fail "the Java consumer did not complete the cycle"
+      echo "$out"
+      [[ $out == *"natives from java.library.path"* ]] || fail "the Java consumer did not use the packaged glue"
+      say "Java consumer ran against the packaged jar and glue"
+    else
+      fail "a Java package was built but there is no JDK here to consume it"
+    fi
+  fi
+
+  # 7. the tools, if packaged, find their library
   local tool
   for tool in $(for d in "${debs[@]}"; do dpkg-deb -c "$d"; done | awk '$1 ~ /^-..x/ {print $6}' | sed -n 's#^\./usr/bin/##p'); do
     if env "${runenv[@]}" ldd "$usr/bin/$tool" | has 'not found'; then

@@ -1,0 +1,336 @@
+package io.lazybreaker;
+
+import java.lang.ref.Cleaner;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * One breaker in a {@link Registry}, guarding one downstream dependency. All
+ * methods may be called from any thread. The state machine is the C
+ * library's: this class only carries the handle across.
+ *
+ * <p>The request path: {@link #tryAcquire()} returns a {@link Permit}, or
+ * {@code null} when the breaker rejects the call (no exception, no
+ * allocation but the permit's); or {@link #executeSupplier}, {@link
+ * #executeCallable} and {@link #executeRunnable}, which throw {@link
+ * CallNotPermittedException} when rejected and report the outcome
+ * themselves.
+ *
+ * <p>{@link #close()} destroys the breaker in its registry; afterwards every
+ * call throws {@link IllegalStateException} (the library refuses the stale
+ * handle; nothing can crash). A breaker made by {@link Registry#create} that
+ * becomes unreachable unclosed is destroyed by a {@link Cleaner}.
+ */
+public final class CircuitBreaker implements AutoCloseable {
+  /** The five states ({@code cb_state_t}). */
+  public enum State {
+    /** Admitting; the trip policy is counting. */
+    CLOSED,
+    /** Rejecting until the open duration passes; the next call then probes. */
+    OPEN,
+    /** Admitting a bounded number of probes. */
+    HALF_OPEN,
+    /** Rejecting everything until {@link #reset()}. */
+    FORCED_OPEN,
+    /** Admitting everything, tripping never, until {@link #reset()}. */
+    DISABLED;
+
+    private static final State[] BY_CODE = values();
+
+    static State of(int code) {
+      return BY_CODE[code];
+    }
+  }
+
+  /**
+   * A breaker's counters ({@code cb_stats}), counted in every state. Exact
+   * once calls have returned.
+   */
+  public static final class Stats {
+    /** Calls admitted. */
+    public final long admitted;
+    /** Calls rejected. */
+    public final long rejected;
+
+    public final long successes;
+    public final long failures;
+    public final long ignored;
+    /** Transitions into OPEN (not FORCED_OPEN). */
+    public final long trips;
+    /** The current failure run (CLOSED). */
+    public final long consecutiveFailures;
+    /** Outcomes slower than the slow-call threshold. */
+    public final long slow;
+    /** Failures / calls in the window now (rate policies), 0..1. */
+    public final double failureRate;
+    /** Slow calls / calls in the window now, 0..1. */
+    public final double slowRate;
+    /** Time in the current state, on the registry's clock. */
+    public final Duration timeInState;
+
+    Stats(cb_stats s) {
+      admitted = s.getAdmitted();
+      rejected = s.getRejected();
+      successes = s.getSuccesses();
+      failures = s.getFailures();
+      ignored = s.getIgnored();
+      trips = s.getTrips();
+      consecutiveFailures = s.getConsecutive_failures();
+      slow = s.getSlow();
+      failureRate = s.getFailure_rate();
+      slowRate = s.getSlow_rate();
+      timeInState = Durations.ofNanos(s.getState_ns());
+    }
+
+    @Override
+    public String toString() {
+      return "Stats{admitted=" + admitted + ", rejected=" + rejected + ", successes=" + successes
+          + ", failures=" + failures + ", ignored=" + ignored + ", trips=" + trips
+          + ", consecutiveFailures=" + consecutiveFailures + ", slow=" + slow + ", failureRate="
+          + failureRate + ", slowRate=" + slowRate + ", timeInState=" + timeInState + "}";
+    }
+  }
+
+  final long handle;
+  private final Registry registry;
+  private final String name;
+  private final Classifier classifier;
+  private final Destroyer destroyer;
+  private final Cleaner.Cleanable cleanable; // null: not ours to destroy when collected
+
+  /**
+   * The Cleaner's action: destroys the breaker once, whether close() or the
+   * Cleaner gets there first. It must not reach the CircuitBreaker.
+   */
+  static final class Destroyer implements Runnable {
+    private final long handle;
+    private final Registry.Owned owned;
+    private final AtomicBoolean done = new AtomicBoolean();
+    // Counted down once the breaker is destroyed (lets a test wait for the Cleaner).
+    private final CountDownLatch gone = new CountDownLatch(1);
+
+    Destroyer(long handle, Registry.Owned owned) {
+      this.handle = handle;
+      this.owned = owned;
+    }
+
+    boolean destroyed() {
+      return done.get();
+    }
+
+    @Override
+    public void run() {
+      if (!done.compareAndSet(false, true)) return;
+      // A breaker of a registry closed meanwhile is already gone (stale).
+      try {
+        LbNativeJNI.cb_destroy(handle);
+      } catch (IllegalStateException alreadyStale) {
+        // nothing left to release
+      }
+      if (owned != null) owned.forget(handle, this);
+      gone.countDown();
+    }
+
+    boolean awaitDestroyed(long millis) throws InterruptedException {
+      return gone.await(millis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  CircuitBreaker(
+      Registry registry, long handle, String name, Classifier classifier, boolean cleanOnCollect) {
+    this.registry = registry;
+    this.handle = handle;
+    this.name = name;
+    this.classifier = classifier;
+    this.destroyer = new Destroyer(handle, cleanOnCollect ? registry.owned : null);
+    this.cleanable = cleanOnCollect ? Registry.CLEANER.register(this, destroyer) : null;
+  }
+
+  Destroyer destroyer() {
+    return destroyer;
+  }
+
+  /**
+   * Asks to make a call.
+   *
+   * @return a permit to report the call's outcome on, or {@code null} when the
+   *     breaker rejects it (see {@link #retryAfter()})
+   * @throws IllegalStateException if the breaker is closed
+   */
+  public Permit tryAcquire() {
+    long ticket = LbNativeJNI.cb_allow(handle);
+    return ticket == 0 ? null : new Permit(this, ticket);
+  }
+
+  private long acquireOrThrow() {
+    long ticket = LbNativeJNI.cb_allow(handle);
+    if (ticket == 0) throw rejected();
+    return ticket;
+  }
+
+  private CallNotPermittedException rejected() {
+    return new CallNotPermittedException(name(), state(), retryAfter());
+  }
+
+  /**
+   * Runs {@code supplier} if the breaker admits it and reports the outcome: a
+   * result is a success unless {@code recordResult} says otherwise; an
+   * exception is a failure (or ignored, or a success, as the config's
+   * recordExceptions and ignoreExceptions say) and is rethrown.
+   *
+   * @throws CallNotPermittedException when rejected; {@code supplier} does
+   *     not run
+   */
+  public <T> T executeSupplier(Supplier<T> supplier) {
+    Objects.requireNonNull(supplier, "supplier");
+    long ticket = acquireOrThrow();
+    T result;
+    try {
+      result = supplier.get();
+    } catch (Throwable t) {
+      reportException(ticket, t);
+      throw t;
+    }
+    reportResult(ticket, result);
+    return result;
+  }
+
+  /** As {@link #executeSupplier}, for a call that may throw a checked exception. */
+  public <T> T executeCallable(Callable<T> callable) throws Exception {
+    Objects.requireNonNull(callable, "callable");
+    long ticket = acquireOrThrow();
+    T result;
+    try {
+      result = callable.call();
+    } catch (Throwable t) {
+      reportException(ticket, t);
+      throw t;
+    }
+    reportResult(ticket, result);
+    return result;
+  }
+
+  /** As {@link #executeSupplier}, for a call without a result (a success unless it throws). */
+  public void executeRunnable(Runnable runnable) {
+    Objects.requireNonNull(runnable, "runnable");
+    long ticket = acquireOrThrow();
+    try {
+      runnable.run();
+    } catch (Throwable t) {
+      reportException(ticket, t);
+      throw t;
+    }
+    LbNativeJNI.cb_done(handle, ticket, LbNativeConstants.CB_SUCCESS);
+  }
+
+  /**
+   * Reports a thrown call as the config classifies it. The ticket is
+   * reported even when a user predicate throws (as a failure; the
+   * predicate's exception then propagates).
+   */
+  private void reportException(long ticket, Throwable thrown) {
+    int outcome = LbNativeConstants.CB_FAILURE;
+    try {
+      outcome = classifier.ofException(thrown);
+    } finally {
+      LbNativeJNI.cb_done(handle, ticket, outcome);
+    }
+  }
+
+  private void reportResult(long ticket, Object result) {
+    int outcome = LbNativeConstants.CB_FAILURE;
+    try {
+      outcome = classifier.ofResult(result);
+    } finally {
+      LbNativeJNI.cb_done(handle, ticket, outcome);
+    }
+  }
+
+  /** The state now; asking never moves it (an elapsed OPEN stays OPEN until a call). */
+  public State state() {
+    return State.of(LbNativeJNI.cb_state(handle));
+  }
+
+  /**
+   * How long until a call could be admitted: zero when one would be now; the
+   * rest of the open duration in OPEN; {@code ChronoUnit.FOREVER.getDuration()}
+   * in FORCED_OPEN. Never moves the state.
+   */
+  public Duration retryAfter() {
+    return Durations.ofNanos(LbNativeJNI.cb_retry_after(handle));
+  }
+
+  /** The counters now. */
+  public Stats stats() {
+    cb_stats s = new cb_stats();
+    try {
+      LbNative.cb_stats_get(handle, s);
+      return new Stats(s);
+    } finally {
+      s.delete();
+    }
+  }
+
+  /** FORCED_OPEN: rejects everything until {@link #reset()}. */
+  public void forceOpen() {
+    LbNativeJNI.cb_force_open(handle);
+  }
+
+  /** DISABLED: admits everything and never trips, until {@link #reset()}. */
+  public void disable() {
+    LbNativeJNI.cb_disable(handle);
+  }
+
+  /** CLOSED with a fresh count, from any state. */
+  public void reset() {
+    LbNativeJNI.cb_reset(handle);
+  }
+
+  /**
+   * OPEN now for exactly {@code openFor} (e.g. a "429, Retry-After: 20"
+   * answer), then probing as usual. Counts as a trip.
+   *
+   * @throws IllegalArgumentException outside 1 µs .. 366 days (the library's message)
+   */
+  public void trip(Duration openFor) {
+    LbNativeJNI.cb_trip(handle, Durations.toNanos(openFor, "openFor"));
+  }
+
+  /** The breaker's name, unique in its registry. */
+  public String name() {
+    return name;
+  }
+
+  /** The registry holding this breaker. */
+  public Registry registry() {
+    return registry;
+  }
+
+  /** Whether {@link #close()} has run (or the Cleaner destroyed the breaker). */
+  public boolean isClosed() {
+    return destroyer.destroyed();
+  }
+
+  /**
+   * Destroys the breaker: its name becomes free and every later call throws
+   * {@link IllegalStateException}. Calling it again does nothing.
+   */
+  @Override
+  public void close() {
+    if (cleanable != null) {
+      cleanable.clean();
+    } else {
+      destroyer.run();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "CircuitBreaker{'" + name + "'" + (isClosed() ? ", closed}" : "}");
+  }
+}

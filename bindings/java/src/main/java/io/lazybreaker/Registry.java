@@ -1,0 +1,362 @@
+package io.lazybreaker;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * A set of breakers sharing a clock, a capacity and an event queue. {@link
+ * #defaultRegistry()} is the process-wide one (monotonic clock, never
+ * closed); {@link #open} and {@link #withManualClock()} make private ones,
+ * which {@link #close()} (or, if they become unreachable unclosed, a {@link
+ * Cleaner}) closes, making every breaker in them stale.
+ *
+ * <p>Thread safety: every method may be called from any thread. {@link
+ * #close()} waits for the registry calls under way (create, lookup, events,
+ * text) and makes later ones throw {@link IllegalStateException}; breakers'
+ * calls never wait on it (a closed registry's breakers throw {@link
+ * IllegalStateException}, as closed breakers do).
+ */
+public final class Registry implements AutoCloseable {
+  static final Cleaner CLEANER = Cleaner.create();
+
+  private final long ptr;
+  private final SWIGTYPE_p_cb_registry native_;
+  private final boolean isDefault;
+  private final boolean manualClock;
+  private final ReentrantReadWriteLock lifetime = new ReentrantReadWriteLock();
+  private final Closer closer;
+  private final Cleaner.Cleanable cleanable;
+  final Owned owned = new Owned();
+
+  /**
+   * The breakers a Java object owns, by handle: lookup() hands out the same
+   * CircuitBreaker while it lives. Weak, so that an unreachable breaker is
+   * collected and destroyed by its Cleaner.
+   */
+  static final class Owned {
+    final ConcurrentHashMap<Long, Entry> byHandle = new ConcurrentHashMap<>();
+
+    static final class Entry extends WeakReference<CircuitBreaker> {
+      final CircuitBreaker.Destroyer destroyer;
+
+      Entry(CircuitBreaker b) {
+        super(b);
+        destroyer = b.destroyer();
+      }
+    }
+
+    void add(CircuitBreaker b) {
+      byHandle.put(b.handle, new Entry(b));
+    }
+
+    void forget(long handle, CircuitBreaker.Destroyer destroyer) {
+      byHandle.computeIfPresent(handle, (h, e) -> e.destroyer == destroyer ? null : e);
+    }
+  }
+
+  /** The Cleaner's action for a private registry; must not reach the Registry. */
+  static final class Closer implements Runnable {
+    private final SWIGTYPE_p_cb_registry native_;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CountDownLatch gone = new CountDownLatch(1);
+
+    Closer(SWIGTYPE_p_cb_registry native_) {
+      this.native_ = native_;
+    }
+
+    @Override
+    public void run() {
+      if (closed.compareAndSet(false, true)) {
+        LbNative.cb_registry_close(native_);
+        gone.countDown();
+      }
+    }
+
+    boolean awaitClosed(long millis) throws InterruptedException {
+      return gone.await(millis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private Registry(SWIGTYPE_p_cb_registry native_, boolean isDefault, boolean manualClock) {
+    this.native_ = native_;
+    this.ptr = SWIGTYPE_p_cb_registry.getCPtr(native_);
+    this.isDefault = isDefault;
+    this.manualClock = manualClock;
+    this.closer = isDefault ? null : new Closer(native_);
+    this.cleanable = isDefault ? null : CLEANER.register(this, closer);
+  }
+
+  private static final class DefaultHolder {
+    static final Registry INSTANCE = new Registry(LbNative.lb_default_registry(), true, false);
+  }
+
+  /** The process-wide registry (monotonic clock, 1,048,576 breakers); never closed. */
+  public static Registry defaultRegistry() {
+    return DefaultHolder.INSTANCE;
+  }
+
+  /**
+   * A new private registry.
+   *
+   * @throws IllegalArgumentException for options the library refuses (its message)
+   */
+  public static Registry open(RegistryOptions options) {
+    Objects.requireNonNull(options, "options");
+    cb_registry_options o = options.toNative();
+    try {
+      return new Registry(LbNative.lb_registry_open(o), false, options.manualClock);
+    } finally {
+      o.delete();
+    }
+  }
+
+  /** A new private registry whose clock starts at zero and moves only by {@link #advance}. */
+  public static Registry withManualClock() {
+    return open(RegistryOptions.builder().manualClock(true).build());
+  }
+
+  /**
+   * Runs {@code op} with the registry's pointer while it is open; close()
+   * waits for it. (The library forbids calls racing a close.)
+   */
+  private <T> T whileOpen(java.util.function.Supplier<T> op) {
+    ReentrantReadWriteLock.ReadLock lock = lifetime.readLock();
+    lock.lock();
+    try {
+      if (closer != null && closer.closed.get()) {
+        throw new IllegalStateException("the registry is closed");
+      }
+      return op.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Creates a breaker, CLOSED, owned by the returned object: {@link
+   * CircuitBreaker#close()} destroys it, and so does the Cleaner when the
+   * object becomes unreachable unclosed.
+   *
+   * @param name 1..255 bytes of UTF-8, unique in the registry
+   * @throws BreakerExistsException when the name is taken
+   * @throws IllegalArgumentException for a bad name (the library's message)
+   * @throws RegistryFullException when the registry holds its capacity
+   * @throws NullPointerException for a null name or config
+   */
+  public CircuitBreaker create(String name, BreakerConfig config) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(config, "config");
+    byte[] utf8 = Utf8.nulTerminated(name, "name");
+    return whileOpen(
+        () -> {
+          cb_config c = config.toNative();
+          try {
+            // Under the owned map's lock, so that a lookup racing this
+            // create finds the owner, never a second object for the handle.
+            synchronized (owned) {
+              long h = LbNative.cb_create(native_, utf8, c);
+              CircuitBreaker b = new CircuitBreaker(this, h, name, config.classifier, true);
+              owned.add(b);
+              return b;
+            }
+          } finally {
+            c.delete();
+          }
+        });
+  }
+
+  /** {@link #create(String, BreakerConfig)} with the library's defaults. */
+  public CircuitBreaker create(String name) {
+    return create(name, BreakerConfig.defaults());
+  }
+
+  /**
+   * The breaker of that name: the same object {@link #create} returned while
+   * it lives. A breaker created outside Java (by C code in the default
+   * registry, say) comes back as a CircuitBreaker that does not destroy it
+   * when collected (close() still does).
+   */
+  public Optional<CircuitBreaker> lookup(String name) {
+    Objects.requireNonNull(name, "name");
+    byte[] utf8 = Utf8.nulTerminated(name, "name");
+    return whileOpen(
+        () -> {
+          synchronized (owned) {
+            long h = LbNative.cb_lookup(native_, utf8);
+            return h == 0 ? Optional.<CircuitBreaker>empty() : Optional.ofNullable(wrap(h, name));
+          }
+        });
+  }
+
+  /** The Java object for a live handle; null if its owner was collected (then it is destroyed). */
+  private CircuitBreaker wrap(long h, String knownName) {
+    Owned.Entry e = owned.byHandle.get(h);
+    if (e != null) {
+      CircuitBreaker b = e.get();
+      if (b != null) return b;
+      // Its owner is unreachable and its Cleaner is due: it is gone.
+      e.destroyer.run();
+      return null;
+    }
+    String name = knownName != null ? knownName : Utf8.decode(LbNative.lb_name(h));
+    return new CircuitBreaker(this, h, name, Classifier.DEFAULT, false);
+  }
+
+  /** The registry's live breakers, in no particular order. */
+  public List<CircuitBreaker> breakers() {
+    return whileOpen(
+        () -> {
+          lb_handle_list list = new lb_handle_list(native_);
+          try {
+            List<CircuitBreaker> out = new ArrayList<>((int) list.getCount());
+            for (long i = 0; i < list.getCount(); i++) {
+              try {
+                CircuitBreaker b;
+                synchronized (owned) {
+                  b = wrap(list.get(i), null);
+                }
+                if (b != null) out.add(b);
+              } catch (IllegalStateException destroyedMeanwhile) {
+                // listed, then destroyed before its name could be read
+              }
+            }
+            return List.copyOf(out);
+          } finally {
+            list.delete();
+          }
+        });
+  }
+
+  /**
+   * Takes up to {@code max} events from the queue, oldest first. Nothing runs
+   * inside the library on an event: drain the queue when you like. A full
+   * queue drops its oldest events ({@link #eventsDropped()}).
+   */
+  public List<StateTransition> pollEvents(int max) {
+    if (max <= 0) throw new IllegalArgumentException("max must be positive, got " + max);
+    return whileOpen(
+        () -> {
+          List<StateTransition> out = new ArrayList<>();
+          lb_event_batch batch = new lb_event_batch(Math.min(max, 256));
+          try {
+            while (out.size() < max) {
+              int n = batch.poll(native_);
+              for (int i = 0; i < n && out.size() < max; i++) {
+                cb_event e = batch.get(i);
+                out.add(
+                    new StateTransition(
+                        e.getSequence(),
+                        Utf8.decode(e.getName()),
+                        CircuitBreaker.State.of(e.getFrom()),
+                        CircuitBreaker.State.of(e.getTo()),
+                        StateTransition.Reason.of(e.getReason()),
+                        Durations.ofNanos(e.getAt_ns())));
+              }
+              if (n < Math.min(max, 256)) break;
+            }
+            return out;
+          } finally {
+            batch.delete();
+          }
+        });
+  }
+
+  /** Events the queue has dropped since the registry opened. */
+  public long eventsDropped() {
+    return whileOpen(() -> LbNative.cb_events_dropped(native_));
+  }
+
+  /** Whether rejected calls are queued as events too (off by default; transitions always are). */
+  public void recordRejections(boolean on) {
+    long kinds =
+        LbNativeConstants.CB_EVENTS_TRANSITIONS | (on ? LbNativeConstants.CB_EVENTS_REJECTIONS : 0);
+    whileOpen(() -> LbNative.cb_events_select(native_, kinds));
+  }
+
+  /** Every breaker in the Prometheus text format 0.0.4 (docs/observability.md). */
+  public String prometheus() {
+    return whileOpen(() -> Utf8.decode(LbNative.lb_prometheus(native_)));
+  }
+
+  /** The registry's clock. */
+  public Duration now() {
+    return whileOpen(() -> Durations.ofNanos(LbNative.cb_clock_now(native_)));
+  }
+
+  /**
+   * Moves a manual clock forward.
+   *
+   * @throws IllegalStateException unless the registry has a manual clock
+   */
+  public void advance(Duration d) {
+    long ns = Durations.toNanos(d, "advance");
+    if (!manualClock) {
+      throw new IllegalStateException("advance: this registry's clock is not manual");
+    }
+    whileOpen(() -> LbNative.cb_clock_advance(native_, ns));
+  }
+
+  /** The Cleaner's action (a test waits on it); null for the default registry. */
+  Closer closer() {
+    return closer;
+  }
+
+  public boolean hasManualClock() {
+    return manualClock;
+  }
+
+  public boolean isDefault() {
+    return isDefault;
+  }
+
+  public boolean isClosed() {
+    return closer != null && closer.closed.get();
+  }
+
+  /**
+   * Closes a private registry: every breaker in it becomes stale. Waits for
+   * registry calls under way. Does nothing on the default registry, or when
+   * already closed.
+   */
+  @Override
+  public void close() {
+    if (isDefault) return;
+    ReentrantReadWriteLock.WriteLock lock = lifetime.writeLock();
+    lock.lock();
+    try {
+      cleanable.clean();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // --- validation of configs (BreakerConfig.build) ------------------------------
+
+  private static final class ValidationHolder {
+    // A small private registry: BreakerConfig.build() has the library judge
+    // a config by creating (and at once destroying) an anonymous breaker.
+    static final Registry INSTANCE =
+        open(RegistryOptions.builder().capacity(1024).manualClock(true).build());
+  }
+
+  static void validate(cb_config c) {
+    Registry r = ValidationHolder.INSTANCE;
+    long h = LbNative.cb_create(r.native_, null, c);
+    LbNative.cb_destroy(h);
+  }
+
+  @Override
+  public String toString() {
+    return isDefault ? "Registry{default}" : "Registry{" + Long.toHexString(ptr) + "}";
+  }
+}

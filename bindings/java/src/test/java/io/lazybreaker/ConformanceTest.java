@@ -1,0 +1,75 @@
+package io.lazybreaker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Every scenario of tests/conformance passes in Java, read from the files the
+ * C++ runner reads (the directory comes from the system property
+ * lazybreaker.conformance.dir); the runner proves it skips nothing by
+ * failing each self-test file in the expected way.
+ */
+class ConformanceTest {
+  static Path dir() {
+    String d = System.getProperty("lazybreaker.conformance.dir");
+    if (d == null) throw new IllegalStateException("-Dlazybreaker.conformance.dir is not set");
+    return Path.of(d);
+  }
+
+  static List<Path> scenarios(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.toString().endsWith(".scn")).sorted().collect(Collectors.toList());
+    }
+  }
+
+  private static DynamicTest expect(Path file, int expected) {
+    return DynamicTest.dynamicTest(
+        dir().relativize(file).toString(),
+        () -> {
+          ByteArrayOutputStream out = new ByteArrayOutputStream();
+          ByteArrayOutputStream err = new ByteArrayOutputStream();
+          int got =
+              ConformanceRunner.runFile(
+                  file,
+                  new PrintStream(out, true, StandardCharsets.UTF_8),
+                  new PrintStream(err, true, StandardCharsets.UTF_8));
+          assertEquals(
+              expected,
+              got,
+              () -> out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        });
+  }
+
+  @TestFactory
+  Stream<DynamicTest> every_scenario_passes() throws IOException {
+    List<Path> files = scenarios(dir());
+    assertFalse(files.isEmpty(), "no scenarios in " + dir());
+    return files.stream().map(f -> expect(f, ConformanceRunner.PASS));
+  }
+
+  @TestFactory
+  Stream<DynamicTest> every_malformed_selftest_is_rejected_as_malformed() throws IOException {
+    List<Path> files = scenarios(dir().resolve("selftest/malformed"));
+    assertFalse(files.isEmpty());
+    return files.stream().map(f -> expect(f, ConformanceRunner.MALFORMED));
+  }
+
+  @TestFactory
+  Stream<DynamicTest> every_mismatch_selftest_fails_with_a_mismatch() throws IOException {
+    List<Path> files = scenarios(dir().resolve("selftest/mismatch"));
+    assertFalse(files.isEmpty());
+    return files.stream().map(f -> expect(f, ConformanceRunner.MISMATCH));
+  }
+}
