@@ -270,6 +270,27 @@ typedef struct lb_event_batch {
   const size_t count;
 } lb_event_batch;
 
+/* Constructors and helpers that return a pointer: NULL is a failure whose
+ * status lb_fail_null left behind. Declared before the %extend blocks below:
+ * SWIG applies an %exception only to the declarations that follow it. */
+%define %lb_check_null(NAME)
+%exception NAME {
+  $action
+  if (!result) {
+    %lb_raise(lb_last_status())
+  }
+}
+%enddef
+%lb_check_null(lb_registry_open)
+%lb_check_null(lb_default_registry)
+%lb_check_null(lb_prometheus)
+%lb_check_null(lb_name)
+%lb_check_null(cb_config::cb_config)
+%lb_check_null(cb_registry_options::cb_registry_options)
+%lb_check_null(cb_stats::cb_stats)
+%lb_check_null(lb_handle_list::lb_handle_list)
+%lb_check_null(lb_event_batch::lb_event_batch)
+%lb_check_null(lb_event_batch::get)
 /* Constructors fill defaults through the library: a binding never
  * hard-codes one. */
 %extend cb_config {
@@ -368,26 +389,6 @@ typedef struct lb_event_batch {
   $result = result == CB_OK ? temp$argnum : 0;
 }
 #endif
-/* Constructors and helpers that return a pointer: NULL is a failure whose
- * status lb_fail_null left behind. */
-%define %lb_check_null(NAME)
-%exception NAME {
-  $action
-  if (!result) {
-    %lb_raise(lb_last_status())
-  }
-}
-%enddef
-%lb_check_null(lb_registry_open)
-%lb_check_null(lb_default_registry)
-%lb_check_null(lb_prometheus)
-%lb_check_null(lb_name)
-%lb_check_null(cb_config::cb_config)
-%lb_check_null(cb_registry_options::cb_registry_options)
-%lb_check_null(cb_stats::cb_stats)
-%lb_check_null(lb_handle_list::lb_handle_list)
-%lb_check_null(lb_event_batch::lb_event_batch)
-%lb_check_null(lb_event_batch::get)
 %newobject lb_prometheus;
 %newobject lb_name;
 
