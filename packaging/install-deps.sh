@@ -12,6 +12,8 @@ packages=(
   # the language bindings: SWIG for all; Java: a JDK and JUnit 5 (Debian's
   # jars only, no Maven Central)
   swig default-jdk-headless junit5
+  # Go: Debian's toolchain (1.19), the standard library only, no module proxy
+  golang-go
 )
 
 missing=()
