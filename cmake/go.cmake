@@ -141,6 +141,15 @@ if(LB_BUILD_TESTS)
   add_test(NAME go.consumer COMMAND ${_lb_go_consumer}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/go/consumer)
 
+  # The same program against the .deb packages alone (label packaging: it
+  # needs the packages that tests/packaging builds, and is left out of the
+  # sanitizer runs with them).
+  add_test(NAME packaging.go_consumer_builds_from_unpacked_debs
+    COMMAND ${PROJECT_SOURCE_DIR}/tests/go/consumer-from-debs.sh ${PROJECT_BINARY_DIR}/packaging-test/packages
+            ${LB_GO_WORK}/debs ${LB_GO_ENV})
+  set_tests_properties(packaging.go_consumer_builds_from_unpacked_debs PROPERTIES LABELS packaging
+                       FIXTURES_REQUIRED lb_packages RESOURCE_LOCK lb_go_cache)
+
   set(_lb_go_tests go.swig_output_current go.vet go.vet.swig_output go.vet.consumer go.test go.consumer)
   set_tests_properties(${_lb_go_tests} PROPERTIES LABELS go)
   set_tests_properties(go.test PROPERTIES TIMEOUT 900)
