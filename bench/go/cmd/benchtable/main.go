@@ -1,10 +1,12 @@
-// Command benchtable runs the Go benchmark binary given after "--", shows
-// its output as it comes, keeps a copy (-out), and prints the medians of
-// each benchmark's runs (-count 10) with B/op and allocs/op, then the
-// ratios the targets of issue 13 are stated in.
+// Command benchtable runs the Go benchmark binary given after "--" -passes
+// times (10: as -count 10, but interleaved, one pass over every benchmark
+// at a time, so a burst of noise on a shared machine is spread over all of
+// them rather than one), shows its output as it comes, keeps a copy (-out),
+// and prints the median of each benchmark's runs with B/op and allocs/op,
+// then the ratios the targets of issue 13 are stated in.
 //
-//	benchtable -out go-bench.txt -- ./bench.test -test.run '^$' -test.bench . \
-//	    -test.benchmem -test.count 10 -test.cpu 1,2
+//	benchtable -passes 10 -out go-bench.txt -- ./bench.test -test.run '^$' -test.bench . \
+//	    -test.benchmem -test.cpu 1,2
 package main
 
 import (
@@ -44,22 +46,14 @@ func median(v []float64) float64 {
 
 func main() {
 	out := flag.String("out", "", "a copy of the benchmark's output")
+	passes := flag.Int("passes", 10, "runs of the benchmark binary")
 	flag.Parse()
 	args := flag.Args()
-	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: benchtable [-out FILE] -- BENCHMARK-BINARY ARGS...")
+	if len(args) == 0 || *passes < 1 {
+		fmt.Fprintln(os.Stderr, "usage: benchtable [-passes N] [-out FILE] -- BENCHMARK-BINARY ARGS...")
 		os.Exit(2)
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stderr = os.Stderr
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		fail(err)
-	}
-	if err := cmd.Start(); err != nil {
-		fail(err)
-	}
-	var sinks []io.Writer = []io.Writer{os.Stdout}
+	sinks := []io.Writer{os.Stdout}
 	if *out != "" {
 		f, err := os.Create(*out)
 		if err != nil {
@@ -72,6 +66,27 @@ func main() {
 	results := map[key]*runs{}
 	var order []string
 	seen := map[string]bool{}
+	for pass := 1; pass <= *passes; pass++ {
+		fmt.Fprintf(copyTo, "# pass %d of %d\n", pass, *passes)
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Stderr = os.Stderr
+		pipe, err := cmd.StdoutPipe()
+		if err != nil {
+			fail(err)
+		}
+		if err := cmd.Start(); err != nil {
+			fail(err)
+		}
+		collect(pipe, copyTo, results, &order, seen)
+		if err := cmd.Wait(); err != nil {
+			fail(fmt.Errorf("%s: %w", args[0], err))
+		}
+	}
+	report(results, order, *out)
+}
+
+// collect copies the benchmark's output and files each result line.
+func collect(pipe io.Reader, copyTo io.Writer, results map[key]*runs, order *[]string, seen map[string]bool) {
 	sc := bufio.NewScanner(pipe)
 	for sc.Scan() {
 		fmt.Fprintln(copyTo, sc.Text())
@@ -94,11 +109,14 @@ func main() {
 		}
 		if !seen[m[1]] {
 			seen[m[1]] = true
-			order = append(order, m[1])
+			*order = append(*order, m[1])
 		}
 	}
-	if err := cmd.Wait(); err != nil {
-		fail(fmt.Errorf("%s: %w", args[0], err))
+}
+
+func report(results map[key]*runs, order []string, out string) {
+	if len(order) == 0 {
+		fail(fmt.Errorf("no benchmark results"))
 	}
 	ns := func(name string, procs int) float64 {
 		if r := results[key{name, procs}]; r != nil {
@@ -166,8 +184,8 @@ func main() {
 	fmt.Printf("  at least 2x faster than the mutex baseline serially (CLOSED, GOMAXPROCS 1): %.2fx  %s\n", serial, verdict(serial >= 2))
 	parallel := ns("MutexAcquireDone/closed/parallel", 2) / ns("AcquireDone/closed/parallel", 2)
 	fmt.Printf("  at least 5x faster under RunParallel at GOMAXPROCS 2 (CLOSED): %.2fx  %s\n", parallel, verdict(parallel >= 5))
-	if strings.TrimSpace(*out) != "" {
-		fmt.Printf("\n(raw output: %s)\n", *out)
+	if strings.TrimSpace(out) != "" {
+		fmt.Printf("\n(raw output: %s)\n", out)
 	}
 }
 
