@@ -2,7 +2,7 @@
 # `make test` install what is missing first (packaging/install-deps.sh).
 JOBS ?= $(shell nproc)
 BUILD ?= build
-CMAKE_FLAGS ?= -DLB_WERROR=ON
+CMAKE_FLAGS ?= -DLB_WERROR=ON -DLB_BUILD_BENCH=ON
 
 .PHONY: all deps build demo test test-release test-asan test-tsan bench bench-icount package abi-update format clean
 

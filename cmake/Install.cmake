@@ -32,6 +32,14 @@ install(TARGETS lazybreaker EXPORT lazybreaker-targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Runtime NAMELINK_COMPONENT Development)
 install(TARGETS lazybreaker_static EXPORT lazybreaker-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)
+# A distro's static library carries no debug info (lintian's
+# unstripped-static-library); the shared library keeps what the distro's
+# own debug-symbol packaging would take from it.
+if(LB_PACKAGE_LAYOUT AND CMAKE_STRIP)
+  install(CODE "execute_process(COMMAND ${CMAKE_STRIP} --strip-debug --enable-deterministic-archives
+      \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:lazybreaker_static>\"
+      COMMAND_ERROR_IS_FATAL ANY)" COMPONENT Development)
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/lazybreaker
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT Development
   FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
@@ -88,6 +96,23 @@ if(TARGET lazybreaker-demo)
   add_custom_target(lb_man_pages ALL DEPENDS ${_lb_man})
   install(FILES ${_lb_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT Tools)
 endif()
+
+# --- documentation -------------------------------------------------------------
+# The installed header points at docs/*.md; they, the README and the
+# examples go with the development files, where each distro keeps a
+# package's documentation (the package names are packaging/Packages.cmake's).
+if(LB_PACKAGE_LAYOUT STREQUAL "deb")
+  set(_lb_docdir ${CMAKE_INSTALL_DATAROOTDIR}/doc/liblazybreaker-dev)
+elseif(LB_PACKAGE_LAYOUT STREQUAL "rpm")
+  set(_lb_docdir ${CMAKE_INSTALL_DATAROOTDIR}/doc/lazybreaker-devel)
+else()
+  set(_lb_docdir ${CMAKE_INSTALL_DOCDIR})
+endif()
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${_lb_docdir} COMPONENT Development)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${_lb_docdir}/docs COMPONENT Development
+  FILES_MATCHING PATTERN "*.md")
+install(FILES ${PROJECT_SOURCE_DIR}/examples/demo.c ${PROJECT_SOURCE_DIR}/examples/example.cpp
+  DESTINATION ${_lb_docdir}/examples COMPONENT Development)
 
 # --- licence ---------------------------------------------------------------
 # Distro packages carry the licence per package (packaging/CPackSetup.cmake);

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lazybreaker/lazybreaker.h"
 
@@ -63,7 +64,18 @@ static int note_transition(cb_handle h, int before) {
   return after;
 }
 
-int main(void) {
+static const char kUsage[] =
+    "usage: lazybreaker-demo [--help]\n"
+    "\n"
+    "Drives one lazybreaker circuit breaker in front of a simulated dependency\n"
+    "that fails from t=400ms until t=8000ms, on a manual clock, and prints the\n"
+    "timeline: the trip, fast failures with the time until a retry, a probe\n"
+    "that fails and re-opens the breaker, one that succeeds and closes it,\n"
+    "then the breaker's statistics. Every run prints the same.\n"
+    "\n"
+    "  -h, --help  print this help and exit\n";
+
+int main(int argc, char **argv) {
   cb_registry_options opts;
   cb_registry *reg = NULL;
   cb_config cfg;
@@ -73,6 +85,11 @@ int main(void) {
   size_t i;
   int state;
 
+  if (argc > 1) {
+    const int help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+    fputs(kUsage, help ? stdout : stderr);
+    return help ? 0 : 2;
+  }
   cb_registry_options_init(&opts);
   opts.clock = CB_CLOCK_MANUAL;
   check(cb_registry_open(&opts, &reg), "cb_registry_open");

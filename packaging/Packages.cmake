@@ -43,8 +43,10 @@ lb_package(Runtime DEB liblazybreaker${PROJECT_VERSION_MAJOR} RPM lazybreaker
 lb_package(Development DEB liblazybreaker-dev RPM lazybreaker-devel
   SECTION libdevel GROUP Development/Libraries DEPENDS_ON_RUNTIME
   SUMMARY "Lazy, lock-free circuit breaker library - development files"
-  DESCRIPTION "${_lb_about}\n\nThis package contains the C header, the static library, the
-pkg-config file and the CMake package: find_package(lazybreaker).")
+  DESCRIPTION "${_lb_about}\n\nThis package contains the C header lazybreaker.h (the stable C ABI),
+the header-only C++17 wrapper lazybreaker.hpp, the static library, the
+pkg-config file, the CMake package (find_package(lazybreaker)) and the
+documentation and examples.")
 lb_package(Tools DEB lazybreaker-tools RPM lazybreaker-tools
   SECTION utils GROUP Applications/System DEPENDS_ON_RUNTIME
   SUMMARY "Lazy, lock-free circuit breaker library - command-line tools"

@@ -6,12 +6,17 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config
-  libboost-dev doctest-dev libbenchmark-dev
+  doctest-dev libbenchmark-dev
   valgrind file
   abigail-tools lintian rpm rpmlint dpkg-dev fakeroot
   # the language bindings: SWIG for all; Java: a JDK and JUnit 5 (Debian's
   # jars only, no Maven Central)
   swig default-jdk-headless junit5
+  # Lua: both interpreters the module is built and tested for, and their
+  # headers (the module links neither library: the interpreter provides it)
+  lua5.4 liblua5.4-dev luajit libluajit-5.1-dev
+  # and LuaRocks, to build the rock from packaging/lua/*.rockspec in a test
+  luarocks
   # Go: Debian's toolchain (1.19), the standard library only, no module proxy
   golang-go
 )

@@ -44,6 +44,21 @@ build_format() { # <deb|rpm> <libdir or ""> [extra cmake args...]
   cp "$tree"/packages/*."$fmt" "$out"/
 }
 
+# The library and its -dev package may be installed for several
+# architectures at once (their files are the same or in multiarch paths):
+# Multi-Arch: same, which CPack's DEB generator cannot write.
+mark_multiarch_same() { # <deb>...
+  local deb dir
+  for deb in "$@"; do
+    dir=$(mktemp -d)
+    dpkg-deb -R "$deb" "$dir/pkg"
+    grep -q '^Multi-Arch:' "$dir/pkg/DEBIAN/control" ||
+      sed -i '/^Architecture:/a Multi-Arch: same' "$dir/pkg/DEBIAN/control"
+    dpkg-deb --root-owner-group -Zxz --build "$dir/pkg" "$deb" >/dev/null
+    rm -rf "$dir"
+  done
+}
+
 if [ -z "$only" ] || [ "$only" = deb ]; then
   command -v dpkg-deb >/dev/null || { echo "make-packages: dpkg-deb missing (make deps)" >&2; exit 1; }
   # Debian's own compiler and linker flags for packages (-O2, hardening).
@@ -56,6 +71,7 @@ if [ -z "$only" ] || [ "$only" = deb ]; then
            "-DCMAKE_EXE_LINKER_FLAGS=$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get LDFLAGS)")
   fi
   build_format deb "" "${flags[@]}"
+  mark_multiarch_same "$out"/liblazybreaker[0-9]*_*.deb "$out"/liblazybreaker-dev_*.deb
 fi
 if [ -z "$only" ] || [ "$only" = rpm ]; then
   command -v rpmbuild >/dev/null || { echo "make-packages: rpmbuild missing (make deps)" >&2; exit 1; }

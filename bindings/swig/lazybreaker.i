@@ -31,6 +31,8 @@
  *   - may #define LB_OVERLAY_ARGOUT and then defines the argout typemaps of
  *     section 3 itself (a language that returns values on a stack, as Lua
  *     does, cannot assign $result).
+ *   - may define %lb_return_int(value) and #define LB_RETURN_INT_DEFINED
+ *     for the same reason: how LB_STATUS and LB_STATE return their int.
  *
  * The abstract typemap names (the contract between this file and overlays):
  *
@@ -320,17 +322,25 @@ typedef struct lb_event_batch {
 #error "an overlay must define %lb_raise(status) and #define LB_RAISE_DEFINED before including lazybreaker.i"
 #endif
 
+/* %lb_return_int(value): how a status or state (>= 0) becomes the result.
+ * An overlay whose language returns values on a stack defines it (Lua:
+ * push and count); every other language assigns $result. */
+#if !defined(LB_RETURN_INT_DEFINED)
+%define %lb_return_int(value)
+  $result = value;
+%enddef
+#endif
 %typemap(out) int LB_STATUS {
   if ($1 < 0) {
     %lb_raise($1)
   }
-  $result = $1;
+  %lb_return_int($1)
 }
 %typemap(out) int LB_STATE {
   if ($1 < 0) {
     %lb_raise($1)
   }
-  $result = $1;
+  %lb_return_int($1)
 }
 %typemap(out) int LB_STATUS_U64 {
   if ($1 < 0) {

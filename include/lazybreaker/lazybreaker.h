@@ -17,7 +17,15 @@
  * = 1, errors < 0) unless stated otherwise, and writes results through
  * out-pointers, which it leaves untouched on error. On every error the
  * calling thread's cb_last_error_message() says what went wrong. A failed
- * call changes nothing.
+ * call changes nothing. No function throws or lets a C++ exception out
+ * (CB_NOEXCEPT).
+ *
+ * Processes and signals: after fork() the child has a private copy of every
+ * registry as it stood, shared with nothing; open or close registries in the
+ * child only if no other parent thread was opening or closing one at the
+ * fork. No function is async-signal-safe. dlclose() leaves the library
+ * loaded (it is linked -z nodelete), so threads that used it exit safely.
+ * See docs/semantics.md, "Processes, signals and unloading".
  *
  * Only <stddef.h>, <stdint.h> and <stdbool.h> are included; the header is
  * C99 and C++ clean.
@@ -43,6 +51,17 @@ extern "C" {
 #endif
 #endif
 
+/** Ends every function declaration: `noexcept` for C++ callers (no
+ *  function of this library throws; none lets an exception out), nothing
+ *  in C. It changes no symbol. @since 1.1 */
+#ifndef CB_NOEXCEPT
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define CB_NOEXCEPT noexcept
+#else
+#define CB_NOEXCEPT
+#endif
+#endif
+
 /** @name Version
  *  Compare CB_VERSION_NUMBER (the header you built with) against
  *  cb_version_number() (the library you run with).
@@ -51,12 +70,20 @@ extern "C" {
 #define CB_VERSION_MINOR 1
 #define CB_VERSION_PATCH 0
 #define CB_VERSION_NUMBER (CB_VERSION_MAJOR * 10000 + CB_VERSION_MINOR * 100 + CB_VERSION_PATCH)
-#define CB_VERSION_STRING "1.1.0"
+#define CB_VERSION_STRINGIFY_(x) #x
+#define CB_VERSION_STRINGIFY(x) CB_VERSION_STRINGIFY_(x)
+/** "MAJOR.MINOR.PATCH", built from the three numbers. */
+#define CB_VERSION_STRING                \
+  CB_VERSION_STRINGIFY(CB_VERSION_MAJOR) \
+  "." CB_VERSION_STRINGIFY(CB_VERSION_MINOR) "." CB_VERSION_STRINGIFY(CB_VERSION_PATCH)
 /** @} */
 
-/** A breaker's handle: registry id, slot index and generation packed in 64
- *  bits. 0 is never a valid handle. A destroyed breaker's handle stays
- *  invalid (CB_EHANDLE) for the life of the process. */
+/** A breaker's handle: its slot in the process's breaker space and the
+ *  slot's incarnation, packed in 64 bits with tag bits. 0 is never a valid
+ *  handle, and any value that is not a live handle is refused with
+ *  CB_EHANDLE by every function, changing nothing. A destroyed breaker's
+ *  handle stays invalid (CB_EHANDLE) for the life of the process: a slot
+ *  that has held 1,048,576 breakers retires rather than repeat a handle. */
 typedef uint64_t cb_handle;
 
 /** An admitted call's ticket, from cb_allow, for cb_done. Opaque. It carries
@@ -140,16 +167,24 @@ typedef struct cb_config {
   uint32_t window_buckets;         /**< time window: default 10, 1..CB_MAX_WINDOW_BUCKETS */
   uint32_t minimum_calls;          /**< no rate trips before this many outcomes are in
                                         the window; default 100, 1..CB_MAX_MINIMUM_CALLS */
-  double failure_rate_threshold;   /**< (0, 1]; default 0.5 */
+  double failure_rate_threshold;   /**< (0, 1]; default 0.5. Reached when failures *
+                                        10^9 >= calls * round(threshold * 10^9), in
+                                        integers (docs/policies.md) */
   uint64_t slow_call_ns;           /**< a call longer than this is slow; 0 = slow-call
                                         tracking off (default); at most CB_MAX_DURATION_NS */
-  double slow_call_rate_threshold; /**< (0, 1]; default 1.0 */
+  double slow_call_rate_threshold; /**< (0, 1]; default 1.0; reached as
+                                        failure_rate_threshold is, by slow calls */
   double open_backoff_multiplier;  /**< 1..CB_MAX_BACKOFF_MULTIPLIER; 1 = a fixed open
                                         duration (default) */
-  uint64_t open_duration_max_ns;   /**< cap for backoff and jitter; 0 = no cap; else
+  uint64_t open_duration_max_ns;   /**< cap for backoff and jitter; 0 (the default) =
+                                        CB_MAX_DURATION_NS; else
                                         open_duration_ns..CB_MAX_DURATION_NS */
   double open_jitter;              /**< [0, 1): each open duration is scaled by a factor
-                                        in [1 - j, 1 + j], then capped; default 0 */
+                                        in [1 - j, 1 + j], then kept within
+                                        CB_MIN_OPEN_DURATION_NS..the cap; default 0.
+                                        A fixed duration (no jitter, no backoff yet)
+                                        is exact; a computed one is within a relative
+                                        10^-15 (docs/policies.md) */
   /* later fields are appended here */
 } cb_config;
 
@@ -176,10 +211,12 @@ typedef enum cb_policy_t {
  *          version of cb_config.
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API int cb_config_init_size(cb_config *cfg, size_t size);
+CB_API int cb_config_init_size(cb_config *cfg, size_t size) CB_NOEXCEPT;
 
 /** Fills `cfg` with defaults. @since 1.0 */
-static inline void cb_config_init(cb_config *cfg) { cb_config_init_size(cfg, sizeof *cfg); }
+static inline void cb_config_init(cb_config *cfg) CB_NOEXCEPT {
+  cb_config_init_size(cfg, sizeof *cfg);
+}
 
 /** @name Clocks
  *  @{ */
@@ -215,10 +252,10 @@ typedef struct cb_registry_options {
  *  @return CB_OK; CB_EINVAL if opts is NULL or size is too small.
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size);
+CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size) CB_NOEXCEPT;
 
 /** Fills `opts` with defaults. @since 1.0 */
-static inline void cb_registry_options_init(cb_registry_options *opts) {
+static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCEPT {
   cb_registry_options_init_size(opts, sizeof *opts);
 }
 
@@ -230,23 +267,23 @@ static inline void cb_registry_options_init(cb_registry_options *opts) {
  *  @param out receives the registry.
  *  @return CB_OK; CB_EINVAL for a NULL out, a bad struct_size, an unknown
  *          clock, a capacity over CB_MAX_CAPACITY or a non-NULL path;
- *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when the
- *          process has opened 65,535 registries (ids are never reused), or
+ *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when 65,535
+ *          registries are open at once (a closed one's id is reused), or
  *          when the open registries would hold more than 16,777,216
  *          breakers between them (capacities count in whole 1,024s).
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out);
+CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) CB_NOEXCEPT;
 
-/** Closes a registry: every handle into it becomes stale, and stays stale
- *  however many registries open later (until its slot has had 1,048,576
- *  more lives, in whichever registries hold it; docs/semantics.md).
+/** Closes a registry: every handle into it becomes stale for the life of
+ *  the process, and the pointer is refused (CB_EINVAL) from then on, even
+ *  once another registry has its id (docs/semantics.md).
  *  @return CB_OK (NULL is a no-op); CB_EINVAL for the default registry or a
  *          registry that is not open.
  *  @since 1.0
  *  Thread safety: not with other calls on the same object. Calls through
  *  its handles racing with the close are the caller's error. */
-CB_API int cb_registry_close(cb_registry *reg);
+CB_API int cb_registry_close(cb_registry *reg) CB_NOEXCEPT;
 
 /** The process-wide registry: monotonic clock, capacity
  *  CB_DEFAULT_REGISTRY_CAPACITY. Created on first use; never closed.
@@ -254,7 +291,7 @@ CB_API int cb_registry_close(cb_registry *reg);
  *          (cb_last_error_message() says why); a later call tries again.
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API cb_registry *cb_default_registry(void);
+CB_API cb_registry *cb_default_registry(void) CB_NOEXCEPT;
 
 /** Moves a manual clock forward.
  *  @param reg NULL = the default registry (whose clock is not manual).
@@ -262,13 +299,13 @@ CB_API cb_registry *cb_default_registry(void);
  *          the clock would overflow.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns);
+CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns) CB_NOEXCEPT;
 
 /** Reads the registry's clock, in nanoseconds.
  *  @return CB_OK; CB_EINVAL for a NULL out.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns);
+CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) CB_NOEXCEPT;
 
 /** Creates a breaker, CLOSED.
  *  @param reg NULL = the default registry.
@@ -280,30 +317,33 @@ CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns);
  *          (the message names the field); CB_EEXIST when the name is taken;
  *          CB_EFULL when the registry holds its capacity.
  *  @since 1.0
- *  Thread safety: any thread (lock-free). */
-CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg, cb_handle *out);
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
+                     cb_handle *out) CB_NOEXCEPT;
 
 /** Finds a breaker by name.
  *  @return CB_OK; CB_EINVAL for a NULL or invalid name or NULL out;
  *          CB_ENOENT when no breaker has that name.
  *  @since 1.0
- *  Thread safety: any thread (lock-free). */
-CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out);
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) CB_NOEXCEPT;
 
 /** Destroys a breaker; its name becomes free and its handle stale.
  *  Threads still calling it get CB_EHANDLE; none of them crashes.
  *  @return CB_OK; CB_EHANDLE for a zero, unknown or stale handle.
  *  @since 1.0
- *  Thread safety: any thread (lock-free). */
-CB_API int cb_destroy(cb_handle h);
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT;
 
 /** Asks to make a call. CB_OK admits it: make the call, then report its
  *  outcome with cb_done(h, *ticket, outcome). CB_REJECTED: fail fast.
  *  In OPEN, the first call after the open duration becomes the probe.
+ *  *ticket is written only on CB_OK: on CB_REJECTED and on every error it
+ *  is left untouched.
  *  @return CB_OK; CB_REJECTED; CB_EINVAL for a NULL ticket; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_allow(cb_handle h, cb_ticket *ticket);
+CB_API int cb_allow(cb_handle h, cb_ticket *ticket) CB_NOEXCEPT;
 
 /** Reports the outcome of an admitted call. Report each ticket once, with
  *  the handle it was issued for. A ticket issued before the breaker's last
@@ -314,7 +354,7 @@ CB_API int cb_allow(cb_handle h, cb_ticket *ticket);
  *          or a ticket that cb_allow never issues; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome);
+CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) CB_NOEXCEPT;
 
 /** Reports the breaker's state without ever moving it: an OPEN breaker
  *  whose open duration has passed reports CB_STATE_OPEN until a call
@@ -322,17 +362,21 @@ CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome);
  *  @return a cb_state_t (>= 0); CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_state(cb_handle h);
+CB_API int cb_state(cb_handle h) CB_NOEXCEPT;
 
 /** How long until a call could be admitted, in nanoseconds of the
- *  registry's clock: 0 when a call would be admitted now (CLOSED, DISABLED,
- *  HALF_OPEN with a free probe slot, OPEN after its duration); the rest of
- *  the open duration in OPEN; UINT64_MAX in FORCED_OPEN. Never moves the
- *  state machine.
+ *  registry's clock: 0 exactly when a call would be admitted now (CLOSED,
+ *  DISABLED, HALF_OPEN with a free probe slot, OPEN after its duration); the
+ *  rest of the open duration in OPEN; in HALF_OPEN with every probe slot
+ *  taken, the wait if no probe reports (the rest of the probes' lease plus
+ *  the next open duration; once the lease has run out, what is left of that
+ *  open duration, counted from the lease's end); UINT64_MAX in FORCED_OPEN.
+ *  Near the end of the clock the wait is still exact, never wrapped. Never
+ *  moves the state machine.
  *  @return CB_OK; CB_EINVAL for a NULL out; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns);
+CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) CB_NOEXCEPT;
 
 /** A breaker's counters. Counted in every state: they are observations. */
 typedef struct cb_stats {
@@ -343,12 +387,22 @@ typedef struct cb_stats {
   uint64_t failures;             /**< CB_FAILURE outcomes reported */
   uint64_t ignored;              /**< CB_IGNORED outcomes reported */
   uint64_t trips;                /**< transitions into OPEN (not FORCED_OPEN) */
-  uint32_t consecutive_failures; /**< the current failure run (CLOSED) */
+  uint32_t consecutive_failures; /**< the current failure run under
+                                      CB_POLICY_CONSECUTIVE, in CLOSED; 0 in other
+                                      states and under the rate policies, which
+                                      keep no run */
   /* @since 1.1 */
   uint64_t slow;       /**< outcomes slower than slow_call_ns (0 when tracking is off) */
-  double failure_rate; /**< failures / calls in the window now (rate policies) */
-  double slow_rate;    /**< slow calls / calls in the window now */
-  uint64_t state_ns;   /**< time in the current state, on the registry clock */
+  double failure_rate; /**< failures / calls in the window now: a rate policy's
+                            window, or under CB_POLICY_CONSECUTIVE with slow-call
+                            tracking its count window of window_size (where the
+                            rate trips nothing); 0 with no window or an empty one */
+  double slow_rate;    /**< slow calls / calls in the window now (0 when tracking
+                            is off) */
+  uint64_t state_ns;   /**< time since the last transition, on the registry clock.
+                            A silent probe's re-opening happens as of the end of its
+                            lease; cb_force_open, cb_disable, cb_reset and cb_trip
+                            are transitions even into the state the breaker was in */
   /* later fields are appended here */
 } cb_stats;
 
@@ -359,26 +413,26 @@ typedef struct cb_stats {
  *          the first version of cb_stats; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_stats_get(cb_handle h, cb_stats *out);
+CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT;
 
 /** FORCED_OPEN: rejects everything until cb_reset.
  *  @return CB_OK; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_force_open(cb_handle h);
+CB_API int cb_force_open(cb_handle h) CB_NOEXCEPT;
 
 /** DISABLED: admits everything; outcomes feed cb_stats only, never the
  *  trip policy; until cb_reset.
  *  @return CB_OK; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_disable(cb_handle h);
+CB_API int cb_disable(cb_handle h) CB_NOEXCEPT;
 
 /** CLOSED, with a fresh failure run, from any state.
  *  @return CB_OK; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_reset(cb_handle h);
+CB_API int cb_reset(cb_handle h) CB_NOEXCEPT;
 
 /** OPEN now, for exactly `open_for_ns` (e.g. from a "429 Too Many Requests,
  *  Retry-After: 20" answer), then probing as usual. From any state; counts
@@ -389,7 +443,7 @@ CB_API int cb_reset(cb_handle h);
  *  @since 1.1
  *  Thread safety: any thread, lock-free. Of concurrent cb_trip calls on one
  *  breaker, the last to trip sets the duration. */
-CB_API int cb_trip(cb_handle h, uint64_t open_for_ns);
+CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) CB_NOEXCEPT;
 
 /** Why an event happened. @since 1.1 */
 typedef enum cb_reason_t {
@@ -429,8 +483,8 @@ typedef struct cb_event {
  *  @param reg NULL = the default registry.
  *  @return CB_OK; CB_EINVAL for an unknown bit or registry.
  *  @since 1.1
- *  Thread safety: any thread; calls already under way may use the old set. */
-CB_API int cb_events_select(cb_registry *reg, unsigned kinds);
+ *  Thread safety: any thread. Calls already under way may use the old set. */
+CB_API int cb_events_select(cb_registry *reg, unsigned kinds) CB_NOEXCEPT;
 
 /** Takes up to `max` events, oldest first. The events of one breaker come in
  *  the order its transitions happened. Nothing runs inside the library on an
@@ -446,14 +500,14 @@ CB_API int cb_events_select(cb_registry *reg, unsigned kinds);
  *          registry.
  *  @since 1.1
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count);
+CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count) CB_NOEXCEPT;
 
 /** How many events the registry's queue has dropped since it opened.
  *  @param reg NULL = the default registry.
  *  @return CB_OK; CB_EINVAL for a NULL out or an unknown registry.
  *  @since 1.1
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out);
+CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out) CB_NOEXCEPT;
 
 /** Renders every breaker of the registry in the Prometheus text exposition
  *  format 0.0.4: metrics named lazybreaker_*, labelled breaker="name"
@@ -473,7 +527,8 @@ CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out);
  *  Thread safety: any thread. Figures are read without a lock, each
  *  breaker's a moment apart from the next's. Allocates: meant for a scrape
  *  endpoint, not the request path. */
-CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size, size_t *needed);
+CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size,
+                                 size_t *needed) CB_NOEXCEPT;
 
 /** Lists the handles of the registry's live breakers.
  *  @param reg NULL = the default registry.
@@ -482,9 +537,10 @@ CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size, size_
  *  @return CB_OK; CB_EINVAL for a NULL count, a NULL out with max > 0, or an
  *          unknown registry.
  *  @since 1.1
- *  Thread safety: any thread, lock-free; breakers created or destroyed
+ *  Thread safety: any thread, lock-free. Breakers created or destroyed
  *  meanwhile may or may not be listed. */
-CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max, size_t *count);
+CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max,
+                            size_t *count) CB_NOEXCEPT;
 
 /** Copies the breaker's name (NUL-terminated, "" when anonymous) into buf.
  *  @param size the size of buf; CB_MAX_NAME_BYTES + 1 always suffices.
@@ -492,14 +548,14 @@ CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max, size_t
  *          written then); CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
-CB_API int cb_name(cb_handle h, char *buf, size_t size);
+CB_API int cb_name(cb_handle h, char *buf, size_t size) CB_NOEXCEPT;
 
 /** Names a status: the text starts with the code's name ("CB_EINVAL: ...")
  *  and goes on with a short description; "unknown status" for any other int.
  *  @return never NULL; a static string.
  *  @since 1.0
  *  Thread safety: any thread. */
-CB_API const char *cb_strerror(int status);
+CB_API const char *cb_strerror(int status) CB_NOEXCEPT;
 
 /** The detail of the calling thread's last error, e.g. "cb_config:
  *  failure_threshold must be 1..65535, got 0".
@@ -507,17 +563,21 @@ CB_API const char *cb_strerror(int status);
  *          successful call leaves it as it was; the next failing call on
  *          this thread overwrites it.
  *  @since 1.0
- *  Thread safety: any thread (the message is per thread). */
-CB_API const char *cb_last_error_message(void);
+ *  Thread safety: any thread. The message is per thread. */
+CB_API const char *cb_last_error_message(void) CB_NOEXCEPT;
 
 /** The library's version as "MAJOR.MINOR.PATCH".
- *  @return never NULL. @since 1.0 Thread safety: any thread. */
-CB_API const char *cb_version_string(void);
+ *  @return the version; never NULL.
+ *  @since 1.0
+ *  Thread safety: any thread. */
+CB_API const char *cb_version_string(void) CB_NOEXCEPT;
 
 /** The library's version as MAJOR * 10000 + MINOR * 100 + PATCH, to compare
  *  with CB_VERSION_NUMBER.
- *  @since 1.0 Thread safety: any thread. */
-CB_API int cb_version_number(void);
+ *  @return the number, e.g. 10100 for 1.1.0.
+ *  @since 1.0
+ *  Thread safety: any thread. */
+CB_API int cb_version_number(void) CB_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -40,6 +40,11 @@
 #ifndef LAZYBREAKER_HPP
 #define LAZYBREAKER_HPP
 
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#error \
+    "lazybreaker.hpp needs C++17 or later (-std=c++17); from C or older C++, include lazybreaker/lazybreaker.h"
+#else  // the whole wrapper, so that the #error above is the only error
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -272,7 +277,8 @@ class Config {
   Config &window_buckets(uint32_t n) { return set(window_buckets_, n); }
   /** No rate trips before this many outcomes are in the window. */
   Config &minimum_calls(uint32_t n) { return set(minimum_calls_, n); }
-  /** Rate policies: trip when failures / calls reaches it; (0, 1]. */
+  /** Rate policies: trip when failures / calls reaches it (compared in
+   *  billionths, docs/policies.md); (0, 1]. */
   Config &failure_rate_threshold(double r) { return set(failure_rate_threshold_, r); }
   /** @} */
 
@@ -281,7 +287,8 @@ class Config {
   /** A call longer than this (from acquire to its report, on the registry
    *  clock) is slow; 0 turns tracking off (the default). */
   Config &slow_call(std::chrono::nanoseconds threshold) { return set(slow_call_, threshold); }
-  /** Trip when slow calls / calls reaches it; (0, 1]. */
+  /** Trip when slow calls / calls reaches it (compared as the failure
+   *  rate is); (0, 1]. */
   Config &slow_call_rate_threshold(double r) { return set(slow_call_rate_threshold_, r); }
   /** @} */
 
@@ -293,9 +300,10 @@ class Config {
   Config &backoff(double multiplier, std::chrono::nanoseconds max) {
     return backoff(multiplier).open_duration_max(max);
   }
-  /** Cap for backoff and jitter; 0 = no cap. */
+  /** Cap for backoff and jitter; 0 = CB_MAX_DURATION_NS (366 days). */
   Config &open_duration_max(std::chrono::nanoseconds d) { return set(open_duration_max_, d); }
-  /** Each open duration is scaled by a factor in [1 - j, 1 + j]; [0, 1). */
+  /** Each open duration is scaled by a factor in [1 - j, 1 + j], then kept
+   *  within CB_MIN_OPEN_DURATION_NS..the cap; [0, 1). */
   Config &jitter(double j) { return set(jitter_, j); }
   /** @} */
 
@@ -343,7 +351,8 @@ class Config {
       jitter_;
 };
 
-/** A breaker's counters and rates (cb_stats). Counted in every state. */
+/** A breaker's counters and rates (cb_stats, whose fields say exactly what
+ *  each is). Counted in every state. */
 struct Stats {
   uint64_t admitted = 0;
   uint64_t rejected = 0;
@@ -351,12 +360,12 @@ struct Stats {
   uint64_t failures = 0;
   uint64_t ignored = 0;
   uint64_t trips = 0;
-  uint32_t consecutive_failures = 0;
+  uint32_t consecutive_failures = 0;  ///< the consecutive policy's run (0 under rate policies)
   /* @since 1.1 */
   uint64_t slow = 0;        ///< outcomes slower than Config::slow_call (0 when off)
-  double failure_rate = 0;  ///< failures / calls in the window now (rate policies)
+  double failure_rate = 0;  ///< failures / calls in the window now (any window)
   double slow_rate = 0;     ///< slow calls / calls in the window now
-  std::chrono::nanoseconds time_in_state{0};  ///< on the registry clock
+  std::chrono::nanoseconds time_in_state{0};  ///< since the last transition, on the registry clock
 };
 
 class Permit;
@@ -480,7 +489,10 @@ class [[nodiscard]] Permit {
 
   /** Reports the outcome. Returns true if this call reported it, false if
    *  the permit had already reported (or is moved-from): a permit reports
-   *  once. Throws Error if cb_done fails (the ticket is spent even then). */
+   *  once. Throws Error if cb_done fails (the ticket is spent even then).
+   *  A stale outcome (the breaker changed period since the call was
+   *  admitted: it tripped, closed or was reset) is not an error: it returns
+   *  true, counts in the statistics and moves nothing, as cb_done does. */
   bool report(Outcome o) {
     if (ticket_ == 0) return false;
     const cb_ticket t = std::exchange(ticket_, 0);
@@ -796,4 +808,5 @@ inline const char *version() noexcept { return cb_version_string(); }
 
 }  // namespace lazybreaker
 
+#endif  // C++17
 #endif  // LAZYBREAKER_HPP

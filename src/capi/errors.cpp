@@ -3,6 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "capi/statuses.hpp"
 #include "lazybreaker/lazybreaker.h"
 
 namespace lazybreaker::capi {
@@ -22,47 +23,19 @@ int fail(int status, const char *fmt, ...) noexcept {
 
 extern "C" {
 
-CB_API const char *cb_last_error_message(void) { return lazybreaker::capi::t_message; }
+CB_API const char *cb_last_error_message(void) CB_NOEXCEPT { return lazybreaker::capi::t_message; }
 
-CB_API const char *cb_strerror(int status) {
-  switch (status) {
-    case CB_OK:
-      return "CB_OK: success";
-    case CB_REJECTED:
-      return "CB_REJECTED: the breaker rejected the call (fail fast)";
-    case CB_EINVAL:
-      return "CB_EINVAL: invalid argument or configuration";
-    case CB_EHANDLE:
-      return "CB_EHANDLE: zero, unknown, destroyed or stale handle";
-    case CB_ENOMEM:
-      return "CB_ENOMEM: out of memory";
-    case CB_EEXIST:
-      return "CB_EEXIST: name already taken";
-    case CB_ENOENT:
-      return "CB_ENOENT: no such breaker";
-    case CB_EFULL:
-      return "CB_EFULL: registry full";
-    case CB_ECORRUPT:
-      return "CB_ECORRUPT: corrupt registry file";
-    case CB_EVERSION:
-      return "CB_EVERSION: registry file has an unsupported layout version";
-    case CB_EIO:
-      return "CB_EIO: I/O error";
-    case CB_EPERM:
-      return "CB_EPERM: permission denied";
-    case CB_ESTATE:
-      return "CB_ESTATE: not possible in the current state";
-    case CB_EINTERNAL:
-      return "CB_EINTERNAL: internal error in lazybreaker";
-    case CB_ERANGE:
-      return "CB_ERANGE: buffer too small";
-    default:
-      return "unknown status";
-  }
+CB_API const char *cb_strerror(int status) CB_NOEXCEPT {
+#define LB_STATUS_TEXT(code, text) \
+  case code:                       \
+    return #code ": " text;
+  switch (status) { LB_STATUSES(LB_STATUS_TEXT) }
+#undef LB_STATUS_TEXT
+  return "unknown status";
 }
 
-CB_API const char *cb_version_string(void) { return CB_VERSION_STRING; }
+CB_API const char *cb_version_string(void) CB_NOEXCEPT { return CB_VERSION_STRING; }
 
-CB_API int cb_version_number(void) { return CB_VERSION_NUMBER; }
+CB_API int cb_version_number(void) CB_NOEXCEPT { return CB_VERSION_NUMBER; }
 
 }  // extern "C"

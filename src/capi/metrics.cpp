@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -185,7 +186,7 @@ std::string render(Registry &reg) {
 }  // namespace
 
 extern "C" CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size,
-                                            size_t *needed) {
+                                            size_t *needed) CB_NOEXCEPT {
   if (needed == nullptr) return fail(CB_EINVAL, "cb_metrics_prometheus: needed is NULL");
   if (buf == nullptr && size > 0) return fail(CB_EINVAL, "cb_metrics_prometheus: buf is NULL");
   Registry *r = nullptr;
@@ -200,7 +201,11 @@ extern "C" CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t 
                   text.size(), size);
     std::memcpy(buf, text.c_str(), text.size() + 1);
     return CB_OK;
+  } catch (const std::bad_alloc &) {
+    return fail(CB_ENOMEM, "cb_metrics_prometheus: out of memory while rendering the text");
   } catch (const std::exception &e) {
-    return fail(CB_ENOMEM, "cb_metrics_prometheus: %s", e.what());
+    return fail(CB_EINTERNAL, "cb_metrics_prometheus: %s", e.what());
+  } catch (...) {
+    return fail(CB_EINTERNAL, "cb_metrics_prometheus: an unexpected exception");
   }
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "capi/errors.hpp"
+#include "capi/versioned.hpp"
 
 namespace lazybreaker::capi {
 
@@ -71,10 +72,6 @@ int check_struct_size(const void *s, size_t size, size_t v1_size, size_t known_s
 
 namespace {
 
-// Whether a caller's struct of `size` bytes has `field` (it may be older).
-#define LB_HAS(type, size, field) \
-  (offsetof(type, field) + sizeof(((type *)nullptr)->field) <= (size))
-
 bool in_unit_interval(double v) { return v > 0.0 && v <= 1.0; }  // false for NaN
 
 // An integer field and its inclusive range.
@@ -99,7 +96,7 @@ int check_ranges(const Range (&ranges)[N]) {
 int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
   core::Config c;
   if (cfg != nullptr) {
-    const size_t v1 = offsetof(cb_config, half_open_timeout_ns) + sizeof(uint64_t);
+    const size_t v1 = FirstVersion::kConfig;
     const int st = check_struct_size(cfg, cfg->struct_size, v1, sizeof(cb_config), "cb_config");
     if (st != CB_OK) return st;
     const size_t size = cfg->struct_size;

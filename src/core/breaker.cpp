@@ -11,7 +11,11 @@ constexpr auto kAcquire = std::memory_order_acquire;
 constexpr auto kAcqRel = std::memory_order_acq_rel;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-// The longest open duration backoff or jitter may produce.
+// The bounds of a computed open duration: CB_MIN_OPEN_DURATION_NS and
+// CB_MAX_DURATION_NS. The lower one is what keeps epochs from wrapping
+// under a held ticket (docs/semantics.md), the upper one is the cap when
+// open_duration_max_ns is 0.
+constexpr uint64_t kShortestOpenNs = 1000;
 constexpr uint64_t kLongestOpenNs = 366ull * 24 * 3600 * 1'000'000'000ull;
 
 // Raises `a` to `v` unless it is already higher. Stamps only grow, so a
@@ -47,9 +51,16 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
+uint32_t Config::billionths(double threshold) {
+  const double scaled = std::round(threshold * double(kRateScale));
+  return scaled < 1 ? 1 : scaled >= double(kRateScale) ? uint32_t(kRateScale) : uint32_t(scaled);
+}
+
 void Config::finish() {
   if (half_open_timeout_ns == 0) half_open_timeout_ns = open_duration_ns;
   slow_unit_shift = slow_unit_shift_for(slow_call_ns);
+  failure_rate_billionths = billionths(failure_rate_threshold);
+  slow_rate_billionths = billionths(slow_call_rate_threshold);
 }
 
 void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
@@ -66,9 +77,7 @@ bool Breaker::end_life(uint32_t incarnation) {
   uint64_t w = hot_.word.load(kAcquire);
   do {
     if (!StateWord::alive_in(w, incarnation)) return false;
-  } while (!hot_.word.compare_exchange_weak(
-      w, StateWord::pack(incarnation + 1, StateWord::epoch(w) + 1, 0, State::Free), kAcqRel,
-      kAcquire));
+  } while (!hot_.word.compare_exchange_weak(w, StateWord::ended(w), kAcqRel, kAcquire));
   return true;
 }
 
@@ -86,9 +95,15 @@ void Breaker::retire() {
 
 uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
   if (StateWord::explicit_open(w)) return hot_.explicit_ns.load(kRelaxed);
+  const uint64_t cap = cfg.open_duration_max_ns != 0 ? cfg.open_duration_max_ns : kLongestOpenNs;
   const uint32_t trips = std::max<uint32_t>(StateWord::trips(w), 1);
+  const bool backed_off = cfg.open_backoff_multiplier > 1.0 && trips > 1;
+  // A fixed duration is exact to the nanosecond: no double on its way.
+  if (!backed_off && cfg.open_jitter <= 0.0) return std::min(cfg.open_duration_ns, cap);
+  // Otherwise binary64 arithmetic, within a few units in the last place
+  // of the exact product (docs/policies.md).
   double d = double(cfg.open_duration_ns);
-  if (cfg.open_backoff_multiplier > 1.0)
+  if (backed_off)
     d *= std::pow(cfg.open_backoff_multiplier, double(std::min<uint32_t>(trips - 1, 4096)));
   if (cfg.open_jitter > 0.0) {
     // The same factor for every reader of this OPEN period, a different one
@@ -96,9 +111,8 @@ uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
     const double u = double(mix(cfg.jitter_seed ^ StateWord::epoch(w)) >> 11) * 0x1.0p-53;
     d *= 1.0 - cfg.open_jitter + 2.0 * cfg.open_jitter * u;
   }
-  const double cap =
-      double(cfg.open_duration_max_ns != 0 ? cfg.open_duration_max_ns : kLongestOpenNs);
-  return d >= cap ? uint64_t(cap) : std::max<uint64_t>(uint64_t(d), 1);
+  if (!(d < 0x1.0p64)) return cap;
+  return std::clamp<uint64_t>(uint64_t(d), kShortestOpenNs, cap);
 }
 
 bool Breaker::transition(uint64_t from, uint64_t to, uint64_t at, Reason reason) {
@@ -134,8 +148,9 @@ bool Breaker::close(uint64_t from, uint64_t at, Reason reason) {
   // Empty the window before the new CLOSED period can record into it, and
   // not at all once another thread has made the transition.
   if (hot_.word.load(kAcquire) != from) return false;
-  if (StateWord::recorded(from)) window(cfg_.load()).clear();
-  return transition(from, StateWord::next(from, 0, State::Closed), at, reason);
+  const Config cfg = cfg_.load();
+  if (cfg.recorded()) window(cfg).clear();
+  return transition(from, StateWord::next(from, 0, State::Closed, cfg.recorded()), at, reason);
 }
 
 bool Breaker::slow(const Config &cfg, uint64_t ticket, uint64_t now) const {
@@ -145,121 +160,136 @@ bool Breaker::slow(const Config &cfg, uint64_t ticket, uint64_t now) const {
   return (units << cfg.slow_unit_shift) > cfg.slow_call_ns;
 }
 
-Result Breaker::allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
-  // Admitting a CLOSED or DISABLED call needs one field of the config.
+// One loop over the state word; each state's step is the row of
+// docs/semantics.md, "What each call does in each state".
+Result Breaker::allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
+  // CLOSED and DISABLED admit on one field of the config; the others need it whole.
   const uint64_t w0 = hot_.word.load(kAcquire);
-  if (StateWord::alive_in(w0, incarnation) &&
-      (StateWord::state(w0) == State::Closed || StateWord::state(w0) == State::Disabled)) {
-    const uint64_t slow_ns = cfg_.slow_call_ns();
-    *ticket = Ticket::make(
-        StateWord::epoch(w0),
-        StateWord::state(w0) == State::Closed ? TicketKind::Call : TicketKind::Unguarded, 0,
-        slow_ns != 0 ? clock_.now() >> Config::slow_unit_shift_for(slow_ns) : 0);
-    tally.add(Counter::Admitted);
-    return Result::Ok;
-  }
+  if (StateWord::alive_in(w0, incarnation) && admits_every_call(w0))
+    return admit_call(w0, cfg_.slow_call_ns(), tally, ticket);
   const Config cfg = cfg_.load();
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
-    const State state = StateWord::state(w);
     if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
-    const uint32_t epoch = StateWord::epoch(w);
-    switch (state) {
+    Step step = Step::Reject;
+    switch (StateWord::state(w)) {
       case State::Closed:
       case State::Disabled:
-        *ticket =
-            Ticket::make(epoch, state == State::Closed ? TicketKind::Call : TicketKind::Unguarded,
-                         0, cfg.slow_call_ns != 0 ? ticket_start(cfg, clock_.now()) : 0);
-        tally.add(Counter::Admitted);
-        return Result::Ok;
-      case State::Open: {
-        const uint64_t opened_at = hot_.opened_at.load(kAcquire);
-        const uint64_t duration = open_duration(w, cfg);
-        // Far from the deadline, the cheap clock is enough to fail fast.
-        const uint64_t slack = clock_.coarse_slack_ns;
-        const uint64_t deadline =
-            opened_at > UINT64_MAX - duration ? UINT64_MAX : opened_at + duration;
-        if (slack != 0 && deadline > slack && clock_.earliest_now() < deadline - slack) break;
-        const uint64_t now = clock_.now();
-        if (elapsed_since(now, opened_at) < duration) break;
-        // Every contender installs the HALF_OPEN period's empty ledger before
-        // it may be published, so no period ever sees an older one's probes
-        // (however its tag aliases). Reading the ledger before checking the
-        // state makes a late contender's install fail instead of wiping
-        // claims already made in the new period.
-        uint64_t ledger = hot_.probes.load(kAcquire);
-        if (hot_.word.load(kAcquire) == w)
-          hot_.probes.compare_exchange_strong(
-              ledger, ProbeLedger::empty(StateWord::epoch(w) + 1).pack(), kAcqRel, kAcquire);
-        // Whoever wins this, every caller then competes for a probe slot.
-        transition(w, StateWord::next(w, StateWord::trips(w), State::HalfOpen), now,
-                   Reason::OpenElapsed);
-        continue;
-      }
-      case State::HalfOpen: {
-        uint64_t raw = hot_.probes.load(kAcquire);
-        if (!ProbeLedger::tagged(raw, epoch)) {
-          // Another period's ledger: this view of the state is stale (or,
-          // should a ledger ever be lost, install this period's).
-          if (hot_.word.load(kAcquire) == w)
-            hot_.probes.compare_exchange_strong(raw, ProbeLedger::empty(epoch).pack(), kAcqRel,
-                                                kAcquire);
-          continue;
-        }
-        const ProbeLedger ledger = ProbeLedger::read(raw, epoch);
-        const uint64_t now = clock_.now();
-        if (ledger.in_flight() >= cfg.half_open_max_calls) {
-          // Every probe slot is taken. If none has moved for the lease, the
-          // silent probes count as failed as of the moment it ran out.
-          const uint64_t last = hot_.probe_at.load(kAcquire);
-          if (ledger.in_flight() > 0 && elapsed_since(now, last) >= cfg.half_open_timeout_ns) {
-            trip(w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
-            continue;
-          }
-          break;
-        }
-        // Stamp before claiming, so a caller that finds the slots full never
-        // sees a stale lease.
-        raise_to(hot_.probe_at, now);
-        // A probe still out after 32 later ones were admitted is taken for
-        // lost: the new probe takes over its bit, and its report is stale.
-        ProbeLedger next = ledger;
-        next.issued = (ledger.issued + 1) & ProbeLedger::kIssuedMask;
-        next.outstanding |= ProbeLedger::bit(ledger.issued);
-        uint64_t expected = raw;
-        if (!hot_.probes.compare_exchange_strong(expected, next.pack(), kAcqRel, kAcquire))
-          continue;
-        // The claim counts only if the period is still the one it was made
-        // in: a caller that read the state before a probe failed must not
-        // become a probe of the breaker that failure re-opened.
-        if (hot_.word.load(kAcquire) != w) {
-          release_probe(epoch, ledger.issued);
-          continue;
-        }
-        *ticket = Ticket::make(epoch, TicketKind::Probe, ledger.issued, ticket_start(cfg, now));
-        tally.add(Counter::Admitted);
-        return Result::Ok;
-      }
+        return admit_call(w, cfg.slow_call_ns, tally, ticket);
+      case State::Open:
+        step = allow_open(w, cfg);
+        break;
+      case State::HalfOpen:
+        step = allow_half_open(w, cfg, tally, ticket);
+        break;
       case State::ForcedOpen:
       case State::Free:
         break;
     }
-    tally.add(Counter::Rejected);
-    if (events_ != nullptr && events_->wants_rejections()) {
-      const uint64_t token = events_->reserve();
-      events_->publish(token, {state, state, Reason::Rejected, epoch, clock_.now()});
-    }
-    return Result::Rejected;
+    if (step == Step::Admitted) return Result::Ok;
+    if (step == Step::Reject) return reject(w, tally);
   }
 }
 
-Result Breaker::done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, uint64_t ticket,
-                          Outcome outcome) {
+Result Breaker::admit_call(uint64_t w, uint64_t slow_call_ns, const Tally &tally,
+                           uint64_t *ticket) {
+  const bool closed = StateWord::state(w) == State::Closed;
+  *ticket = Ticket::make(
+      StateWord::epoch(w), closed ? TicketKind::Call : TicketKind::Unguarded, 0,
+      slow_call_ns != 0 ? clock_.now() >> Config::slow_unit_shift_for(slow_call_ns) : 0);
+  tally.add(Counter::Admitted);
+  return Result::Ok;
+}
+
+Result Breaker::reject(uint64_t w, const Tally &tally) {
+  tally.add(Counter::Rejected);
+  if (events_ != nullptr && events_->wants_rejections()) {
+    const State state = StateWord::state(w);
+    const uint64_t token = events_->reserve();
+    events_->publish(token, {state, state, Reason::Rejected, StateWord::epoch(w), clock_.now()});
+  }
+  return Result::Rejected;
+}
+
+void Breaker::install_empty_ledger(uint64_t w, uint64_t seen, uint32_t epoch) {
+  if (hot_.word.load(kAcquire) == w)
+    hot_.probes.compare_exchange_strong(seen, ProbeLedger::empty(epoch).pack(), kAcqRel, kAcquire);
+}
+
+Breaker::Step Breaker::allow_open(uint64_t w, const Config &cfg) {
+  const uint64_t opened_at = hot_.opened_at.load(kAcquire);
+  const uint64_t duration = open_duration(w, cfg);
+  // Far from the deadline, the cheap clock is enough to fail fast.
+  const uint64_t slack = clock_.coarse_slack_ns;
+  const uint64_t deadline = opened_at > UINT64_MAX - duration ? UINT64_MAX : opened_at + duration;
+  if (slack != 0 && deadline > slack && clock_.earliest_now() < deadline - slack)
+    return Step::Reject;
+  const uint64_t now = clock_.now();
+  if (elapsed_since(now, opened_at) < duration) return Step::Reject;
+  // Every contender installs the HALF_OPEN period's empty ledger before it
+  // may be published, so no period ever sees an older one's probes (however
+  // its tag aliases). Reading the ledger before checking the state makes a
+  // late contender's install fail instead of wiping claims already made in
+  // the new period.
+  install_empty_ledger(w, hot_.probes.load(kAcquire), StateWord::epoch(w) + 1);
+  // Whoever wins this, every caller then competes for a probe slot.
+  transition(w, StateWord::next(w, StateWord::trips(w), State::HalfOpen), now, Reason::OpenElapsed);
+  return Step::Again;
+}
+
+Breaker::Step Breaker::allow_half_open(uint64_t w, const Config &cfg, const Tally &tally,
+                                       uint64_t *ticket) {
+  const uint32_t epoch = StateWord::epoch(w);
+  const uint64_t raw = hot_.probes.load(kAcquire);
+  if (!ProbeLedger::tagged(raw, epoch)) {
+    // Another period's ledger: this view of the state is stale (or, should a
+    // ledger ever be lost, install this period's).
+    install_empty_ledger(w, raw, epoch);
+    return Step::Again;
+  }
+  const ProbeLedger ledger = ProbeLedger::read(raw, epoch);
+  const uint64_t now = clock_.now();
+  if (ledger.in_flight() >= cfg.half_open_max_calls) {
+    // Every probe slot is taken. If none has moved for the lease, the silent
+    // probes count as failed as of the moment it ran out.
+    const uint64_t last = hot_.probe_at.load(kAcquire);
+    if (ledger.in_flight() > 0 && elapsed_since(now, last) >= cfg.half_open_timeout_ns) {
+      trip(w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
+      return Step::Again;
+    }
+    return Step::Reject;
+  }
+  // Stamp before claiming, so a caller that finds the slots full never sees
+  // a stale lease.
+  raise_to(hot_.probe_at, now);
+  // A probe still out after 32 later ones were admitted is taken for lost:
+  // the new probe takes over its bit, and its report is stale.
+  ProbeLedger next = ledger;
+  next.issued = (ledger.issued + 1) & ProbeLedger::kIssuedMask;
+  next.outstanding |= ProbeLedger::bit(ledger.issued);
+  uint64_t expected = raw;
+  if (!hot_.probes.compare_exchange_strong(expected, next.pack(), kAcqRel, kAcquire))
+    return Step::Again;
+  // The claim counts only if the period is still the one it was made in: a
+  // caller that read the state before a probe failed must not become a probe
+  // of the breaker that failure re-opened.
+  if (hot_.word.load(kAcquire) != w) {
+    release_probe(epoch, ledger.issued);
+    return Step::Again;
+  }
+  *ticket = Ticket::make(epoch, TicketKind::Probe, ledger.issued, ticket_start(cfg, now));
+  tally.add(Counter::Admitted);
+  return Step::Admitted;
+}
+
+Result Breaker::done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome) {
+  const uint64_t w = hot_.word.load(kAcquire);
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   const Config cfg = cfg_.load();
   // The clock is read only for what needs it: a time window, slow calls.
-  const uint64_t now = cfg.policy == Policy::TimeWindow || cfg.slow_call_ns != 0 ? clock_.now() : 0;
+  // Without them `now` is 0, which is not a time: a trip reads the clock.
+  const uint64_t now = cfg.timed_outcomes() ? clock_.now() : 0;
   const bool is_slow = outcome != Outcome::Ignored && slow(cfg, ticket, now);
   tally.add(counter_for(outcome));
   if (is_slow) tally.add(Counter::Slow);
@@ -328,16 +358,18 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   window_.warm.store(warm, kRelaxed);
   Reason reason = Reason::None;
   if (cfg.policy != Policy::Consecutive &&
-      double(c.failures) >= cfg.failure_rate_threshold * double(c.calls))
+      Config::reaches(c.failures, c.calls, cfg.failure_rate_billionths))
     reason = Reason::FailureRate;
-  else if (cfg.slow_call_ns != 0 &&
-           double(c.slow) >= cfg.slow_call_rate_threshold * double(c.calls))
+  else if (cfg.slow_call_ns != 0 && Config::reaches(c.slow, c.calls, cfg.slow_rate_billionths))
     reason = Reason::SlowCallRate;
   if (reason == Reason::None) return Result::Ok;
+  // A count window placed the outcome without its time; the OPEN period
+  // starts now, not at the last stamp the breaker happens to hold.
+  const uint64_t trip_at = cfg.timed_outcomes() ? now : clock_.now();
   // A failure run counted meanwhile changes the word, not the period: retry
   // while the breaker is still CLOSED in this epoch.
   const uint32_t epoch = StateWord::epoch(w);
-  while (!trip(w, now, reason)) {
+  while (!trip(w, trip_at, reason)) {
     w = hot_.word.load(kAcquire);
     if (StateWord::state(w) != State::Closed || StateWord::epoch(w) != epoch) break;
   }
@@ -431,14 +463,22 @@ Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
       if (ledger.in_flight() < cfg.half_open_max_calls) break;
       // If no probe reports, the lease runs out, the breaker re-opens as of
       // that instant, and a call is admitted once the next open duration has
-      // passed.
-      const uint64_t lease_end = hot_.probe_at.load(kAcquire) + cfg.half_open_timeout_ns;
+      // passed: probe_at + lease + next open. That instant may lie past the
+      // end of the clock (then no call is ever admitted, and the wait, though
+      // it outlasts the clock, is still not 0), so the wait is computed
+      // without adding to probe_at.
+      const uint64_t probe_at = hot_.probe_at.load(kAcquire);
       const uint64_t next_open = open_duration(
           StateWord::next(w, std::min(StateWord::trips(w) + 1, StateWord::kTripsMax), State::Open),
           cfg);
+      // Both at most CB_MAX_DURATION_NS: the sum fits.
+      const uint64_t span = cfg.half_open_timeout_ns + next_open;
       const uint64_t now = clock_.now();
-      const uint64_t admit_at = lease_end + next_open;
-      wait = admit_at > now ? admit_at - now : 0;
+      if (probe_at <= now) {
+        wait = span - std::min(span, now - probe_at);
+      } else {  // a probe admitted on a later clock reading than ours
+        wait = probe_at - now > UINT64_MAX - span ? UINT64_MAX : probe_at - now + span;
+      }
       break;
     }
     case State::Closed:

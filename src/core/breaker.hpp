@@ -26,7 +26,7 @@ struct Config {
   uint64_t open_duration_ns = 30'000'000'000ull;
   uint32_t half_open_success_threshold = 1;
   Policy policy = Policy::Consecutive;
-  uint64_t half_open_timeout_ns = 30'000'000'000ull;  // resolved: never 0
+  uint64_t half_open_timeout_ns = 0;  // 0 = the open duration; finish() resolves it
   uint32_t window_size = 100;
   uint32_t window_buckets = 10;
   uint64_t window_duration_ns = 60'000'000'000ull;
@@ -36,18 +36,36 @@ struct Config {
   double failure_rate_threshold = 0.5;
   double slow_call_rate_threshold = 1.0;
   double open_backoff_multiplier = 1.0;
-  uint64_t open_duration_max_ns = 0;  // 0 = no cap
+  uint64_t open_duration_max_ns = 0;  // 0 = the longest duration, CB_MAX_DURATION_NS
   double open_jitter = 0.0;
   uint64_t jitter_seed = 0;  // per breaker, so breakers do not retry in step
+  // The rate thresholds in billionths (derived): a rate is reached when
+  // count * kRateScale >= calls * threshold, in exact integers, so every
+  // binding and every reader of docs/policies.md gets the same answer.
+  uint32_t failure_rate_billionths = 500'000'000;
+  uint32_t slow_rate_billionths = 1'000'000'000;
 
   // Whether outcomes feed a window, so no CLOSED call takes the write-free path.
   bool recorded() const { return policy != Policy::Consecutive || slow_call_ns != 0; }
+  // Whether cb_done needs the time of every outcome (a time window places
+  // it, slow-call tracking measures it); otherwise only a trip reads it.
+  bool timed_outcomes() const { return policy == Policy::TimeWindow || slow_call_ns != 0; }
   WindowShape window_shape() const {
     return policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
                                         : WindowShape::count(window_size);
   }
   // Fills the derived fields.
   void finish();
+  static constexpr uint64_t kRateScale = 1'000'000'000;
+  // round(threshold x 10^9), half away from zero, at least 1 (so a rate of
+  // 0 failures never reaches a threshold).
+  static uint32_t billionths(double threshold);
+  // Whether `count` of `calls` reaches a threshold of `billionths` / 10^9.
+  // Both counts are under 2^28 (32 buckets of at most 2^22 - 1), so the
+  // products fit 64 bits.
+  static bool reaches(uint64_t count, uint64_t calls, uint32_t billionths) {
+    return count * kRateScale >= calls * billionths;
+  }
   // Enough resolution that the slow-call threshold is exact to 1/1024; a
   // call's 36-bit stamp then wraps only after 2^25 thresholds (and at least
   // 68 seconds), a probe's 27-bit one after 2^16 (and at least 134 ms).
@@ -109,8 +127,19 @@ struct alignas(64) Cell {
   std::atomic<uint64_t> n[unsigned(Counter::Count)];
 };
 
-// Where the calling thread's counts go. A cell written by one thread only is
-// bumped with a plain load and store: no locked instruction, no contention.
+// Bumps a counter that only the calling thread writes: no locked
+// instruction, no contention. Readers load it atomically, and an aligned
+// 8-byte add to memory is seen whole on x86-64 (TSan is shown the portable
+// form, which it can see).
+inline void bump_exclusive(std::atomic<uint64_t> &n) {
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+  asm("addq $1, %0" : "+m"(n));
+#else
+  n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+#endif
+}
+
+// Where the calling thread's counts go: its own cell, or the shared one.
 struct Tally {
   Cell *cell;
   bool exclusive;
@@ -118,7 +147,7 @@ struct Tally {
   void add(Counter c) const {
     std::atomic<uint64_t> &n = cell->n[unsigned(c)];
     if (exclusive)
-      n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      bump_exclusive(n);
     else
       n.fetch_add(1, std::memory_order_relaxed);
   }
@@ -153,28 +182,12 @@ class Breaker {
   // incarnation and the epoch go on.
   void retire();
 
-  // A quiet breaker's call (see StateWord::quiet) changes nothing shared,
-  // and its ticket is the state word it was admitted under; reporting its
-  // success changes nothing while that word stands.
-  Result allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket) {
-    const uint64_t w = hot_.word.load(std::memory_order_acquire);
-    if (StateWord::quiet(w) && StateWord::incarnation(w) == incarnation) {
-      *ticket = w;
-      tally.add(Counter::Admitted);
-      return Result::Ok;
-    }
-    return allow_slow(incarnation, tally, ticket);
-  }
-
-  Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome) {
-    const uint64_t w = hot_.word.load(std::memory_order_acquire);
-    if (outcome == Outcome::Success && ticket == w && StateWord::quiet(w) &&
-        StateWord::incarnation(w) == incarnation) {
-      tally.add(Counter::Successes);
-      return Result::Ok;
-    }
-    return done_slow(w, incarnation, tally, ticket, outcome);
-  }
+  // A call, and its outcome. A quiet breaker's calls (StateWord::quiet)
+  // come here only when the fast path (registry/fast_path.hpp) could not
+  // count them in the thread's own cells; they are admitted as any CLOSED
+  // call is.
+  Result allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket);
+  Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome);
 
   // Read-only views: never transition, never consume a probe.
   Result state(uint32_t incarnation, State *out) const;
@@ -187,9 +200,19 @@ class Breaker {
   Result trip_for(uint32_t incarnation, uint64_t open_ns);
 
  private:
-  Result allow_slow(uint32_t incarnation, const Tally &tally, uint64_t *ticket);
-  Result done_slow(uint64_t w, uint32_t incarnation, const Tally &tally, uint64_t ticket,
-                   Outcome outcome);
+  // What a step of allow() found: the call is admitted, rejected, or the
+  // state moved and the loop looks again.
+  enum class Step { Admitted, Reject, Again };
+  static bool admits_every_call(uint64_t w) {
+    return StateWord::state(w) == State::Closed || StateWord::state(w) == State::Disabled;
+  }
+  Result admit_call(uint64_t w, uint64_t slow_call_ns, const Tally &tally, uint64_t *ticket);
+  Result reject(uint64_t w, const Tally &tally);
+  Step allow_open(uint64_t w, const Config &cfg);
+  Step allow_half_open(uint64_t w, const Config &cfg, const Tally &tally, uint64_t *ticket);
+  // Installs an empty probe ledger for `epoch` in place of `seen`, if the
+  // state is still `w`.
+  void install_empty_ledger(uint64_t w, uint64_t seen, uint32_t epoch);
   Result done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome);
   Result done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bool slow, uint64_t now);
   Result done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome, bool slow);

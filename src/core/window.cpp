@@ -22,17 +22,25 @@ constexpr bool later(uint64_t a, uint64_t b) {
   return a != b && ((a - b) & kStampMask) < (1ull << (kStampBits - 1));
 }
 
-// Adds to the bucket word for `index`, resetting it first if it holds an
-// older bucket (then returns true). An outcome older than the bucket's
-// content is dropped: its bucket has already left the window.
-bool add(std::atomic<uint64_t> &word, uint64_t index, uint64_t hi, uint64_t lo) {
-  const uint64_t s = stamp_of(index);
-  uint64_t cur = word.load(std::memory_order_relaxed);
+// Adds to the bucket word of stamp `s`, resetting it first if it holds
+// another bucket (then returns true). `age()` is how many buckets the
+// window's newest bucket is ahead of this one, read after the word: an
+// outcome whose bucket has already left the window (age >= `buckets`) is
+// dropped. Otherwise any other bucket the word holds is older, however old
+// (its stamp says nothing about that once it is 2^19 buckets behind): a
+// newer bucket in the same ring place is `buckets` ahead, and whoever
+// writes a bucket moves the newest to it first, so a reader that sees that
+// bucket's word sees an age of at least `buckets`.
+template <class Age>
+bool add(std::atomic<uint64_t> &word, uint64_t s, uint64_t hi, uint64_t lo, uint32_t buckets,
+         Age age) {
+  uint64_t cur = word.load(std::memory_order_acquire);
   for (;;) {
+    if (age() >= buckets) return false;
     const bool same = stamp(cur) == s && cur != 0;
-    if (!same && cur != 0 && !later(s, stamp(cur))) return false;
     const uint64_t next = same ? pack(s, high(cur) + hi, low(cur) + lo) : pack(s, hi, lo);
-    if (word.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return !same;
+    if (word.compare_exchange_weak(cur, next, std::memory_order_release, std::memory_order_acquire))
+      return !same;
   }
 }
 
@@ -86,17 +94,36 @@ Window::Position Window::of_index(uint64_t index) const {
 }
 
 bool Window::record(uint64_t now, bool failure, bool slow, Position *at) {
-  bool started;
-  if (shape_.by_time) {
-    const uint64_t index = now / shape_.bucket_width;
-    *at = of_index(index);
-    // Stamp 0 with all counts 0 is the never-used word; a real bucket always
-    // counts at least the outcome that created it.
-    started = add(cells_.calls[at->ring], index, 1, failure ? 1 : 0);
-  } else {
-    started = record_in_head(failure, at);
+  if (!shape_.by_time) {
+    const bool started = record_in_head(failure, at);
+    if (slow) {
+      // The head's stamp is the newest bucket's; the head cannot have moved
+      // on 2^20 buckets while this outcome was being recorded.
+      const uint64_t s = at->stamp;
+      add(cells_.slow[at->ring], s, 1, 0, shape_.buckets, [this, s] {
+        return (Head::stamp(cells_.head.load(std::memory_order_acquire)) - s) & kStampMask;
+      });
+    }
+    return started;
   }
-  if (slow) add(cells_.slow[at->ring], at->stamp, 1, 0);
+  const uint64_t index = now / shape_.bucket_width;
+  *at = of_index(index);
+  // The head of a time window is its newest bucket's index, in full: it
+  // says which of two buckets in one ring place is the newer whatever their
+  // stamps (see add()). It is raised before the bucket is written.
+  std::atomic<uint64_t> &newest = cells_.head;
+  for (uint64_t n = newest.load(std::memory_order_relaxed);
+       n < index && !newest.compare_exchange_weak(n, index, std::memory_order_relaxed);) {
+  }
+  const auto age = [&newest, index] {
+    const uint64_t n = newest.load(std::memory_order_relaxed);
+    return n > index ? n - index : 0;  // below it only after a clear()
+  };
+  // Stamp 0 with all counts 0 is the never-used word; a real bucket always
+  // counts at least the outcome that created it.
+  const bool started =
+      add(cells_.calls[at->ring], at->stamp, 1, failure ? 1 : 0, shape_.buckets, age);
+  if (slow) add(cells_.slow[at->ring], at->stamp, 1, 0, shape_.buckets, age);
   return started;
 }
 
@@ -165,7 +192,14 @@ void Window::clear() {
   // late is older than any window from here on can reach, and the next
   // bucket that lands in its place overwrites it. Acquiring the head sees
   // every bucket published before it, so the loop below clears them.
-  uint64_t head = cells_.head.load(std::memory_order_acquire);
+  //
+  // A time window's head is the newest bucket's index: forgotten, as the
+  // next life of the slot may run on another clock.
+  uint64_t head = 0;
+  if (shape_.by_time)
+    cells_.head.store(0, std::memory_order_release);
+  else
+    head = cells_.head.load(std::memory_order_acquire);
   while (head != 0) {
     const uint32_t ring = Head::ring(head) + 1 >= shape_.buckets ? 0 : Head::ring(head) + 1;
     if (cells_.head.compare_exchange_weak(

@@ -24,7 +24,8 @@ inline constexpr uint32_t kMaxBuckets = 32;
 // The window memory of one breaker.
 struct WindowCells {
   // Count windows: the bucket being filled, [stamp:20 | ring position:5 |
-  // calls:19 | failures:20]; 0 before the first outcome.
+  // calls:19 | failures:20]; 0 before the first outcome. Time windows: the
+  // index (time / bucket width) of the newest bucket written, in full.
   std::atomic<uint64_t> head{0};
   // The CLOSED epoch + 1 in which the window was last seen holding at least
   // minimum_calls outcomes (0: not seen, or seen below it since).

@@ -22,47 +22,70 @@ enum class State : uint32_t {
   Disabled = 5
 };
 
-// State word: [state:3 | recorded:1 | aux:16 | incarnation:20 | epoch:24]
+// State word: [mode:4 | aux:16 | incarnation:20 | epoch:24]
+//   mode: the state, and for CLOSED whether calls may take the write-free
+//     path (Mode below)
 //   aux in CLOSED: the current run of consecutive failures
 //   aux in OPEN and HALF_OPEN: trips since the breaker last closed (for
 //     backoff), and in OPEN the kExplicitOpen bit when cb_trip set the duration
-//   recorded: outcomes of this breaker feed a window (a rate policy or
-//     slow-call tracking), so CLOSED calls cannot take the write-free path
+//   aux in FREE: kRetired once the slot has had its last life
 // The order serves the fast paths: a breaker on which a call changes
 // nothing shared (CLOSED, unrecorded, no failure run) has the top 20 bits
 // kFastTop, and a handle is those 20 bits, the incarnation, then the slot
 // index where the epoch sits, so one shift of (handle ^ word) checks the
-// life and the state together (registry/handle.hpp).
+// life and the state together (registry/handle.hpp). kFastTop is the only
+// top nibble of a state word whose high bit is set, so a value made up to
+// match some other word in those 40 bits is told apart by that one bit.
 struct StateWord {
-  static constexpr unsigned kStateBits = 3, kAuxBits = 16, kEpochBits = 24, kIncarnationBits = 20;
+  static constexpr unsigned kModeBits = 4, kAuxBits = 16, kEpochBits = 24, kIncarnationBits = 20;
   static constexpr unsigned kEpochShift = 0;
   static constexpr unsigned kIncarnationShift = kEpochShift + kEpochBits;
   static constexpr unsigned kAuxShift = kIncarnationShift + kIncarnationBits;
-  static constexpr unsigned kRecordedShift = kAuxShift + kAuxBits;
-  static constexpr unsigned kStateShift = kRecordedShift + 1;
+  static constexpr unsigned kModeShift = kAuxShift + kAuxBits;
   static constexpr unsigned kTopShift = kIncarnationShift + kIncarnationBits;
-  static_assert(kStateShift + kStateBits == 64);
-  static constexpr uint64_t kStateMask = (1ull << kStateBits) - 1;
-  static constexpr uint64_t kRecorded = 1ull << kRecordedShift;
+  static_assert(kModeShift + kModeBits == 64);
   static constexpr uint64_t kAuxMax = (1ull << kAuxBits) - 1;
   static constexpr uint64_t kEpochMask = (1ull << kEpochBits) - 1;
   static constexpr uint64_t kIncarnationMask = (1ull << kIncarnationBits) - 1;
   static constexpr uint32_t kExplicitOpen = 1u << (kAuxBits - 1);
   static constexpr uint32_t kTripsMax = kExplicitOpen - 1;
-  // The top 20 bits of a CLOSED, unrecorded word with no failure run.
-  static constexpr uint64_t kFastTop = uint64_t(State::Closed) << (kStateShift - kTopShift);
+  static constexpr uint32_t kRetired = 1;
 
+  // The top nibble. The states keep their numbers; CLOSED has three modes,
+  // and only the write-free one has the high bit. Tickets' kind codes
+  // (Ticket below) are nibbles no mode uses.
+  enum Mode : uint64_t {
+    kFreeMode = uint64_t(State::Free),
+    kOpenMode = uint64_t(State::Open),
+    kHalfOpenMode = uint64_t(State::HalfOpen),
+    kClosedRunMode = uint64_t(State::Closed),  // unrecorded, a failure run under way
+    kForcedOpenMode = uint64_t(State::ForcedOpen),
+    kDisabledMode = uint64_t(State::Disabled),
+    kClosedRecordedMode = 6,  // outcomes feed a window: no call is write-free
+    kQuietMode = 0xb,         // unrecorded, no failure run: a call changes nothing shared
+  };
+  // The top 20 bits of a quiet word.
+  static constexpr uint64_t kFastTop = uint64_t(kQuietMode) << (kModeShift - kTopShift);
+
+  // `recorded` matters only in CLOSED, the one state that keeps it.
   static constexpr uint64_t pack(uint32_t incarnation, uint32_t epoch, uint32_t aux, State s,
                                  bool recorded = false) {
-    return (uint64_t(s) << kStateShift) | (recorded ? kRecorded : 0) |
-           (uint64_t(aux & kAuxMax) << kAuxShift) |
+    const uint64_t m = s != State::Closed     ? uint64_t(s)
+                       : recorded             ? kClosedRecordedMode
+                       : (aux & kAuxMax) == 0 ? kQuietMode
+                                              : kClosedRunMode;
+    return (m << kModeShift) | (uint64_t(aux & kAuxMax) << kAuxShift) |
            (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) |
            (uint64_t(epoch & kEpochMask) << kEpochShift);
   }
-  static constexpr State state(uint64_t w) { return State(w >> kStateShift); }
+  static constexpr uint64_t mode(uint64_t w) { return w >> kModeShift; }
+  static constexpr State state(uint64_t w) {
+    return mode(w) <= kDisabledMode ? State(mode(w)) : State::Closed;
+  }
   static constexpr uint32_t aux(uint64_t w) { return uint32_t((w >> kAuxShift) & kAuxMax); }
   static constexpr uint32_t epoch(uint64_t w) { return uint32_t((w >> kEpochShift) & kEpochMask); }
-  static constexpr bool recorded(uint64_t w) { return (w & kRecorded) != 0; }
+  // Whether a CLOSED word's outcomes feed a window (other states do not say).
+  static constexpr bool recorded(uint64_t w) { return mode(w) == kClosedRecordedMode; }
   static constexpr uint32_t incarnation(uint64_t w) {
     return uint32_t((w >> kIncarnationShift) & kIncarnationMask);
   }
@@ -71,21 +94,54 @@ struct StateWord {
   static constexpr bool explicit_open(uint64_t w) {
     return state(w) == State::Open && (aux(w) & kExplicitOpen) != 0;
   }
+  // Whether a free slot has had its last life (its incarnation would wrap).
+  static constexpr bool retired(uint64_t w) {
+    return state(w) == State::Free && aux(w) == kRetired;
+  }
   // Whether w is a live breaker in its `incarnation`-th life.
   static constexpr bool alive_in(uint64_t w, uint32_t incarnation) {
     return StateWord::incarnation(w) == (incarnation & kIncarnationMask) && state(w) != State::Free;
   }
+  // A live word's slot once its life has ended: free in the next
+  // incarnation, or retired if the next would wrap and a long-destroyed
+  // breaker's handle would name a new one.
+  static constexpr uint64_t ended(uint64_t w) {
+    const uint32_t life = incarnation(w);
+    return life == kIncarnationMask ? pack(life, epoch(w) + 1, kRetired, State::Free)
+                                    : pack(life + 1, epoch(w) + 1, 0, State::Free);
+  }
   // Whether a call on this breaker changes nothing shared: CLOSED, no
   // window to feed, no failure run to end.
   static constexpr bool quiet(uint64_t w) { return (w >> kTopShift) == kFastTop; }
-  // The same breaker life, the next epoch, a new aux and state.
-  static constexpr uint64_t next(uint64_t w, uint32_t aux, State s) {
-    return pack(incarnation(w), epoch(w) + 1, aux, s, recorded(w));
+  // The same breaker life, the next epoch, a new aux and state; `recorded`
+  // says for a CLOSED target whether its outcomes feed a window.
+  static constexpr uint64_t next(uint64_t w, uint32_t aux, State s, bool recorded = false) {
+    return pack(incarnation(w), epoch(w) + 1, aux, s, recorded);
   }
+  // The same CLOSED period with another failure run.
   static constexpr uint64_t with_aux(uint64_t w, uint32_t aux) {
-    return (w & ~(kAuxMax << kAuxShift)) | (uint64_t(aux & kAuxMax) << kAuxShift);
+    return pack(incarnation(w), epoch(w), aux, state(w), recorded(w));
   }
 };
+
+// The modes' worked examples: a fresh CLOSED breaker is quiet unless it is
+// recorded, a failure run makes it loud, and ending the run makes it quiet again.
+static_assert(StateWord::quiet(StateWord::pack(5, 7, 0, State::Closed)));
+static_assert(!StateWord::quiet(StateWord::pack(5, 7, 0, State::Closed, true)));
+static_assert(!StateWord::quiet(StateWord::pack(5, 7, 1, State::Closed)));
+static_assert(StateWord::quiet(StateWord::with_aux(StateWord::pack(5, 7, 3, State::Closed), 0)));
+static_assert(StateWord::state(StateWord::pack(5, 7, 3, State::Closed)) == State::Closed &&
+              StateWord::state(StateWord::pack(5, 7, 0, State::Closed, true)) == State::Closed &&
+              StateWord::recorded(StateWord::pack(5, 7, 3, State::Closed, true)));
+// Zero-filled memory is a free slot; only the quiet mode has the high bit.
+static_assert(StateWord::state(0) == State::Free && !StateWord::retired(0));
+static_assert(StateWord::incarnation(StateWord::ended(StateWord::pack(4, 9, 0, State::Open))) ==
+                  5 &&
+              StateWord::retired(StateWord::ended(StateWord::pack(StateWord::kIncarnationMask, 9, 0,
+                                                                  State::Closed))));
+static_assert((StateWord::pack(1, 2, 3, State::Disabled) >> 63) == 0 &&
+              (StateWord::pack(1, 2, 0, State::Closed, true) >> 63) == 0 &&
+              (StateWord::pack(1, 2, 0, State::Closed) >> 63) == 1);
 
 // What cb_done is given back. Its top four bits say its kind, and its low
 // 24 bits are the epoch it was issued in, where the state word keeps it:
@@ -93,8 +149,8 @@ struct StateWord {
 //                so the write-free cb_done compares one word with one
 //   call, unguarded: [kind:4 | start:36 | epoch:24]
 //   probe:           [kind:4 | start:27 | sequence:9 | epoch:24]
-// The other kinds' codes are top nibbles no state word has (states 6 and 7),
-// so their tickets never equal a state word. `start` is the admission time
+// The other kinds' codes are top nibbles no state word has (no mode), so
+// their tickets never equal a state word. `start` is the admission time
 // in the breaker's slow-call unit, set only for breakers that track slow
 // calls: 36 bits in a call's ticket, 27 in a probe's.
 enum class TicketKind : uint32_t { Invalid = 0, Call, Probe, Unguarded };
@@ -103,8 +159,9 @@ struct Ticket {
   static constexpr unsigned kKindShift = 60, kSeqBits = 9, kSeqShift = StateWord::kEpochBits;
   static constexpr uint64_t kSeqMask = (1ull << kSeqBits) - 1;
   static constexpr uint64_t kCallCode = 0xc, kProbeCode = 0xd, kUnguardedCode = 0xe;
-  static constexpr uint64_t kQuietCode = StateWord::kFastTop >> (kKindShift - StateWord::kTopShift);
-  static_assert(kQuietCode == 0x6 && StateWord::kStateBits + 1 == 64 - kKindShift);
+  static constexpr uint64_t kQuietCode = StateWord::kQuietMode;
+  static_assert(kKindShift == StateWord::kModeShift && kQuietCode == 0xb &&
+                kCallCode > StateWord::kClosedRecordedMode && kCallCode != kQuietCode);
 
   static constexpr unsigned start_shift(TicketKind k) {
     return k == TicketKind::Probe ? kSeqShift + kSeqBits : kSeqShift;

@@ -11,28 +11,42 @@
 #include <cstdint>
 #include <optional>
 
+#include "registry/words.hpp"
+
 namespace lazybreaker::registry {
 
 class FreeList {
  public:
-  // `next` has room for `capacity` links and lives as long as this list.
-  FreeList(std::atomic<uint32_t> *next, uint32_t capacity) : next_(next), capacity_(capacity) {}
+  // `next` has room for `end` links and lives as long as this list; the
+  // first `capacity` slots are handed out, and those up to `end` stand in
+  // for retired ones (grow).
+  FreeList(std::atomic<uint32_t> *next, uint32_t capacity, uint32_t end)
+      : next_(next), end_(end), limit_(capacity) {}
 
   std::optional<uint32_t> pop() {
     uint32_t fresh = fresh_.load(std::memory_order_relaxed);
-    while (fresh < capacity_) {
+    while (fresh < limit_.load(std::memory_order_relaxed)) {
       if (fresh_.compare_exchange_weak(fresh, fresh + 1, std::memory_order_relaxed)) return fresh;
     }
     uint64_t head = head_.load(std::memory_order_acquire);
     for (;;) {
-      const uint32_t top = uint32_t(head);  // index + 1; 0 = empty
+      const uint32_t top = FreeListHead::top_plus_one(head);
       if (top == 0) return std::nullopt;
       const uint64_t next =
-          (head & ~0xffffffffull) + (1ull << 32) + next_[top - 1].load(std::memory_order_relaxed);
+          FreeListHead::next(head, next_[top - 1].load(std::memory_order_relaxed));
       if (head_.compare_exchange_weak(head, next, std::memory_order_acq_rel,
                                       std::memory_order_acquire))
         return top - 1;
     }
+  }
+
+  // One more never-used slot may be handed out, in place of one retired;
+  // false when none is left.
+  bool grow() {
+    uint32_t limit = limit_.load(std::memory_order_relaxed);
+    while (limit < end_)
+      if (limit_.compare_exchange_weak(limit, limit + 1, std::memory_order_relaxed)) return true;
+    return false;
   }
 
   // Every slot ever handed out is below this.
@@ -41,8 +55,8 @@ class FreeList {
   void push(uint32_t index) {
     uint64_t head = head_.load(std::memory_order_relaxed);
     for (;;) {
-      next_[index].store(uint32_t(head), std::memory_order_relaxed);
-      const uint64_t next = (head & ~0xffffffffull) + (1ull << 32) + (index + 1);
+      next_[index].store(FreeListHead::top_plus_one(head), std::memory_order_relaxed);
+      const uint64_t next = FreeListHead::next(head, index + 1);
       if (head_.compare_exchange_weak(head, next, std::memory_order_release,
                                       std::memory_order_relaxed))
         return;
@@ -51,9 +65,10 @@ class FreeList {
 
  private:
   std::atomic<uint32_t> *next_;
-  uint32_t capacity_;
+  uint32_t end_;
+  std::atomic<uint32_t> limit_;
   std::atomic<uint32_t> fresh_{0};
-  std::atomic<uint64_t> head_{0};  // [tag:32 | index + 1:32]
+  std::atomic<uint64_t> head_{0};  // FreeListHead (registry/words.hpp)
 };
 
 }  // namespace lazybreaker::registry

@@ -31,14 +31,20 @@ struct Handle {
   static constexpr uint32_t index(uint64_t h) { return uint32_t(h & kIndexMask); }
 
   // Whether the breaker `h` names, whose state word is `w`, is in this life
-  // and quiet (CLOSED, unrecorded, no failure run).
-  static constexpr bool quiet_in(uint64_t h, uint64_t w) { return ((h ^ w) >> kIndexBits) == 0; }
+  // and quiet (CLOSED, unrecorded, no failure run). The second test is what
+  // refuses a made-up `h` that copies another word's top bits; the fast
+  // paths make it from the carry of seal() (registry/fast_path.hpp).
+  static constexpr bool quiet_in(uint64_t h, uint64_t w) {
+    return ((h ^ w) >> kIndexBits) == 0 && (w >> 63) != 0;
+  }
 
   // A ticket goes out with its handle added to it and comes back with the
   // handle taken off. So cb_done compares a quiet call's ticket with the
   // state word in one instruction after one subtraction, and zero or a small
   // integer passed as a ticket comes back with a top nibble no ticket kind
-  // has (0x9 or 0xa: the handle's 0x6, negated), and is refused.
+  // has (0x4 or 0x5: the handle's 0xb, negated), and is refused. A quiet
+  // ticket is a handle plus a word that both have the high bit set, so it
+  // always wraps, and taking the handle back off always borrows.
   static constexpr uint64_t seal(uint64_t h, uint64_t ticket) { return ticket + h; }
   static constexpr uint64_t unseal(uint64_t h, uint64_t sealed) { return sealed - h; }
 };
@@ -52,6 +58,10 @@ static_assert(!Handle::quiet_in(Handle::make(7, 9),
                                 core::StateWord::pack(7, 9, 0, core::State::Closed, true)));
 static_assert(!Handle::quiet_in(Handle::make(6, 9),
                                 core::StateWord::pack(7, 9, 0, core::State::Closed)));
+// Made up to copy a non-quiet word's top bits: refused on the high bit alone.
+static_assert(!Handle::quiet_in(7, 0) &&
+              !Handle::quiet_in(core::StateWord::pack(7, 9, 0, core::State::Open),
+                                core::StateWord::pack(7, 9, 0, core::State::Open)));
 static_assert(core::Ticket::kind(Handle::unseal(Handle::make(0, 0), 0)) ==
               core::TicketKind::Invalid);
 static_assert(core::Ticket::kind(Handle::unseal(Handle::make(0xfffff, 0xffffff), 0x12342)) ==

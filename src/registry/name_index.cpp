@@ -53,7 +53,7 @@ uint64_t NameIndex::hash(std::string_view name) {
 
 NameIndex::Insert NameIndex::insert(std::string_view name, uint32_t slot) {
   const uint64_t h = hash(name);
-  const uint32_t tag = uint32_t(h >> 32);
+  const uint32_t tag = NameBucket::tag_of_hash(h);
   const uint64_t mine_claimed = bucket(tag, slot, kClaimed);
 
   uint64_t mine = mask_ + 1;  // distance of our claim from home
@@ -96,7 +96,7 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint32_t slot) {
 
 uint32_t NameIndex::find(std::string_view name) const {
   const uint64_t h = hash(name);
-  const uint32_t tag = uint32_t(h >> 32);
+  const uint32_t tag = NameBucket::tag_of_hash(h);
   const uint64_t limit = longest_probe_.load(kSeqCst);
   for (uint64_t d = 0; d <= limit; ++d) {
     const uint64_t b = at(h, d).load(kSeqCst);
@@ -108,7 +108,7 @@ uint32_t NameIndex::find(std::string_view name) const {
 
 bool NameIndex::erase(std::string_view name, uint32_t slot) {
   const uint64_t h = hash(name);
-  const uint32_t tag = uint32_t(h >> 32);
+  const uint32_t tag = NameBucket::tag_of_hash(h);
   const uint64_t named = bucket(tag, slot, kNamed);
   const uint64_t limit = longest_probe_.load(kSeqCst);
   for (uint64_t d = 0; d <= limit; ++d) {

@@ -2,7 +2,7 @@
 // linear probing over a fixed table of 64-bit buckets, index based so that it
 // can live in a mapped file.
 //
-// Bucket: [hash tag:32 | slot:24 | unused:6 | kind:2]. A bucket goes EMPTY ->
+// Buckets are NameBucket words (registry/words.hpp). A bucket goes EMPTY ->
 // CLAIMED -> NAMED -> GONE -> CLAIMED ..., never back to EMPTY, so an EMPTY
 // bucket ends every probe sequence that reaches it.
 //
@@ -18,6 +18,8 @@
 #include <atomic>
 #include <cstdint>
 #include <string_view>
+
+#include "registry/words.hpp"
 
 namespace lazybreaker::registry {
 
@@ -57,13 +59,15 @@ class NameIndex {
   bool erase(std::string_view name, uint32_t slot);
 
  private:
-  enum Kind : uint64_t { kEmpty = 0, kClaimed = 1, kNamed = 2, kGone = 3 };
+  using Kind = NameBucket::Kind;
+  static constexpr Kind kEmpty = NameBucket::kEmpty, kClaimed = NameBucket::kClaimed,
+                        kNamed = NameBucket::kNamed, kGone = NameBucket::kGone;
   static constexpr uint64_t bucket(uint32_t tag, uint32_t slot, Kind kind) {
-    return (uint64_t(tag) << 32) | (uint64_t(slot & 0xffffff) << 8) | kind;
+    return NameBucket::pack(tag, slot, kind);
   }
-  static constexpr Kind kind(uint64_t b) { return Kind(b & 3); }
-  static constexpr uint32_t tag(uint64_t b) { return uint32_t(b >> 32); }
-  static constexpr uint32_t slot(uint64_t b) { return uint32_t(b >> 8) & 0xffffff; }
+  static constexpr Kind kind(uint64_t b) { return NameBucket::kind(b); }
+  static constexpr uint32_t tag(uint64_t b) { return NameBucket::tag(b); }
+  static constexpr uint32_t slot(uint64_t b) { return NameBucket::slot(b); }
 
   std::atomic<uint64_t> &at(uint64_t home, uint64_t distance) const {
     return buckets_[(home + distance) & mask_];

@@ -1,4 +1,5 @@
 #include "registry/registry.hpp"
+#include "registry/setup_lock.hpp"
 
 #include <sys/mman.h>
 
@@ -9,7 +10,33 @@
 namespace lazybreaker::registry {
 
 std::atomic<Registry *> Registry::table_[Registry::kMaxRegistryIds];
-std::atomic<uint32_t> Registry::next_id_{1};
+std::atomic<uint32_t> Registry::generation_[Registry::kMaxRegistryIds];
+
+namespace {
+// Ids are taken and given back only as registries open and close, never on
+// a call, so a lock is fine; the request path reads table_ alone.
+SetupLock g_ids;
+bool g_id_taken[Registry::kMaxRegistryIds];
+uint32_t g_id_cursor = 0;
+
+// A free id (never 0), or 0 when every id is in use.
+uint32_t take_id() {
+  SetupLock::Held lock(g_ids);
+  for (uint32_t n = 1; n < Registry::kMaxRegistryIds; ++n) {
+    const uint32_t id = (g_id_cursor + n) % Registry::kMaxRegistryIds;
+    if (id == 0 || g_id_taken[id]) continue;
+    g_id_taken[id] = true;
+    g_id_cursor = id;
+    return id;
+  }
+  return 0;
+}
+
+void give_back_id(uint32_t id) {
+  SetupLock::Held lock(g_ids);
+  g_id_taken[id] = false;
+}
+}  // namespace
 
 namespace {
 
@@ -40,16 +67,18 @@ T *at(void *base, size_t offset) {
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
   const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
+  // The whole run: slots beyond the capacity stand in for retired ones, so a
+  // registry holds its capacity however old the run it is given.
+  const uint32_t slots = Space::run_slots(capacity);
 
   Layout layout;
-  const size_t configs_at = layout.add<core::ConfigCell>(capacity);
-  const size_t base_at =
-      layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(capacity);
-  const size_t names_at = layout.add<NameStore::Name>(capacity);
-  const size_t windows_at = layout.add<core::WindowCells>(capacity);
+  const size_t configs_at = layout.add<core::ConfigCell>(slots);
+  const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
+  const size_t names_at = layout.add<NameStore::Name>(slots);
+  const size_t windows_at = layout.add<core::WindowCells>(slots);
   const uint32_t event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
   const size_t events_at = layout.add<EventQueue::Cell>(event_cells);
-  const size_t links_at = layout.add<std::atomic<uint32_t>>(capacity);
+  const size_t links_at = layout.add<std::atomic<uint32_t>>(slots);
   const size_t buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << log2_buckets);
 
   // Reserved, not committed: pages are touched only as slots are used, and
@@ -62,26 +91,22 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
     munmap(arena, layout.size());
     return Status::NoMemory;
   }
-  uint32_t id = next_id_.load(std::memory_order_relaxed);
-  do {
-    if (id >= kMaxRegistryIds) {
-      munmap(arena, layout.size());
-      delete reg;
-      return Status::TooManyRegistries;
-    }
-  } while (!next_id_.compare_exchange_weak(id, id + 1, std::memory_order_relaxed));
-  if (const Space::Claim claimed = Space::claim(capacity, id, &reg->base_);
+  const uint32_t id = take_id();
+  if (id == 0) {
+    munmap(arena, layout.size());
+    delete reg;
+    return Status::TooManyRegistries;
+  }
+  if (const Space::Claim claimed = Space::claim(slots, id, &reg->base_);
       claimed != Space::Claim::Ok) {
-    // Nobody has seen the id: give it back unless a later one is out, so
-    // retrying on a full or limited space does not use the ids up.
-    uint32_t next = id + 1;
-    next_id_.compare_exchange_strong(next, id, std::memory_order_relaxed);
+    give_back_id(id);
     munmap(arena, layout.size());
     delete reg;
     return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
   }
   reg->id_ = id;
   reg->capacity_ = capacity;
+  reg->slots_ = slots;
   reg->clock_.kind = clock;
   if (clock == core::ClockKind::Monotonic) reg->clock_.measure_slack();
   reg->arena_ = arena;
@@ -92,7 +117,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
   reg->windows_ = at<core::WindowCells>(arena, windows_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
-  reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity);
+  reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity, slots);
   reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, reg->names_);
   table_[id].store(reg, std::memory_order_release);
   *out = reg;
@@ -104,14 +129,24 @@ void Registry::close(Registry *reg) {
   // counters are given back. The slots go on to other registries with their
   // incarnations, so every handle into this one stays stale.
   for (uint32_t i = 0, end = reg->free_->high_water(); i < end; ++i) reg->breaker(i).retire();
+  // The next registry with this id has another generation, so a pointer to
+  // this one stays refused (capi/resolve.cpp).
+  generation_[reg->id_].fetch_add(1, std::memory_order_release);
   table_[reg->id_].store(nullptr, std::memory_order_release);
-  Space::release(reg->base_, reg->capacity_);
+  Space::release(reg->base_, reg->slots_);
   munmap(reg->arena_, reg->arena_size_);
+  give_back_id(reg->id_);
   delete reg;
 }
 
 Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t *handle) {
-  const std::optional<uint32_t> index = free_->pop();
+  std::optional<uint32_t> index = free_->pop();
+  // A retired slot (core::StateWord::ended) is never handed out again; one
+  // from an earlier registry's run may still come up fresh here.
+  while (index && core::StateWord::retired(hot_[*index].word.load(std::memory_order_acquire))) {
+    retire_slot();
+    index = free_->pop();
+  }
   if (!index) return Status::Full;
   const uint32_t i = *index;
   // The slot is ours alone until begin_life publishes it.
@@ -135,6 +170,11 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   breaker(i).begin_life(incarnation, c);
   *handle = this->handle(i, incarnation);
   return Status::Ok;
+}
+
+void Registry::retire_slot() {
+  retired_.fetch_add(1, std::memory_order_relaxed);
+  free_->grow();
 }
 
 Status Registry::lookup(std::string_view name, uint64_t *handle) const {
@@ -172,7 +212,10 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   char name[NameStore::kWords * 8];
   const size_t len = names_.read(i, name);
   if (len > 0) index_->erase(std::string_view(name, len), i);
-  free_->push(i);
+  if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
+    retire_slot();
+  else
+    free_->push(i);
   return Status::Ok;
 }
 

@@ -55,13 +55,17 @@ class Registry {
                                    Handle::incarnation(h)))
       return nullptr;
     Registry *r = by_id(Space::owner(Handle::index(h)));
-    if (r == nullptr || Handle::index(h) - r->base_ >= r->capacity_) return nullptr;
+    if (r == nullptr || Handle::index(h) - r->base_ >= r->slots_) return nullptr;
     *index = Handle::index(h) - r->base_;
     return r;
   }
-  // Registry ids are never reused, so a closed registry's pointer stays
-  // refused; 0 is none.
+  // Ids of open registries; 0 is none. A closed registry's id is reused,
+  // in the next generation.
   static constexpr uint32_t kMaxRegistryIds = 1u << 16;
+  // How many times registry `id` has closed.
+  static uint32_t generation(uint32_t id) {
+    return id < kMaxRegistryIds ? generation_[id].load(std::memory_order_acquire) : 0;
+  }
 
   uint32_t id() const { return id_; }
   uint32_t base() const { return base_; }
@@ -91,23 +95,32 @@ class Registry {
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
 
+  // Slots that have had their last life (after 2^20 breakers each) and are
+  // never handed out again. Each is stood in for by a spare slot of the run
+  // (the run is whole chunks of the space), while the run has spares.
+  uint32_t retired_slots() const { return retired_.load(std::memory_order_relaxed); }
+
   EventQueue &events() { return *events_; }
   uint32_t event_mask() const { return event_mask_.load(std::memory_order_relaxed); }
   void set_event_mask(uint32_t mask) { event_mask_.store(mask, std::memory_order_relaxed); }
 
  private:
   Registry() = default;
+  // Counts a slot that has had its last life and lets a spare one of the
+  // run stand in for it.
+  void retire_slot();
   Counts raw_counts(uint32_t index) const;
   // Whether slot `index` still holds the life whose state word was `w`
   // (after name reads, whose acquire loads keep this load after them).
   bool same_life(uint32_t index, uint64_t w) const;
 
   static std::atomic<Registry *> table_[kMaxRegistryIds];
-  static std::atomic<uint32_t> next_id_;
+  static std::atomic<uint32_t> generation_[kMaxRegistryIds];
 
   uint32_t id_ = 0;
   uint32_t base_ = 0;
-  uint32_t capacity_ = 0;
+  uint32_t capacity_ = 0;  // breakers alive at once, at most
+  uint32_t slots_ = 0;     // the run: whole chunks of the space
   core::Clock clock_;
   void *arena_ = nullptr;
   size_t arena_size_ = 0;
@@ -117,6 +130,7 @@ class Registry {
   core::WindowCells *windows_ = nullptr;
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
+  std::atomic<uint32_t> retired_{0};
   NameStore names_{nullptr};
   std::optional<FreeList> free_;
   std::optional<NameIndex> index_;

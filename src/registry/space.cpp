@@ -1,8 +1,8 @@
 #include "registry/space.hpp"
+#include "registry/setup_lock.hpp"
 
 #include <sys/mman.h>
 #include <algorithm>
-#include <mutex>
 
 namespace lazybreaker::registry {
 
@@ -10,7 +10,8 @@ namespace {
 // What every handle names before the space exists: a free slot.
 core::Hot g_empty_line;
 // Claims and releases only: registries opening and closing, never a call.
-std::mutex g_claims;
+SetupLock g_claims;
+bool g_writable[Space::kChunks];  // under g_claims
 }  // namespace
 
 std::atomic<uint64_t> Space::index_mask_{0};
@@ -58,7 +59,7 @@ bool Space::reserve() {
 
 Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {
   const uint32_t chunks = (slots + kChunkSlots - 1) / kChunkSlots;
-  std::lock_guard<std::mutex> lock(g_claims);
+  SetupLock::Held lock(g_claims);
   if (!reserve()) return Claim::NoMemory;
   // First fit: registries are few and their runs long-lived.
   uint32_t run = 0;
@@ -67,10 +68,17 @@ Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {
     if (run < chunks) continue;
     const uint32_t first = c + 1 - chunks;
     const uint32_t index = first * kChunkSlots;
-    const size_t count = size_t(chunks) * kChunkSlots;
-    bool ok = make_writable(hot(index), count * sizeof(core::Hot));
-    for (uint32_t s = 0; ok && s <= exclusive_; ++s)
-      ok = make_writable(&cell(s, index), count * sizeof(core::Cell));
+    // Once writable, a chunk stays so (release below), so a process that
+    // opens and closes registries all day makes each chunk writable once.
+    bool ok = true;
+    for (uint32_t k = first; ok && k <= c; ++k) {
+      if (g_writable[k]) continue;
+      const uint32_t at = k * kChunkSlots;
+      ok = make_writable(hot(at), kChunkSlots * sizeof(core::Hot));
+      for (uint32_t s = 0; ok && s <= exclusive_; ++s)
+        ok = make_writable(&cell(s, at), kChunkSlots * sizeof(core::Cell));
+      g_writable[k] = ok;
+    }
     if (!ok) return Claim::NoMemory;
     for (uint32_t k = first; k <= c; ++k)
       owners_[k].store(uint16_t(owner), std::memory_order_release);
@@ -83,13 +91,16 @@ Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {
 void Space::release(uint32_t base, uint32_t slots) {
   const uint32_t chunks = (slots + kChunkSlots - 1) / kChunkSlots;
   const size_t count = size_t(chunks) * kChunkSlots;
-  std::lock_guard<std::mutex> lock(g_claims);
+  SetupLock::Held lock(g_claims);
   // The counters' pages go back to the system and read as zero when the
   // next owner touches them. They stay writable: a thread still calling a
   // breaker of the closed registry (the caller's error) counts into a fresh
-  // page rather than faulting.
-  for (uint32_t s = 0; s <= exclusive_; ++s)
+  // page rather than faulting. Only stripes ever owned have been written
+  // (and the shared one).
+  const uint32_t used = std::min(stripes_used(), exclusive_);
+  for (uint32_t s = 0; s < used; ++s)
     madvise(&cell(s, base), count * sizeof(core::Cell), MADV_DONTNEED);
+  madvise(&cell(exclusive_, base), count * sizeof(core::Cell), MADV_DONTNEED);
   for (uint32_t k = base / kChunkSlots; k < base / kChunkSlots + chunks; ++k)
     owners_[k].store(0, std::memory_order_release);
 }

@@ -43,17 +43,15 @@ class [[gnu::visibility("hidden")]] Space {
   // 0 while it has none (before its first counted call, or in the shared
   // stripe).
   static uintptr_t own_cells() { return detail::t_own_cells; }
-  // A counter in cells only this thread writes: one unlocked add. Readers
-  // load it atomically, and an aligned 8-byte store is atomic on x86-64.
+  // A counter in cells only this thread writes (core::bump_exclusive).
   static void bump_own(uintptr_t cells, uint64_t index, core::Counter c) {
-    std::atomic<uint64_t> &n = reinterpret_cast<core::Cell *>(cells)[index].n[unsigned(c)];
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-    asm("addq $1, %0" : "+m"(n));
-#else
-    n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-#endif
+    core::bump_exclusive(reinterpret_cast<core::Cell *>(cells)[index].n[unsigned(c)]);
   }
 
+  // The slots of the run a registry of `capacity` is given: whole chunks.
+  static constexpr uint32_t run_slots(uint32_t capacity) {
+    return (capacity + kChunkSlots - 1) / kChunkSlots * kChunkSlots;
+  }
   enum class Claim { Ok, NoMemory, Full };
   // `slots` consecutive indexes for registry `owner`, from *base on.
   static Claim claim(uint32_t slots, uint32_t owner, uint32_t * base);

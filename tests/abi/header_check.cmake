@@ -13,10 +13,10 @@ foreach(line IN LISTS defines)
   string(REGEX MATCH "^#define (CB_[A-Z0-9_]+)[ \t]+(.*)$" _ "${line}")
   set(name ${CMAKE_MATCH_1})
   set(value "${CMAKE_MATCH_2}")
-  if(name STREQUAL "CB_API") # an attribute, expanded by every declaration
+  if(name STREQUAL "CB_API" OR name STREQUAL "CB_NOEXCEPT") # expanded by every declaration
     continue()
   endif()
-  if(value MATCHES "^\"")
+  if(value MATCHES "^\"" OR name STREQUAL "CB_VERSION_STRING") # a string, built on lines below
     string(APPEND strings "  ${name},\n")
   else()
     string(APPEND ints "  (unsigned long long)(${name}),\n")
@@ -59,11 +59,29 @@ int lb_header_check(void) {
 }
 ")
 # The C++ check turns the old-style casts above off for the generated code
-# only; the header itself is held to every flag.
+# only; the header itself is held to every flag. From C++17, where noexcept is
+# part of a function's type, it also checks that every declared function is
+# noexcept for C++ callers (CB_NOEXCEPT).
 if(LANG STREQUAL "CXX")
   file(READ ${WORK}/header_${STD}.${ext} body)
   string(REPLACE "(unsigned long long)(" "static_cast<unsigned long long>(" body "${body}")
   string(REPLACE "return (int)(" "return static_cast<int>(" body "${body}")
+  if(NOT STD STREQUAL "c++11" AND NOT STD STREQUAL "c++14")
+    file(STRINGS ${header} declarations REGEX "^CB_API .*[ *](cb_[a-z0-9_]+)\\(")
+    string(APPEND body "
+template <typename R, typename... A> constexpr bool lb_is_noexcept(R (*)(A...) noexcept) { return true; }
+template <typename R, typename... A> constexpr bool lb_is_noexcept(R (*)(A...)) { return false; }
+")
+    set(functions 0)
+    foreach(line IN LISTS declarations)
+      string(REGEX MATCH "[ *](cb_[a-z0-9_]+)\\(" _ "${line}")
+      string(APPEND body "static_assert(lb_is_noexcept(&${CMAKE_MATCH_1}), \"${CMAKE_MATCH_1} is not noexcept\");\n")
+      math(EXPR functions "${functions} + 1")
+    endforeach()
+    if(functions LESS 25)
+      message(FATAL_ERROR "found only ${functions} functions in ${header}: is the pattern stale?")
+    endif()
+  endif()
   file(WRITE ${WORK}/header_${STD}.${ext} "${body}")
 endif()
 

@@ -1,9 +1,12 @@
 // Bad input gets its own error code and a message, and changes nothing else.
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "capi/statuses.hpp"
 #include "fixture.hpp"
 
 namespace {
@@ -29,10 +32,19 @@ bool message_mentions(const char *what) {
 
 }  // namespace
 
-TEST_CASE("every status has a name, and unknown ones say so") {
-  for (int s = -13; s <= 1; ++s) CHECK(std::string(cb_strerror(s)).rfind("CB_", 0) == 0);
+TEST_CASE("every status has a name, the statuses run without gaps, and unknown ones say so") {
+  // The range is the library's own list (src/capi/statuses.hpp), not a copy.
+  int lowest = 0, highest = 0;
+  for (const int s : lazybreaker::capi::kStatuses) {
+    lowest = std::min(lowest, s);
+    highest = std::max(highest, s);
+    CHECK(std::string(cb_strerror(s)).rfind("CB_", 0) == 0);
+  }
+  CHECK(highest == CB_REJECTED);
+  CHECK(size_t(highest - lowest + 1) == std::size(lazybreaker::capi::kStatuses));
+  CHECK(std::string(cb_strerror(lowest - 1)) == "unknown status");
+  CHECK(std::string(cb_strerror(highest + 1)) == "unknown status");
   CHECK(std::string(cb_strerror(-1000)) == "unknown status");
-  CHECK(std::string(cb_strerror(42)) == "unknown status");
   CHECK(cb_last_error_message() != nullptr);
 }
 
@@ -346,4 +358,16 @@ TEST_CASE("cb_name copies the name, or refuses a buffer too small") {
 TEST_CASE("the library reports the version the header promises") {
   CHECK(cb_version_number() == CB_VERSION_NUMBER);
   CHECK(std::string(cb_version_string()) == CB_VERSION_STRING);
+}
+
+TEST_CASE("a rejected call leaves the ticket untouched") {
+  ManualRegistry r;
+  const cb_handle h = r.create(config(1, 1000));
+  call(h, CB_FAILURE);
+  cb_ticket t = 0x1234;
+  REQUIRE(cb_allow(h, &t) == CB_REJECTED);
+  CHECK(t == 0x1234);
+  REQUIRE(cb_force_open(h) == CB_OK);
+  REQUIRE(cb_allow(h, &t) == CB_REJECTED);
+  CHECK(t == 0x1234);
 }

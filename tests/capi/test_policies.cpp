@@ -1,8 +1,11 @@
 // Trip policies, slow calls, backoff and cb_trip, driven by the manual clock.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "fixture.hpp"
 
@@ -117,6 +120,31 @@ TEST_CASE("count window: trips when the failure rate reaches the threshold") {
   call(h, CB_FAILURE);  // the window holds the last 10: 5 of 10 failed
   CHECK(cb_state(h) == CB_STATE_OPEN);
   CHECK(stats(h).trips == 1);
+}
+
+TEST_CASE("count window on the monotonic clock: the call right after a trip is rejected") {
+  // The monotonic clock reads the time since boot. An open duration of half
+  // that (at most an hour) has not passed since the trip, but would have
+  // passed since time 0, which is what a trip stamped with no time reads as.
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.capacity = 4;
+  cb_registry *reg = nullptr;
+  REQUIRE(cb_registry_open(&o, &reg) == CB_OK);
+  uint64_t now = 0;
+  REQUIRE(cb_clock_now(reg, &now) == CB_OK);
+  cb_config c = count_window(10, 1, 0.5);
+  c.open_duration_ns = std::min<uint64_t>(3600ull * 1'000'000'000, now / 2);
+  REQUIRE(c.open_duration_ns >= CB_MIN_OPEN_DURATION_NS);
+  cb_handle h = 0;
+  REQUIRE(cb_create(reg, nullptr, &c, &h) == CB_OK);
+  call(h, CB_FAILURE);
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(rejected(h));
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  CHECK(retry_after(h) > c.open_duration_ns / 2);
+  CHECK(stats(h).trips == 1);
+  cb_registry_close(reg);
 }
 
 TEST_CASE("count window: the success that reaches minimum_calls trips a window already over") {
@@ -238,6 +266,24 @@ TEST_CASE("slow calls: a call longer than slow_call_ns counts as slow, whatever 
   CHECK(stats(h).slow == 2);
 }
 
+TEST_CASE("slow calls: a count window counts a slow call after 2^19 buckets without one") {
+  // Four buckets of one outcome. The first slow call's bucket keeps its
+  // ring place's slow count until the next slow call lands there, 2^19
+  // buckets later, when its 20-bit stamp reads as if it were newer.
+  ManualRegistry r;
+  cb_config c = config(100, 1000);
+  c.slow_call_ns = 1000;
+  c.window_size = 4;
+  c.minimum_calls = 4;
+  const cb_handle h = r.create(c);
+  timed_call(r, h, 1001, CB_SUCCESS);  // bucket 0, ring place 0
+  for (uint32_t i = 1; i < (1u << 19); ++i) call(h, CB_SUCCESS);
+  CHECK(stats(h).slow_rate == 0.0);
+  timed_call(r, h, 1001, CB_SUCCESS);  // bucket 2^19, ring place 0
+  CHECK(stats(h).slow == 2);
+  CHECK(stats(h).slow_rate == doctest::Approx(0.25));
+}
+
 TEST_CASE("slow calls under a rate policy trip by either rate") {
   ManualRegistry r;
   cb_config c = count_window(10, 5, 0.9);
@@ -323,6 +369,49 @@ TEST_CASE(
     REQUIRE(cb_done(h, admit(h), CB_SUCCESS) == CB_OK);  // the probe closes
   }
   CHECK(seen.size() > 100);
+}
+
+TEST_CASE("jitter never shortens an open period below CB_MIN_OPEN_DURATION_NS") {
+  // Factors in [0.001, 1.999] of 1 us: every period shorter than 1 us is
+  // clamped to it, the bound that keeps epochs from wrapping under a held
+  // ticket (docs/semantics.md).
+  ManualRegistry r;
+  cb_config c = config(1, 1000);
+  c.open_jitter = 0.999;
+  const cb_handle h = r.create(c);
+  uint64_t shortest = UINT64_MAX, longest = 0;
+  for (int i = 0; i < 2000; ++i) {
+    call(h, CB_FAILURE);
+    const uint64_t d = retry_after(h);
+    shortest = std::min(shortest, d);
+    longest = std::max(longest, d);
+    r.advance(d - 1);
+    REQUIRE(rejected(h));
+    r.advance(1);
+    REQUIRE(cb_done(h, admit(h), CB_SUCCESS) == CB_OK);  // the probe closes
+  }
+  CHECK(shortest == CB_MIN_OPEN_DURATION_NS);
+  CHECK(longest > 1900);
+  CHECK(longest <= 1999);
+}
+
+TEST_CASE("backoff and jitter never shorten an open period below CB_MIN_OPEN_DURATION_NS") {
+  ManualRegistry r;
+  cb_config c = config(1, 1000);
+  c.open_jitter = 0.9;
+  c.open_backoff_multiplier = 1.5;
+  const cb_handle h = r.create(c);
+  call(h, CB_FAILURE);
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t d = retry_after(h);
+    CHECK(d >= CB_MIN_OPEN_DURATION_NS);
+    r.advance(d);
+    REQUIRE(cb_done(h, admit(h), CB_FAILURE) == CB_OK);  // the probe fails: the next trip
+    if (i % 8 == 7) {                                    // backoff starts over
+      REQUIRE(cb_reset(h) == CB_OK);
+      call(h, CB_FAILURE);
+    }
+  }
 }
 
 TEST_CASE("jitter is applied before the cap") {
@@ -416,4 +505,78 @@ TEST_CASE("time in the current state is on the registry clock") {
   CHECK(stats(h).state_ns == 0);
   r.advance(250);
   CHECK(stats(h).state_ns == 250);
+}
+
+namespace {
+
+// Random calls, outcomes, clock steps and manual transitions on one breaker,
+// checking before every cb_allow that cb_retry_after said 0 exactly when the
+// call is admitted. Deterministic: a fixed seed per run.
+void retry_after_agrees_with_allow_over_random_steps(uint64_t seed, uint64_t clock_start,
+                                                     uint64_t clock_budget) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&rng](uint64_t n) { return rng() % n; };
+  ManualRegistry r;
+  r.advance(clock_start);
+  cb_config c = config(uint32_t(1 + pick(3)), 1000 + pick(5000), uint32_t(1 + pick(3)),
+                       uint32_t(1 + pick(2)), pick(2) != 0 ? 0 : 500 + pick(3000));
+  c.policy = int(pick(3));
+  c.window_size = uint32_t(2 + pick(10));
+  c.window_duration_ns = 1'000'000;
+  c.window_buckets = 10;
+  c.minimum_calls = uint32_t(1 + pick(4));
+  c.failure_rate_threshold = 0.25 + 0.25 * double(pick(4));
+  c.slow_call_ns = pick(3) == 0 ? 2000 : 0;
+  c.open_backoff_multiplier = pick(2) != 0 ? 1.0 : 1.5;
+  c.open_duration_max_ns = c.open_backoff_multiplier > 1.0 ? c.open_duration_ns * 8 : 0;
+  c.open_jitter = pick(2) != 0 ? 0.0 : 0.9;
+  CAPTURE(seed);
+  CAPTURE(c.policy);
+  const cb_handle h = r.create(c);
+  std::vector<cb_ticket> out;
+  uint64_t spent = 0;
+  for (int step = 0; step < 20'000; ++step) {
+    const uint64_t op = pick(100);
+    if (op < 40) {
+      const uint64_t wait = retry_after(h);
+      cb_ticket t = 0;
+      const int st = cb_allow(h, &t);
+      CAPTURE(step);
+      CAPTURE(cb_state(h));
+      REQUIRE(st == (wait == 0 ? CB_OK : CB_REJECTED));
+      if (st == CB_OK) out.push_back(t);
+    } else if (op < 75) {
+      if (out.empty()) continue;
+      const size_t i = pick(out.size());
+      const int outcome = pick(10) < 6 ? CB_FAILURE : pick(10) < 9 ? CB_SUCCESS : CB_IGNORED;
+      REQUIRE(cb_done(h, out[i], outcome) == CB_OK);
+      out.erase(out.begin() + std::ptrdiff_t(i));
+    } else if (op < 97) {
+      const uint64_t ns = pick(4) == 0 ? pick(10'000) : pick(1500);
+      if (spent + ns > clock_budget) continue;
+      r.advance(ns);
+      spent += ns;
+    } else if (op == 97) {
+      REQUIRE(cb_trip(h, CB_MIN_OPEN_DURATION_NS + pick(3000)) == CB_OK);
+    } else if (op == 98) {
+      REQUIRE(cb_reset(h) == CB_OK);
+    } else {
+      REQUIRE((pick(2) != 0 ? cb_force_open(h) : cb_disable(h)) == CB_OK);
+      if (pick(2) != 0) REQUIRE(cb_reset(h) == CB_OK);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("retry_after is 0 exactly when allow admits, over random steps") {
+  for (uint64_t seed = 1; seed <= 24; ++seed)
+    retry_after_agrees_with_allow_over_random_steps(seed, 0, UINT64_MAX);
+}
+
+TEST_CASE("retry_after is 0 exactly when allow admits, over random steps near the clock's end") {
+  // The steps may spend the 4 ms left before the end of the clock, and about
+  // half way through they have: then open periods and leases end past it.
+  for (uint64_t seed = 1; seed <= 24; ++seed)
+    retry_after_agrees_with_allow_over_random_steps(seed, UINT64_MAX - 4'000'000, 4'000'000);
 }

@@ -177,3 +177,50 @@ TEST_CASE("the open registries share 16,777,216 slots: past them, CB_EFULL, unti
   REQUIRE(cb_registry_open(&o, &regs.back()) == CB_OK);
   for (cb_registry *reg : regs) REQUIRE(cb_registry_close(reg) == CB_OK);
 }
+
+TEST_CASE("a process may open and close registries forever, and the default registry then works") {
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.capacity = 1024;
+  o.event_capacity = 2;  // what is measured is the ids, not the time to lay out an event queue
+  for (int i = 0; i < 100000; ++i) {
+    cb_registry *r = nullptr;
+    REQUIRE(cb_registry_open(&o, &r) == CB_OK);
+    REQUIRE(cb_registry_close(r) == CB_OK);
+  }
+  REQUIRE(cb_default_registry() != nullptr);
+  cb_config c = config(3, 1000);
+  cb_handle h = 0;
+  REQUIRE(cb_create(nullptr, nullptr, &c, &h) == CB_OK);
+  call(h, CB_SUCCESS);
+  CHECK(stats(h).successes == 1);
+  CHECK(cb_destroy(h) == CB_OK);
+}
+
+TEST_CASE(
+    "a slot retires after its 1,048,576th life: its first handle stays refused, and a spare "
+    "slot stands in for it") {
+  ManualRegistry r(1);
+  const cb_config c = config(3, 1000);
+  const cb_handle first = r.create(c);
+  call(first, CB_SUCCESS);
+  REQUIRE(cb_destroy(first) == CB_OK);
+  for (uint32_t life = 1; life < (1u << 20); ++life) {
+    cb_handle h = 0;
+    REQUIRE(cb_create(r.reg, nullptr, &c, &h) == CB_OK);
+    REQUIRE(h != first);
+    REQUIRE(cb_destroy(h) == CB_OK);
+  }
+  // Every life of the slot has been lived: the next breaker lives elsewhere.
+  const cb_handle next = r.create(c);
+  CHECK((next & 0xffffff) != (first & 0xffffff));
+  CHECK(cb_state(first) == CB_EHANDLE);
+  cb_ticket t = 0;
+  CHECK(cb_allow(first, &t) == CB_EHANDLE);
+  CHECK(cb_done(first, t, CB_SUCCESS) == CB_EHANDLE);
+  call(next, CB_SUCCESS);
+  CHECK(stats(next).successes == 1);
+  // The capacity still holds: one breaker at a time.
+  cb_handle extra = 0;
+  CHECK(cb_create(r.reg, nullptr, &c, &extra) == CB_EFULL);
+}

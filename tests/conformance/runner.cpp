@@ -2,7 +2,12 @@
 // *.scn, format in README.md) through the C ABI, each scenario on a fresh
 // manual-clock registry.
 //
-//   lb_conformance [--expect malformed|mismatch] FILE...
+//   lb_conformance [--clock-offset N] [--expect malformed|mismatch] FILE...
+//
+// --clock-offset N advances each scenario's fresh manual clock by N ns
+// before its breaker is created, so the scenario runs as if the clock had
+// started at N (README.md, "Clock offset"): a clock that starts at 0 hides
+// any code that confuses "no time yet" with "time 0".
 //
 // Exit status: 0 every step matched; 1 a step did not match (reported as
 // file:line: ...); 2 a file is malformed (every bad line is reported, and
@@ -11,6 +16,7 @@
 //
 // The whole file is parsed before anything runs, so a typo anywhere fails
 // the test instead of being skipped.
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -401,7 +407,8 @@ bool set_config(cb_config *c, const Field &f, std::string *why) {
 
 class Runner {
  public:
-  explicit Runner(std::string file) : file_(std::move(file)) {}
+  Runner(std::string file, uint64_t clock_offset)
+      : file_(std::move(file)), clock_offset_(clock_offset) {}
 
   // False on the first mismatch in the scenario (reported).
   bool run(const Scenario &sc) {
@@ -428,6 +435,17 @@ class Runner {
           return fail(sc.steps[0].line, "%s=%" PRIu64 ": %s", f.key.c_str(), f.u, why.c_str());
       }
       i = 1;
+    }
+    if (clock_offset_ != 0) {
+      // Time-window buckets start at multiples of their width, so an offset
+      // that is not one would move every bucket boundary the scenario relies on.
+      if (cfg.policy == CB_POLICY_TIME_WINDOW && cfg.window_buckets != 0 &&
+          clock_offset_ % std::max<uint64_t>(1, cfg.window_duration_ns / cfg.window_buckets) != 0)
+        return fail(sc.line,
+                    "the time window's bucket width does not divide the clock offset %" PRIu64,
+                    clock_offset_);
+      if (const int st = cb_clock_advance(reg, clock_offset_); st != CB_OK)
+        return fail(sc.line, "advance by the clock offset: %s", cb_strerror(st));
     }
     cb_handle h = 0;
     if (const int st = cb_create(reg, sc.name.c_str(), &cfg, &h); st != CB_OK)
@@ -526,11 +544,12 @@ class Runner {
   }
 
   std::string file_;
+  uint64_t clock_offset_;
 };
 
 enum Exit { kPass = 0, kMismatch = 1, kMalformed = 2 };
 
-Exit run_file(const std::string &path) {
+Exit run_file(const std::string &path, uint64_t clock_offset) {
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "%s: cannot open: %s\n", path.c_str(), std::strerror(errno));
@@ -538,7 +557,7 @@ Exit run_file(const std::string &path) {
   }
   std::vector<Scenario> scenarios;
   if (!Parser(path).parse(in, &scenarios)) return kMalformed;
-  Runner runner(path);
+  Runner runner(path, clock_offset);
   Exit result = kPass;
   for (const Scenario &sc : scenarios) {
     if (runner.run(sc)) {
@@ -556,21 +575,30 @@ Exit run_file(const std::string &path) {
 int main(int argc, char **argv) {
   int expect = kPass;
   int first = 1;
-  if (argc >= 3 && std::strcmp(argv[1], "--expect") == 0) {
-    if (std::strcmp(argv[2], "malformed") == 0)
+  uint64_t clock_offset = 0;
+  if (argc >= 3 && std::strcmp(argv[1], "--clock-offset") == 0) {
+    if (!parse_u64(argv[2], &clock_offset))
+      return std::fprintf(stderr, "--clock-offset takes nanoseconds as a plain decimal\n"),
+             kMalformed;
+    first = 3;
+  }
+  if (argc >= first + 2 && std::strcmp(argv[first], "--expect") == 0) {
+    if (std::strcmp(argv[first + 1], "malformed") == 0)
       expect = kMalformed;
-    else if (std::strcmp(argv[2], "mismatch") == 0)
+    else if (std::strcmp(argv[first + 1], "mismatch") == 0)
       expect = kMismatch;
     else
       return std::fprintf(stderr, "--expect takes malformed or mismatch\n"), kMalformed;
-    first = 3;
+    first += 2;
   }
   if (first >= argc)
-    return std::fprintf(stderr, "usage: %s [--expect malformed|mismatch] FILE...\n", argv[0]),
+    return std::fprintf(stderr,
+                        "usage: %s [--clock-offset N] [--expect malformed|mismatch] FILE...\n",
+                        argv[0]),
            kMalformed;
   int worst = kPass;
   for (int i = first; i < argc; ++i) {
-    const Exit e = run_file(argv[i]);
+    const Exit e = run_file(argv[i], clock_offset);
     if (expect != kPass && e != expect) {
       std::fprintf(stderr, "%s: expected the runner to find it %s, but it did not\n", argv[i],
                    expect == kMalformed ? "malformed" : "mismatching");

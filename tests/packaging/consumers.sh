@@ -113,6 +113,21 @@ build_and_run() {
     fi
     say "$tool resolves its libraries"
   done
+
+  # 7. installed for real: Debian's Lua 5.4 and LuaJIT find the Lua module
+  #    on their default paths (the unpacked tree: tests/packaging/lua-module.sh)
+  if [ "$root" = "" ] && for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done | has -x lua-lazybreaker; then
+    local exe
+    for exe in lua5.4 luajit; do
+      command -v "$exe" >/dev/null || fail "no $exe to load the installed Lua module (packaging/install-deps.sh)"
+      env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 "$exe" -e '
+        local lb = require "lazybreaker"
+        local b = lb.registry { manual_clock = true }:new { failure_threshold = 1 }
+        pcall(b.call, b, error)
+        assert(b:state() == "open")' || fail "$exe cannot use the installed lua-lazybreaker"
+      say "$exe loads the installed lua-lazybreaker from its default paths"
+    done
+  fi
 }
 
 case $mode in

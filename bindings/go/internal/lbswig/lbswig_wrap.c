@@ -1363,7 +1363,9 @@ intgo _wrap_cb_registry_close_lbswig_022447c3413b89c2(struct cb_registry *_swig_
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1385,7 +1387,9 @@ intgo _wrap_cb_clock_advance_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1517,7 +1521,9 @@ intgo _wrap_cb_destroy_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1569,7 +1575,9 @@ intgo _wrap_cb_done_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swi
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1589,7 +1597,9 @@ intgo _wrap_cb_state_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1803,7 +1813,9 @@ intgo _wrap_cb_stats_get_lbswig_022447c3413b89c2(long long _swig_go_0, struct cb
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1823,7 +1835,9 @@ intgo _wrap_cb_force_open_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1843,7 +1857,9 @@ intgo _wrap_cb_disable_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1863,7 +1879,9 @@ intgo _wrap_cb_reset_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -1885,7 +1903,9 @@ intgo _wrap_cb_trip_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swi
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }
@@ -2118,7 +2138,9 @@ intgo _wrap_cb_events_select_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
       lb_go_raise(result);
       /*@SWIG@*/
     }
+    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
     _swig_go_result = result;
+    /*@SWIG@*/
   }
   return _swig_go_result;
 }

@@ -1,0 +1,234 @@
+-- lazybreaker: a lazy, lock-free circuit breaker for Lua 5.4 and LuaJIT.
+--
+-- The idiomatic layer over the C module `lazybreaker_core`, which is SWIG's
+-- low layer (bindings/swig/lua.i) plus the registry, breaker and permit
+-- objects written in C (bindings/lua/objects.c). Written in Lua here: what
+-- must yield (breaker:call runs user code under pcall, which yields in
+-- OpenResty's cosockets; a C function's lua_pcall would not), settings
+-- tables, events and text. The state machine stays in the C library.
+-- docs/lua.md describes every function.
+local core = require "lazybreaker_core"
+
+local M = {}
+M._VERSION = core.cb_version_string()
+M.version = M._VERSION
+
+local error, pcall, type, tostring, pairs, select = error, pcall, type, tostring, pairs, select
+local floor = math.floor
+
+local registry_methods = core.methods("registry")
+local breaker_methods = core.methods("breaker")
+local permit_methods = core.methods("permit")
+
+local state_names = { [0] = "closed", "open", "half_open", "forced_open", "disabled" }
+local reason_names = {
+  [core.CB_REASON_CONSECUTIVE_FAILURES] = "consecutive_failures",
+  [core.CB_REASON_FAILURE_RATE] = "failure_rate",
+  [core.CB_REASON_SLOW_CALL_RATE] = "slow_call_rate",
+  [core.CB_REASON_OPEN_ELAPSED] = "open_elapsed",
+  [core.CB_REASON_PROBE_FAILED] = "probe_failed",
+  [core.CB_REASON_PROBE_LEASE_EXPIRED] = "probe_lease_expired",
+  [core.CB_REASON_PROBES_SUCCEEDED] = "probes_succeeded",
+  [core.CB_REASON_MANUAL] = "manual",
+  [core.CB_REASON_TRIPPED] = "tripped",
+  [core.CB_REASON_REJECTED] = "rejected",
+}
+local policies = {
+  consecutive = core.CB_POLICY_CONSECUTIVE,
+  count_window = core.CB_POLICY_COUNT_WINDOW,
+  time_window = core.CB_POLICY_TIME_WINDOW,
+}
+-- Settings in seconds, as Lua and OpenResty code writes durations, beside
+-- the C names in nanoseconds.
+local in_seconds = {
+  open_duration = "open_duration_ns",
+  half_open_timeout = "half_open_timeout_ns",
+  window_duration = "window_duration_ns",
+  slow_call = "slow_call_ns",
+  open_duration_max = "open_duration_max_ns",
+}
+
+local function fail(level, fmt, ...)
+  error("lazybreaker: " .. fmt:format(...), level + 1)
+end
+
+local function seconds_to_ns(key, seconds)
+  if type(seconds) ~= "number" or not (seconds >= 0) or seconds == math.huge then
+    fail(4, "%s: expected a duration in seconds, 0 or more, got %s", key, tostring(seconds))
+  end
+  return floor(seconds * 1e9 + 0.5)
+end
+
+-- A cb_config from a settings table: cb_config_init's defaults (SWIG's
+-- constructor), then each setting by its C name; the library checks the
+-- values when the breaker is created. A key that is no field of cb_config
+-- is refused here, so a typo never passes for a default.
+local function make_config(settings)
+  local cfg = core.cb_config()
+  for key, value in pairs(settings) do
+    if key ~= "name" and key ~= "classify" then
+      local field = in_seconds[key]
+      if field then
+        value = seconds_to_ns(key, value)
+      else
+        field = key
+        if key == "policy" and type(value) == "string" then
+          value = policies[value] or fail(3, "policy: expected consecutive, count_window or time_window, got %q", value)
+        end
+      end
+      if type(field) ~= "string" or cfg[field] == nil then
+        fail(3, "unknown setting %s", tostring(key))
+      end
+      local ok, err = pcall(function() cfg[field] = value end)
+      if not ok then fail(3, "%s: %s", key, tostring(err):gsub("^.-lazybreaker: ", "")) end
+    end
+  end
+  return cfg
+end
+
+-- The classify functions, by breaker object (weak: they go with it).
+local classifiers = setmetatable({}, { __mode = "k" })
+
+local create = registry_methods.create
+function registry_methods:new(settings)
+  settings = settings or {}
+  if type(settings) ~= "table" then fail(2, "new: expected a table of settings, got %s", type(settings)) end
+  local classify = settings.classify
+  if classify ~= nil and type(classify) ~= "function" then
+    fail(2, "classify: expected a function, got %s", type(classify))
+  end
+  local name = settings.name
+  if name ~= nil and type(name) ~= "string" then fail(2, "name: expected a string, got %s", type(name)) end
+  local b = create(self, name, make_config(settings))
+  classifiers[b] = classify
+  return b
+end
+
+-- Takes up to `max` (default 64) events from the registry's queue, oldest
+-- first, as tables.
+function registry_methods:poll_events(max)
+  max = max or 64
+  if type(max) ~= "number" or max < 1 or floor(max) ~= max then
+    fail(2, "poll_events: expected a count of 1 or more, got %s", tostring(max))
+  end
+  local batch = core.lb_event_batch(max)
+  local n = batch:poll(self:_swig())
+  local events = {}
+  for i = 0, n - 1 do
+    local e = batch:get(i)
+    local name = e.name
+    events[i + 1] = {
+      sequence = e.sequence,
+      name = name ~= "" and name or nil,
+      from = state_names[e.from],
+      to = state_names[e.to],
+      reason = reason_names[e.reason] or e.reason,
+      at_ns = e.at_ns,
+      at = e.at_ns / 1e9,
+    }
+  end
+  return events
+end
+
+-- How many events the queue has dropped (it keeps the newest).
+function registry_methods:events_dropped()
+  return core.cb_events_dropped(self:_swig())
+end
+
+-- Which events to record: any of "transitions", "rejections".
+function registry_methods:select_events(...)
+  local kinds = 0
+  for i = 1, select("#", ...) do
+    local kind = select(i, ...)
+    if kind == "transitions" then
+      kinds = kinds + core.CB_EVENTS_TRANSITIONS
+    elseif kind == "rejections" then
+      kinds = kinds + core.CB_EVENTS_REJECTIONS
+    else
+      fail(2, "select_events: expected \"transitions\" or \"rejections\", got %s", tostring(kind))
+    end
+  end
+  core.cb_events_select(self:_swig(), kinds)
+end
+
+-- Every breaker of the registry in the Prometheus text format.
+function registry_methods:prometheus()
+  return core.lb_prometheus(self:_swig())
+end
+
+-- breaker:call(fn, ...): fn's results; nil, reason, retry_after when
+-- rejected; a raised error is a failure (unless classify says otherwise)
+-- and is raised again, unchanged. Its permit comes from _enter and goes
+-- back with _done (objects.c: reused, never seen by the caller).
+local enter = breaker_methods._enter
+local done = permit_methods._done
+local SUCCESS, FAILURE, IGNORED = core.CB_SUCCESS, core.CB_FAILURE, core.CB_IGNORED
+local outcome_of = { success = SUCCESS, failure = FAILURE, ignored = IGNORED }
+
+local function settle(p, classify, ok, ...)
+  if classify then
+    local fine, verdict = pcall(classify, ok, ...)
+    local outcome = fine and outcome_of[verdict]
+    if not outcome then
+      done(p, FAILURE)
+      if not fine then error(verdict, 0) end
+      fail(3, "classify returned %s; expected \"success\", \"failure\" or \"ignored\"", tostring(verdict))
+    end
+    done(p, outcome)
+  else
+    done(p, ok and SUCCESS or FAILURE)
+  end
+  if not ok then error((...), 0) end
+  return ...
+end
+
+function breaker_methods:call(fn, ...)
+  local p, reason, retry_after = enter(self)
+  if not p then return nil, reason, retry_after end
+  return settle(p, classifiers[self], pcall(fn, ...))
+end
+
+-- permit:report("success" | "failure" | "ignored")
+local verdicts = { success = permit_methods.success, failure = permit_methods.failure, ignored = permit_methods.ignore }
+function permit_methods:report(outcome)
+  local report = verdicts[outcome]
+  if not report then fail(2, "report: expected \"success\", \"failure\" or \"ignored\", got %s", tostring(outcome)) end
+  return report(self)
+end
+
+-- ---- registries -------------------------------------------------------------------
+local default
+function M.default_registry()
+  default = default or core.default_registry()
+  return default
+end
+
+-- lb.registry{ capacity = N, manual_clock = true, event_capacity = N }
+local option_keys = { capacity = true, event_capacity = true, manual_clock = true }
+function M.registry(options)
+  options = options or {}
+  if type(options) ~= "table" then fail(2, "registry: expected a table of options, got %s", type(options)) end
+  local opts = core.cb_registry_options()
+  for key, value in pairs(options) do
+    if not option_keys[key] then fail(2, "registry: unknown option %s", tostring(key)) end
+    if key == "manual_clock" then
+      opts.clock = value and core.CB_CLOCK_MANUAL or core.CB_CLOCK_MONOTONIC
+    else
+      local ok, err = pcall(function() opts[key] = value end)
+      if not ok then fail(2, "%s: %s", key, tostring(err):gsub("^.-lazybreaker: ", "")) end
+    end
+  end
+  return core.registry_open(opts)
+end
+
+-- The default registry's shortcuts: lb.new{...}, lb.lookup(name), ...
+function M.new(settings) return M.default_registry():new(settings) end
+function M.lookup(name) return M.default_registry():lookup(name) end
+function M.breakers() return M.default_registry():breakers() end
+function M.poll_events(max) return M.default_registry():poll_events(max) end
+function M.prometheus() return M.default_registry():prometheus() end
+
+-- The low layer, for what this module does not cover.
+M.core = core
+
+return M

@@ -1,0 +1,391 @@
+-- The Lua module's own behaviour (the state machine itself is pinned by the
+-- conformance scenarios): return conventions, permits, garbage collection,
+-- errors, events, Prometheus text. Deterministic: a manual clock, no sleep.
+-- Ends with the standard "N passed, N failed" line; exit status 1 on any
+-- failure.
+local lb = require "lazybreaker"
+
+local passed, failed = 0, 0
+local function test(name, fn)
+  local ok, err = pcall(fn)
+  if ok then
+    passed = passed + 1
+  else
+    failed = failed + 1
+    print(("FAIL %s: %s"):format(name, tostring(err)))
+  end
+end
+local function eq(actual, expected, what)
+  if actual ~= expected then
+    error(("%s: expected %s, got %s"):format(what or "value", tostring(expected), tostring(actual)), 2)
+  end
+end
+local function raises(pattern, fn, ...)
+  local ok, err = pcall(fn, ...)
+  if ok then error("expected an error matching " .. pattern, 2) end
+  if not tostring(err):find(pattern) then error(("error %q does not match %q"):format(tostring(err), pattern), 2) end
+end
+local function full_gc()
+  collectgarbage()
+  collectgarbage()
+end
+local function manual() return lb.registry { manual_clock = true } end
+local function trip(b, n)
+  for _ = 1, n do b:allow():failure() end
+end
+
+test("recovery is lazy: open until the duration passes, then one probe closes it", function()
+  local reg = manual()
+  local b = reg:new { name = "payments", failure_threshold = 3, open_duration = 10 }
+  trip(b, 3)
+  eq(b:state(), "open")
+  reg:advance(9.999999999)
+  eq(b:allow(), nil, "allow one ns before the end")
+  reg:advance(0.000000001)
+  eq(b:state(), "open", "asking never moves it")
+  local probe = b:allow()
+  assert(probe, "the first call after the duration is the probe")
+  eq(b:state(), "half_open")
+  probe:success()
+  eq(b:state(), "closed")
+end)
+
+test("allow when rejected returns nil, the reason and the retry-after in seconds", function()
+  local reg = manual()
+  local b = reg:new { failure_threshold = 1, open_duration = 10 }
+  trip(b, 1)
+  reg:advance(4)
+  local p, reason, retry = b:allow()
+  eq(p, nil); eq(reason, "open"); eq(retry, 6)
+  reg:advance(6)
+  local probe = b:allow()
+  p, reason, retry = b:allow()
+  eq(p, nil); eq(reason, "half_open_full")
+  eq(type(retry), "number")
+  probe:success()
+  b:force_open()
+  p, reason, retry = b:allow()
+  eq(reason, "forced_open"); eq(retry, math.huge)
+  eq(b:retry_after(), math.huge)
+end)
+
+test("call returns fn's results, and nil, \"open\", retry_after when rejected", function()
+  local reg = manual()
+  local b = reg:new { failure_threshold = 1, open_duration = 30 }
+  local a, c, d = b:call(function(x, y) return x + y, "two", nil end, 1, 2)
+  eq(a, 3); eq(c, "two"); eq(d, nil)
+  pcall(b.call, b, error, "down")
+  local ok, err, retry = b:call(function() error("not called") end)
+  eq(ok, nil); eq(err, "open"); eq(retry, 30)
+end)
+
+test("an error inside call reports a failure and is raised again, unchanged", function()
+  local reg = manual()
+  local b = reg:new { failure_threshold = 2 }
+  local thrown = { code = 503 }
+  local ok, err = pcall(b.call, b, function() error(thrown) end)
+  eq(ok, false); eq(err, thrown, "the same error object")
+  eq(b:stats().failures, 1)
+  ok, err = pcall(b.call, b, function() error("boom", 0) end)
+  eq(err, "boom")
+  eq(b:state(), "open")
+end)
+
+test("classify decides what counts: a returned nil, \"404\" is ignored, a 503 a failure", function()
+  local reg = manual()
+  local b = reg:new {
+    failure_threshold = 1,
+    classify = function(ok, status)
+      if not ok or status == 503 then return "failure" end
+      if status == nil then return "ignored" end
+      return "success"
+    end,
+  }
+  local r, e = b:call(function() return nil, "404" end)
+  eq(r, nil); eq(e, "404")
+  eq(b:stats().ignored, 1)
+  b:call(function() return 200 end)
+  eq(b:stats().successes, 1)
+  b:call(function() return 503 end)
+  eq(b:state(), "open")
+  local bad = reg:new { classify = function() return "maybe" end }
+  raises("classify returned maybe", bad.call, bad, function() end)
+  eq(bad:stats().failures, 1, "a bad verdict counts as a failure")
+end)
+
+test("a call abandoned mid-way (its coroutine dropped) reports a failure once collected", function()
+  local reg = manual()
+  local b = reg:new { failure_threshold = 1 }
+  local co = coroutine.create(function() return b:call(function() coroutine.yield() end) end)
+  assert(coroutine.resume(co)) -- suspended inside fn, its permit outstanding
+  eq(b:stats().failures, 0)
+  co = nil
+  full_gc()
+  eq(b:stats().failures, 1)
+  eq(b:state(), "open")
+end)
+
+test("call allocates nothing once warm: its permits are reused, never seen by the caller", function()
+  local reg = manual()
+  local b = reg:new {}
+  local function empty() end
+  for _ = 1, 100 do b:call(empty) end
+  collectgarbage()
+  collectgarbage("stop")
+  local before = collectgarbage("count")
+  for _ = 1, 10000 do b:call(empty) end
+  local grown = (collectgarbage("count") - before) * 1024
+  collectgarbage("restart")
+  assert(grown < 1024, ("10000 calls allocated %d bytes"):format(grown))
+  eq(b:stats().successes, 10100)
+end)
+
+test("a permit collected with no verdict reports a failure", function()
+  local reg = manual()
+  local b = reg:new { failure_threshold = 1 }
+  do local _ = b:allow() end
+  full_gc()
+  eq(b:stats().failures, 1)
+  eq(b:state(), "open")
+end)
+
+if _VERSION == "Lua 5.4" and not jit then
+  test("a to-be-closed permit reports a failure as its scope ends without a verdict", function()
+    local reg = manual()
+    local b = reg:new { failure_threshold = 1 }
+    local scoped = assert(load [[
+      local b = ...
+      do local p <close> = b:allow() end
+      local after = b:state()
+      do local p <close> = b:allow() end -- rejected: nil is fine for <close>
+      local ok = pcall(function()
+        local p <close> = assert(b:allow())
+      end)
+      return after
+    ]])
+    eq(scoped(b), "open", "reported at once, no collection needed")
+    eq(b:stats().failures, 1)
+    local reg2 = manual()
+    local b2 = reg2:new {}
+    assert(load [[
+      local b = ...
+      local p <close> = b:allow()
+      p:success()
+    ]])(b2)
+    eq(b2:stats().successes, 1); eq(b2:stats().failures, 0, "a verdict given stays the verdict")
+  end)
+end
+
+test("a permit keeps its breaker and registry alive until it is reported", function()
+  local reg = manual()
+  local b = reg:new { name = "kept" }
+  local p = b:allow()
+  b, reg = nil, nil
+  full_gc()
+  p:success() -- neither the breaker nor the registry is gone
+  full_gc()
+end)
+
+test("a breaker collected with a permit outstanding is destroyed once the permit reports", function()
+  local reg = manual()
+  local b = reg:new { name = "transient" }
+  local p = b:allow()
+  b = nil
+  full_gc()
+  assert(reg:lookup("transient"), "still there while the permit is out")
+  p:success()
+  p = nil
+  full_gc()
+  eq(reg:lookup("transient"), nil, "destroyed after the permit, with the object")
+  reg:new { name = "transient" } -- the name is free again
+end)
+
+test("lookup and breakers give objects for existing breakers, which do not destroy them", function()
+  local reg = manual()
+  local b = reg:new { name = "db" }
+  reg:new {}
+  local found = reg:lookup("db")
+  assert(found == b, "the same breaker")
+  eq(found:name(), "db")
+  eq(reg:lookup("nope"), nil)
+  eq(#reg:breakers(), 2)
+  found = nil
+  full_gc()
+  assert(reg:lookup("db"), "a lookup's object leaves the breaker")
+  eq(tostring(b), 'lazybreaker.breaker("db", closed)')
+end)
+
+test("use after close raises a clear error and never crashes", function()
+  local reg = manual()
+  local b = reg:new { name = "gone" }
+  local p = b:allow()
+  b:close()
+  b:close() -- twice is a no-op
+  raises("breaker is closed", b.state, b)
+  raises("breaker is closed", b.allow, b)
+  raises("breaker is closed", b.call, b, print)
+  raises("permit's breaker is closed", p.success, p)
+  eq(tostring(b), "lazybreaker.breaker(closed)")
+  eq(reg:lookup("gone"), nil)
+  local b2 = reg:new { name = "gone" }
+  local p2 = b2:allow()
+  reg:close()
+  raises("registry is closed", b2.state, b2)
+  raises("registry is closed", reg.new, reg, {})
+  p2 = nil
+  full_gc() -- the permit's __gc stays silent
+  raises("the default registry", function() lb.default_registry():close() end)
+  raises("expected a breaker", b2.state, {})
+  raises("expected a breaker", b2.state, p)
+end)
+
+test("a permit reported twice raises, and the second verdict changes nothing", function()
+  local reg = manual()
+  local b = reg:new {}
+  local p = b:allow()
+  p:success()
+  raises("already reported", p.failure, p)
+  eq(b:stats().failures, 0)
+  assert(p:is_reported())
+end)
+
+test("invalid settings raise with the library's message, naming the field", function()
+  local reg = manual()
+  raises("failure_threshold must be 1%.%.65535, got 0", reg.new, reg, { failure_threshold = 0 })
+  raises("unknown setting failure_treshold", reg.new, reg, { failure_treshold = 3 })
+  raises("failure_threshold: expected a non%-negative integer", reg.new, reg, { failure_threshold = 2.5 })
+  raises("failure_threshold: expected", reg.new, reg, { failure_threshold = -1 })
+  raises("open_duration: expected a duration in seconds", reg.new, reg, { open_duration = -1 })
+  raises("open_duration: expected a duration in seconds", reg.new, reg, { open_duration = "10" })
+  raises("open_duration_ns must be", reg.new, reg, { open_duration = 0 })
+  raises("policy: expected consecutive", reg.new, reg, { policy = "sliding" })
+  raises("name: expected a string", reg.new, reg, { name = 42 })
+  raises("classify: expected a function", reg.new, reg, { classify = true })
+  reg:new { name = "dup" }
+  raises("CB_EEXIST", reg.new, reg, { name = "dup" })
+  raises("unknown option", lb.registry, { capasity = 10 })
+  raises("capacity must be", lb.registry, { capacity = 4194305 })
+  local b = reg:new { policy = "count_window", window_size = 10, minimum_calls = 5, failure_rate_threshold = 0.5,
+                      slow_call = 0.000001, half_open_timeout = 1, open_duration_max = 60,
+                      open_backoff_multiplier = 2.0 }
+  eq(b:state(), "closed", "every cb_config field by its C name, durations in seconds")
+  raises("cb_trip: open_for_ns must be", function() b:trip(0) end)
+  raises("expected a duration", b.trip, b, -1)
+end)
+
+test("nanoseconds past 2^53 are exact as strings of digits, on every interpreter", function()
+  local reg = manual()
+  -- (cb_trip: "for exactly open_for_ns"; this library build still rounds a
+  -- configured open_duration_ns past 2^53, fixed on the library's side)
+  local b = reg:new { failure_threshold = 1, open_duration_ns = "9007199254740993" }
+  eq(b:trip_ns("9007199254740993"), b)
+  eq(b:retry_after_ns(true), "9007199254740993")
+  reg:advance_ns("1")
+  eq(b:retry_after_ns(true), "9007199254740992")
+  eq(reg:now_ns(true), "1")
+  b:force_open()
+  eq(b:retry_after_ns(true), "18446744073709551615")
+  eq(b:retry_after_ns(), math.huge)
+  raises("expected a non%-negative integer", reg.advance_ns, reg, "12a")
+  raises("expected a non%-negative integer", reg.advance_ns, reg, "18446744073709551616")
+end)
+
+test("stats, manual states and tostring", function()
+  local reg = manual()
+  local b = reg:new { name = "s", failure_threshold = 5 }
+  b:allow():success(); b:allow():failure(); b:allow():ignore()
+  local s = b:stats()
+  eq(s.admitted, 3); eq(s.successes, 1); eq(s.failures, 1); eq(s.ignored, 1)
+  eq(s.consecutive_failures, 1); eq(s.state, "closed")
+  reg:advance(2)
+  eq(b:stats().state_seconds, 2)
+  eq(b:force_open():state(), "forced_open", "manual calls chain")
+  eq(b:disable():state(), "disabled")
+  eq(b:reset():state(), "closed")
+  b:trip(5)
+  eq(b:state(), "open"); eq(b:retry_after(), 5); eq(b:stats().trips, 1)
+  eq(tostring(b), 'lazybreaker.breaker("s", open)')
+  eq(tostring(reg:new {}), "lazybreaker.breaker(anonymous, closed)")
+  assert(tostring(reg):find("lazybreaker.registry"))
+  eq(reg:new {}:name(), nil, "an anonymous breaker has no name")
+end)
+
+test("events arrive in order, with names, states and reasons", function()
+  local reg = manual()
+  local b = reg:new { name = "ev", failure_threshold = 1, open_duration = 1 }
+  trip(b, 1)
+  reg:advance(1)
+  b:allow():failure()
+  reg:advance(1)
+  b:allow():success()
+  b:force_open(); b:reset()
+  local events = reg:poll_events(2)
+  eq(#events, 2, "at most max")
+  local rest = reg:poll_events()
+  for _, e in ipairs(rest) do events[#events + 1] = e end
+  local want = {
+    { "closed", "open", "consecutive_failures" }, { "open", "half_open", "open_elapsed" },
+    { "half_open", "open", "probe_failed" }, { "open", "half_open", "open_elapsed" },
+    { "half_open", "closed", "probes_succeeded" }, { "closed", "forced_open", "manual" },
+    { "forced_open", "closed", "manual" },
+  }
+  eq(#events, #want)
+  for i, w in ipairs(want) do
+    local e = events[i]
+    eq(e.from, w[1], "from " .. i); eq(e.to, w[2], "to " .. i); eq(e.reason, w[3], "reason " .. i)
+    eq(e.name, "ev")
+    if i > 1 then assert(e.sequence > events[i - 1].sequence, "increasing sequence") end
+  end
+  eq(events[3].at, 1); eq(events[5].at, 2)
+  eq(#reg:poll_events(), 0)
+  eq(reg:events_dropped(), 0)
+  reg:select_events("transitions", "rejections")
+  b:force_open(); b:allow()
+  local last = reg:poll_events()
+  eq(last[#last].reason, "rejected")
+  raises("poll_events: expected a count", reg.poll_events, reg, 0)
+end)
+
+test("the Prometheus text parses: HELP and TYPE lines, then samples with a number each", function()
+  local reg = manual()
+  local b = reg:new { name = 'quote"d' }
+  reg:new { name = "plain" }
+  b:allow():success()
+  local text = reg:prometheus()
+  local samples, types = 0, {}
+  for line in text:gmatch("([^\n]*)\n") do
+    if line:match("^# HELP ") then
+      assert(line:match("^# HELP [%a_:][%w_:]* .+$"), "HELP: " .. line)
+    elseif line:match("^# TYPE ") then
+      local name, kind = line:match("^# TYPE ([%a_:][%w_:]*) (%a+)$")
+      assert(name and (kind == "gauge" or kind == "counter"), "TYPE: " .. line)
+      types[name] = kind
+    else
+      local name, labels, value = line:match('^([%a_:][%w_:]*)(%b{}) (%S+)$')
+      if not name then name, value = line:match("^([%a_:][%w_:]*) (%S+)$") end
+      assert(name and tonumber(value), "sample: " .. line)
+      local family = name:gsub("_total$", "")
+      assert(types[name] or types[family], "a sample of a declared family: " .. line)
+      if labels then assert(labels:match('^{[%a_][%w_]*=".*"}$') or labels:match('^{[%a_][%w_]*=".*",'), line) end
+      samples = samples + 1
+    end
+  end
+  assert(samples > 0)
+  assert(text:find('breaker="quote\\"d"', 1, true), "label values are escaped")
+  assert(text:find('breaker="plain"', 1, true))
+end)
+
+test("the default registry: lb.new, lb.lookup, lb.breakers, lb.prometheus", function()
+  local name = "default-" .. tostring({}):gsub("[^%w]", "")
+  local b = lb.new { name = name, open_duration = 30 }
+  assert(lb.lookup(name) == b)
+  assert(#lb.breakers() >= 1)
+  assert(lb.prometheus():find(name, 1, true))
+  eq(b:call(function() return "ok" end), "ok")
+  b:close()
+  eq(lb.lookup(name), nil)
+  eq(type(lb.version), "string")
+end)
+
+print(("%d passed, %d failed"):format(passed, failed))
+os.exit(failed == 0 and 0 or 1, true) -- true: close the state, so every __gc runs (and ASan sees no leak)

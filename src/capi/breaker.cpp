@@ -1,0 +1,198 @@
+// The C ABI's breaker functions: create, find, call, observe, control,
+// destroy. The quiet call's fast path is registry/fast_path.hpp; what it
+// does not answer comes to the checked paths here.
+#include <cstring>
+
+#include "capi/errors.hpp"
+#include "capi/resolve.hpp"
+#include "capi/status.hpp"
+#include "capi/validate.hpp"
+#include "capi/versioned.hpp"
+#include "lazybreaker/lazybreaker.h"
+#include "registry/breaker_events.hpp"
+#include "registry/fast_path.hpp"
+#include "registry/registry.hpp"
+
+using lazybreaker::capi::bad_handle;
+using lazybreaker::capi::fail;
+using lazybreaker::capi::FirstVersion;
+using lazybreaker::capi::public_state;
+using lazybreaker::capi::resolve;
+using lazybreaker::capi::resolve_registry;
+using lazybreaker::capi::result_to_code;
+using lazybreaker::capi::status_to_code;
+using lazybreaker::capi::Target;
+using lazybreaker::core::Counter;
+using lazybreaker::core::Outcome;
+using lazybreaker::core::Result;
+using lazybreaker::core::State;
+using lazybreaker::registry::BreakerEvents;
+using lazybreaker::registry::FastPath;
+using lazybreaker::registry::Handle;
+using lazybreaker::registry::Registry;
+using lazybreaker::registry::Status;
+
+namespace {
+
+int force(cb_handle h, State target, const char *what) {
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, what);
+  BreakerEvents events(*t.reg, t.index, h);
+  return result_to_code(t.reg->breaker(t.index, &events).force(Handle::incarnation(h), target), h,
+                        what);
+}
+
+// The slow paths of cb_allow and cb_done: every check, every state, events.
+[[gnu::noinline]] int allow_checked(cb_handle h, cb_ticket *ticket) noexcept {
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_allow");
+  if (ticket == nullptr) return fail(CB_EINVAL, "cb_allow: ticket is NULL");
+  BreakerEvents events(*t.reg, t.index, h);
+  uint64_t issued = 0;
+  const Result r = t.reg->breaker(t.index, &events)
+                       .allow(Handle::incarnation(h), t.reg->tally(t.index), &issued);
+  if (r != Result::Ok) return result_to_code(r, h, "cb_allow");
+  *ticket = Handle::seal(h, issued);
+  return CB_OK;
+}
+
+[[gnu::noinline]] int done_checked(cb_handle h, cb_ticket ticket, int outcome) noexcept {
+  const uint64_t issued = Handle::unseal(h, ticket);
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_done");
+  if (unsigned(outcome) > CB_IGNORED)
+    return fail(CB_EINVAL, "cb_done: outcome must be CB_SUCCESS, CB_FAILURE or CB_IGNORED, got %d",
+                outcome);
+  BreakerEvents events(*t.reg, t.index, h);
+  const Result r =
+      t.reg->breaker(t.index, &events)
+          .done(Handle::incarnation(h), t.reg->tally(t.index), issued, Outcome(outcome));
+  return r == Result::Ok ? CB_OK : result_to_code(r, h, "cb_done");
+}
+
+}  // namespace
+
+extern "C" {
+
+CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
+                     cb_handle *out) CB_NOEXCEPT {
+  if (out == nullptr) return fail(CB_EINVAL, "cb_create: out is NULL");
+  Registry *r = nullptr;
+  if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
+  std::string_view n;
+  if (const int st = lazybreaker::capi::check_name(name, true, &n); st != CB_OK) return st;
+  lazybreaker::core::Config c;
+  if (const int st = lazybreaker::capi::to_core_config(cfg, &c); st != CB_OK) return st;
+  cb_handle h = 0;
+  if (const int st = status_to_code(r->create(n, c, &h), "cb_create"); st != CB_OK) return st;
+  *out = h;
+  return CB_OK;
+}
+
+CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) CB_NOEXCEPT {
+  if (out == nullptr) return fail(CB_EINVAL, "cb_lookup: out is NULL");
+  Registry *r = nullptr;
+  if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
+  std::string_view n;
+  if (const int st = lazybreaker::capi::check_name(name, false, &n); st != CB_OK) return st;
+  cb_handle h = 0;
+  if (const int st = status_to_code(r->lookup(n, &h), "cb_lookup"); st != CB_OK) return st;
+  *out = h;
+  return CB_OK;
+}
+
+CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT {
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_destroy");
+  return t.reg->destroy(t.index, Handle::incarnation(h)) == Status::Ok
+             ? CB_OK
+             : bad_handle(h, "cb_destroy");
+}
+
+CB_API int cb_allow(cb_handle h, cb_ticket *ticket) CB_NOEXCEPT {
+  return FastPath::allow<allow_checked>(h, ticket);
+}
+
+CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) CB_NOEXCEPT {
+  return FastPath::done<done_checked>(h, ticket, outcome);
+}
+
+CB_API int cb_state(cb_handle h) CB_NOEXCEPT {
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_state");
+  State s;
+  const Result r = t.reg->breaker(t.index).state(Handle::incarnation(h), &s);
+  if (r != Result::Ok) return result_to_code(r, h, "cb_state");
+  return public_state(s);
+}
+
+CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) CB_NOEXCEPT {
+  if (out_ns == nullptr) return fail(CB_EINVAL, "cb_retry_after: out_ns is NULL");
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_retry_after");
+  return result_to_code(t.reg->breaker(t.index).retry_after(Handle::incarnation(h), out_ns), h,
+                        "cb_retry_after");
+}
+
+CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT {
+  if (out == nullptr) return fail(CB_EINVAL, "cb_stats_get: out is NULL");
+  if (out->struct_size < FirstVersion::kStats)
+    return fail(CB_EINVAL, "cb_stats_get: struct_size %zu is smaller than the first version's %zu",
+                out->struct_size, FirstVersion::kStats);
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_stats_get");
+  lazybreaker::core::Observation o;
+  const Result r = t.reg->breaker(t.index).observe(Handle::incarnation(h), &o);
+  if (r != Result::Ok) return result_to_code(r, h, "cb_stats_get");
+  const lazybreaker::registry::Counts c = t.reg->counts(t.index);
+  cb_stats s;
+  std::memset(&s, 0, sizeof s);
+  s.struct_size = out->struct_size;
+  s.admitted = c.n[unsigned(Counter::Admitted)];
+  s.rejected = c.n[unsigned(Counter::Rejected)];
+  s.successes = c.n[unsigned(Counter::Successes)];
+  s.failures = c.n[unsigned(Counter::Failures)];
+  s.ignored = c.n[unsigned(Counter::Ignored)];
+  s.trips = c.trips;
+  s.consecutive_failures = o.consecutive_failures;
+  s.slow = c.n[unsigned(Counter::Slow)];
+  s.failure_rate = o.failure_rate;
+  s.slow_rate = o.slow_rate;
+  s.state_ns = o.state_ns;
+  lazybreaker::capi::copy_out(out, out->struct_size, s);
+  return CB_OK;
+}
+
+CB_API int cb_force_open(cb_handle h) CB_NOEXCEPT {
+  return force(h, State::ForcedOpen, "cb_force_open");
+}
+
+CB_API int cb_disable(cb_handle h) CB_NOEXCEPT { return force(h, State::Disabled, "cb_disable"); }
+
+CB_API int cb_reset(cb_handle h) CB_NOEXCEPT { return force(h, State::Closed, "cb_reset"); }
+
+CB_API int cb_name(cb_handle h, char *buf, size_t size) CB_NOEXCEPT {
+  if (buf == nullptr) return fail(CB_EINVAL, "cb_name: buf is NULL");
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_name");
+  char name[CB_MAX_NAME_BYTES + 1];
+  size_t len = 0;
+  if (!t.reg->name(t.index, Handle::incarnation(h), name, &len)) return bad_handle(h, "cb_name");
+  if (size < len + 1)
+    return fail(CB_EINVAL, "cb_name: buf holds %zu bytes, the name needs %zu", size, len + 1);
+  std::memcpy(buf, name, len + 1);
+  return CB_OK;
+}
+
+CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) CB_NOEXCEPT {
+  if (open_for_ns < CB_MIN_OPEN_DURATION_NS || open_for_ns > CB_MAX_DURATION_NS)
+    return fail(CB_EINVAL, "cb_trip: open_for_ns must be %llu..%llu, got %llu",
+                CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS, (unsigned long long)open_for_ns);
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_trip");
+  BreakerEvents events(*t.reg, t.index, h);
+  return result_to_code(
+      t.reg->breaker(t.index, &events).trip_for(Handle::incarnation(h), open_for_ns), h, "cb_trip");
+}
+
+}  // extern "C"

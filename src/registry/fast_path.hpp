@@ -1,0 +1,107 @@
+// The quiet call, whole: cb_allow and cb_done on a breaker that is CLOSED,
+// unrecorded and without a failure run, counted in the calling thread's own
+// cells, found from the handle alone (registry/space.hpp). Anything else goes
+// to `slow`, which nothing here has touched yet.
+//
+// A quiet call is taken only if three things hold, each for a reason:
+//   * the handle's top 40 bits equal the state word's (Handle::quiet_in):
+//     the breaker is in the handle's life;
+//   * the word's high bit is set: it is quiet (core/words.hpp). Without this
+//     a made-up value copying the top bits of any other word (a slot never
+//     used, a free slot, an OPEN breaker) would pass the first test. With it,
+//     handle + word carries, so the test costs one branch on the flag that
+//     sealing the ticket (Handle::seal) sets anyway;
+//   * the thread has counter cells of its own.
+// The status returned on success is the first test's zero, already in the
+// return register: these two functions are counted to the instruction
+// (bench/callgrind-count.sh), 41 for the pair.
+#pragma once
+
+#include <cstdint>
+
+#include "core/breaker.hpp"
+#include "registry/handle.hpp"
+#include "registry/space.hpp"
+
+namespace lazybreaker::registry {
+
+// The quiet tests, after the other checks: whether the handle `h` and the
+// word `w` agree in their top 40 bits and both have the high bit set (so
+// h + w carries). On success `w` becomes 0 and `*sealed` (allow) is h + w;
+// `ticket` (done) must equal h + w. Written out for x86-64 so that the
+// carry is one branch and the zero stays in the return register (GCC
+// computes the carry into a register and clears another for the status).
+#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 11)
+#define LB_FAST_PATH_ASM 1
+#endif
+
+struct FastPath {
+  // `slow(h, ticket)` answers whatever this does not.
+  template <auto slow>
+  [[gnu::always_inline]] static int allow(uint64_t h, uint64_t *ticket) {
+    const Space::Slot s = Space::slot(h);
+    uint64_t w = s.hot->word.load(std::memory_order_acquire);
+    const uintptr_t cells = Space::own_cells();
+    if (__builtin_expect(ticket == nullptr || cells == 0, 0)) return slow(h, ticket);
+#ifdef LB_FAST_PATH_ASM
+    uint64_t sealed = h;
+    asm goto(
+        "add %[w], %[sealed]\n\t"
+        "jnc %l[not_quiet]\n\t"
+        "xor %[h], %[w]\n\t"
+        "shr %[index_bits], %[w]\n\t"
+        "jne %l[not_quiet]"
+        : [sealed] "+&r"(sealed), [w] "+a"(w)
+        : [h] "r"(h), [index_bits] "i"(Handle::kIndexBits)
+        : "cc"
+        : not_quiet);
+#else
+    uint64_t sealed;
+    if (!__builtin_add_overflow(h, w, &sealed) || (w ^= h, w >>= Handle::kIndexBits) != 0)
+      goto not_quiet;
+#endif
+    *ticket = sealed;
+    Space::bump_own(cells, s.index, core::Counter::Admitted);
+    return int(w);  // 0: CB_OK
+  not_quiet:
+    return slow(h, ticket);
+  }
+
+  // A ticket that is the state word as it stands, of a breaker that the
+  // handle names and that is quiet, was issued in this life and this epoch,
+  // and nothing has moved since: its success changes nothing
+  // (lazybreaker::core::Ticket). `slow(h, ticket, outcome)` answers the rest.
+  template <auto slow>
+  [[gnu::always_inline]] static int done(uint64_t h, uint64_t ticket, int outcome) {
+    const Space::Slot s = Space::slot(h);
+    uint64_t w = s.hot->word.load(std::memory_order_acquire);
+    const uintptr_t cells = Space::own_cells();
+    if (__builtin_expect(outcome != 0 || cells == 0, 0)) return slow(h, ticket, outcome);
+#ifdef LB_FAST_PATH_ASM
+    uint64_t sealed = w;
+    asm goto(
+        "add %[h], %[sealed]\n\t"
+        "jnc %l[not_quiet]\n\t"
+        "cmp %[sealed], %[ticket]\n\t"
+        "jne %l[not_quiet]\n\t"
+        "xor %[h], %[w]\n\t"
+        "shr %[index_bits], %[w]\n\t"
+        "jne %l[not_quiet]"
+        : [sealed] "+&r"(sealed), [w] "+a"(w)
+        : [h] "r"(h), [ticket] "r"(ticket), [index_bits] "i"(Handle::kIndexBits)
+        : "cc"
+        : not_quiet);
+#else
+    uint64_t sealed;
+    if (!__builtin_add_overflow(h, w, &sealed) || sealed != ticket ||
+        (w ^= h, w >>= Handle::kIndexBits) != 0)
+      goto not_quiet;
+#endif
+    Space::bump_own(cells, s.index, core::Counter::Successes);
+    return int(w);  // 0: CB_OK
+  not_quiet:
+    return slow(h, ticket, outcome);
+  }
+};
+
+}  // namespace lazybreaker::registry

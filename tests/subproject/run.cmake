@@ -1,0 +1,28 @@
+# Configures, builds and runs tests/subproject with Google Benchmark and
+# doctest made unfindable: a project adding lazybreaker with add_subdirectory
+# needs neither, gets no tests and no benchmarks, and keeps its own (empty)
+# build type.
+#   cmake -DSOURCE=<lazybreaker source> -DWORK=<dir> -P run.cmake
+file(REMOVE_RECURSE ${WORK})
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -S ${SOURCE}/tests/subproject -B ${WORK} -DLB_SOURCE_DIR=${SOURCE}
+          -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON -DCMAKE_DISABLE_FIND_PACKAGE_doctest=ON
+  RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "the subproject does not configure")
+endif()
+file(STRINGS ${WORK}/CMakeCache.txt cache REGEX "^(CMAKE_BUILD_TYPE|LB_BUILD_TESTS|LB_BUILD_BENCH):")
+foreach(expected "CMAKE_BUILD_TYPE:STRING=" "LB_BUILD_TESTS:BOOL=OFF" "LB_BUILD_BENCH:BOOL=OFF")
+  list(FIND cache "${expected}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "the subproject's cache should have ${expected}; it has: ${cache}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} -j 2 --target consumer RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "the subproject does not build")
+endif()
+execute_process(COMMAND ${WORK}/consumer RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "the consumer failed")
+endif()
