@@ -4,16 +4,13 @@ package lazybreaker
 // the same *.scn files the C++ runner reads, every step through this
 // package's API (Acquire, Done, State, RetryAfter, Counts, ForceOpen,
 // Disable, Reset, Trip, Advance). Each file runs twice: on clocks that
-// start at 0, and, when LB_CONFORMANCE_CLOCK_OFFSET gives one, at that
-// clock offset (README.md, "Clock offset": 10^18 ns).
+// start at 0, and at the clock offset (README.md, "Clock offset": 10^18
+// ns, or LB_CONFORMANCE_CLOCK_OFFSET).
 //
-//	LB_CONFORMANCE_DIR=tests/conformance LB_CONFORMANCE_CLOCK_OFFSET=1000000000000000000 \
-//	  go test -run Conformance
+//	LB_CONFORMANCE_DIR=tests/conformance go test -run Conformance
 //
-// CTest sets LB_CONFORMANCE_DIR, and LB_CONFORMANCE_CLOCK_OFFSET when the
-// README of those scenarios specifies the offset run (cmake/go.cmake);
-// without LB_CONFORMANCE_DIR (a user's `go test` in the module cache, where
-// the scenarios are not) the runner skips.
+// CTest sets LB_CONFORMANCE_DIR; without it (a user's `go test` in the
+// module cache, where the scenarios are not) the runner skips.
 
 import (
 	"bufio"
@@ -30,6 +27,23 @@ import (
 
 	"github.com/lazybreaker/lazybreaker/bindings/go/internal/lbswig"
 )
+
+// The README's clock offset: every file runs a second time on clocks that
+// start there.
+const scnClockOffset = uint64(1_000_000_000_000_000_000)
+
+// clockOffset is scnClockOffset, or LB_CONFORMANCE_CLOCK_OFFSET when set.
+func clockOffset(t *testing.T) uint64 {
+	env := os.Getenv("LB_CONFORMANCE_CLOCK_OFFSET")
+	if env == "" {
+		return scnClockOffset
+	}
+	offset, ok := parseU64(env)
+	if !ok || offset == 0 {
+		t.Fatalf("LB_CONFORMANCE_CLOCK_OFFSET=%q: not a positive number of nanoseconds", env)
+	}
+	return offset
+}
 
 type scnKind int
 
@@ -585,15 +599,7 @@ func TestConformanceEveryScenarioPasses(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatalf("no scenario in %s", dir)
 	}
-	offsets := []uint64{0}
-	if env := os.Getenv("LB_CONFORMANCE_CLOCK_OFFSET"); env != "" {
-		offset, ok := parseU64(env)
-		if !ok {
-			t.Fatalf("LB_CONFORMANCE_CLOCK_OFFSET=%q: not nanoseconds as a plain decimal", env)
-		}
-		offsets = append(offsets, offset)
-	}
-	for _, offset := range offsets {
+	for _, offset := range []uint64{0, clockOffset(t)} {
 		for _, file := range files {
 			name := strings.TrimSuffix(filepath.Base(file), ".scn")
 			if offset != 0 {
@@ -611,8 +617,10 @@ func TestConformanceEveryScenarioPasses(t *testing.T) {
 
 // The runner checks itself (README, "Runner self-tests"): it must find each
 // malformed file malformed and each mismatching one mismatching, so it skips
-// nothing it does not understand. known_bugs/ states specified behaviour the
-// library gets wrong today: a mismatch is expected there.
+// nothing it does not understand; a clock_offset file passes on a clock
+// that starts at 0 and mismatches under the offset. known_bugs/ states
+// specified behaviour the library gets wrong today: a mismatch is expected
+// there.
 func TestConformanceRunnerRejectsWhatItMust(t *testing.T) {
 	dir := conformanceDir(t)
 	for _, c := range []struct {
@@ -631,6 +639,18 @@ func TestConformanceRunnerRejectsWhatItMust(t *testing.T) {
 				}
 			})
 		}
+	}
+	offset := clockOffset(t)
+	for _, file := range glob(t, filepath.Join(dir, "selftest", "clock_offset", "*.scn")) {
+		file := file
+		t.Run("clock_offset/"+filepath.Base(file), func(t *testing.T) {
+			if got, report := runFile(file, 0); got != scnPass {
+				t.Errorf("on a clock that starts at 0: expected a pass, got %d: %s", got, strings.Join(report, "\n"))
+			}
+			if got, report := runFile(file, offset); got != scnMismatch {
+				t.Errorf("at the clock offset: expected a mismatch, got %d: %s", got, strings.Join(report, "\n"))
+			}
+		})
 	}
 	if len(glob(t, filepath.Join(dir, "selftest", "*", "*.scn"))) == 0 {
 		t.Fatalf("no self-test in %s/selftest", dir)
