@@ -17,6 +17,8 @@ packages=(
   lua5.4 liblua5.4-dev luajit libluajit-5.1-dev
   # and LuaRocks, to build the rock from packaging/lua/*.rockspec in a test
   luarocks
+  # Go: Debian's toolchain (1.19), the standard library only, no module proxy
+  golang-go
 )
 
 # C#: the .NET SDK (8 or later, `dotnet` on PATH) is not in Debian's

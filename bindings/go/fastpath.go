@@ -1,0 +1,110 @@
+package lazybreaker
+
+// The request path: Acquire, Done, and the admission under Allow, Execute
+// and ExecuteContext call the C library through cgo directly, not through
+// the SWIG layer. SWIG's wrapper of cb_allow also returns the ticket by
+// value (its out-parameter lives in the C wrapper), but it cannot say
+// "rejected" and "in which state" in one crossing, and it raises errors by
+// panicking, which would cost a deferred recover on every call. These shims
+// return everything by value in one crossing, so a call allocates nothing,
+// admitted or rejected, and costs one cgo crossing each way. No Go pointer
+// crosses: a pointer to a Go variable for cb_allow's out-parameter would
+// move the variable to the heap, an allocation per call.
+
+/*
+#cgo pkg-config: lazybreaker
+#include <lazybreaker/lazybreaker.h>
+
+typedef struct lb_go_admission {
+  cb_ticket ticket;         // the ticket when status is CB_OK
+  uint64_t retry_after_ns;  // when rejected and asked for: cb_retry_after
+  int status;               // cb_allow's
+  int state;                // when rejected: the state that rejected
+} lb_go_admission;
+
+// cb_allow, and on a rejection the state (and, if asked, the wait) read in
+// the same crossing.
+static lb_go_admission lb_go_admit(cb_handle h, int want_wait) {
+  lb_go_admission a = {0, 0, 0, 0};
+  a.status = cb_allow(h, &a.ticket);
+  if (a.status == CB_REJECTED) {
+    a.state = cb_state(h);
+    if (want_wait && cb_retry_after(h, &a.retry_after_ns) != CB_OK) a.retry_after_ns = 0;
+  }
+  return a;
+}
+*/
+import "C"
+
+import (
+	"math"
+	"runtime"
+	"time"
+)
+
+// Ticket is an admitted call's ticket, from Acquire, for Done. Opaque; it
+// carries the period it was issued in, so an outcome reported after a
+// transition counts in Counts but never moves the state machine.
+type Ticket uint64
+
+// Acquire asks to make a call: nil admits it (make the call, then report it
+// with Done, once); ErrOpenState or ErrTooManyRequests rejects it (fail
+// fast; RetryAfter gives the wait); ErrClosed after Close. It allocates
+// nothing and returns the bare sentinels. In OPEN, the first call after the
+// open duration becomes the probe.
+func (cb *CircuitBreaker) Acquire() (Ticket, error) {
+	a := C.lb_go_admit(C.cb_handle(cb.h), 0)
+	runtime.KeepAlive(cb)
+	switch a.status {
+	case statusOK:
+		return Ticket(a.ticket), nil
+	case statusRejected:
+		return 0, rejection(State(a.state))
+	}
+	return 0, fastError("Acquire", int(a.status))
+}
+
+// Done reports the outcome of a call Acquire admitted. Report each ticket
+// once, on the breaker that issued it. It allocates nothing.
+func (cb *CircuitBreaker) Done(t Ticket, o Outcome) error {
+	st := C.cb_done(C.cb_handle(cb.h), C.cb_ticket(t), C.int(o))
+	runtime.KeepAlive(cb)
+	if st != statusOK {
+		return fastError("Done", int(st))
+	}
+	return nil
+}
+
+// admit is Acquire with a *RejectedError (name, state, wait) on rejection,
+// for the call forms that return errors worth allocating.
+func (cb *CircuitBreaker) admit(op string) (Ticket, error) {
+	a := C.lb_go_admit(C.cb_handle(cb.h), 1)
+	runtime.KeepAlive(cb)
+	switch a.status {
+	case statusOK:
+		return Ticket(a.ticket), nil
+	case statusRejected:
+		return 0, &RejectedError{Breaker: cb.core.name, State: State(a.state), wait: wait(uint64(a.retry_after_ns))}
+	}
+	return 0, fastError(op, int(a.status))
+}
+
+// fastError: a stale handle is the bare ErrClosed (no allocation); any
+// other status of the fast path (a ticket cb_allow never issued, an unknown
+// outcome) an *Error. Its message cannot be read here: the goroutine may
+// have moved to another thread since the failing call.
+func fastError(op string, status int) error {
+	if status == statusEHandle {
+		return ErrClosed
+	}
+	return newError(op, status, "")
+}
+
+// wait converts the library's nanoseconds, UINT64_MAX (FORCED_OPEN)
+// becoming Forever.
+func wait(ns uint64) time.Duration {
+	if ns > math.MaxInt64 {
+		return Forever
+	}
+	return time.Duration(ns)
+}

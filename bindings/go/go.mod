@@ -1,0 +1,3 @@
+module github.com/lazybreaker/lazybreaker/bindings/go
+
+go 1.19

@@ -1,0 +1,268 @@
+package lazybreaker
+
+import (
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lazybreaker/lazybreaker/bindings/go/internal/lbswig"
+)
+
+// Registry is a set of breakers sharing a clock, a capacity and an event
+// queue. The default registry (DefaultRegistry, and NewCircuitBreaker) is
+// the process's, shared with every language in the process, and never
+// closes. A registry from OpenRegistry is private; Close it when done (a
+// finalizer closes one dropped unclosed, once no breaker of it is
+// reachable either).
+//
+// Every method may be called from any number of goroutines, except that
+// Close must not race with calls on the registry's breakers (as a file's
+// Close must not race with its reads): calls after Close fail with
+// ErrClosed.
+type Registry struct {
+	mu        sync.RWMutex // Close (writer) against the registry's other methods
+	reg       lbswig.Struct_SS_cb_registry
+	closed    bool
+	isDefault bool
+
+	// The breakers created through this value with a name, so Lookup and
+	// Breakers give back the same settings (IsSuccessful, IsExcluded) and a
+	// named breaker is not destroyed by the garbage collector.
+	namedMu sync.Mutex
+	named   map[uint64]*breakerCore
+}
+
+// RegistryOptions opens a registry. Zero values keep the library's defaults.
+type RegistryOptions struct {
+	// Capacity is the most breakers it may hold (default 65,536; at most
+	// 4,194,304). Memory is reserved up front, touched as breakers come.
+	Capacity uint32
+	// ManualClock gives the registry a clock that starts at 0 and moves only
+	// by Advance: for deterministic tests.
+	ManualClock bool
+	// EventCapacity is how many events the queue holds before it drops the
+	// oldest (default 1,024).
+	EventCapacity uint32
+}
+
+// OpenRegistry opens a private registry.
+func OpenRegistry(o RegistryOptions) (r *Registry, err error) {
+	defer recoverStatus("OpenRegistry", &err)
+	opts := lbswig.NewCb_registry_options()
+	defer lbswig.DeleteCb_registry_options(opts)
+	if o.Capacity != 0 {
+		opts.SetCapacity(uint(o.Capacity))
+	}
+	if o.ManualClock {
+		opts.SetClock(lbswig.CB_CLOCK_MANUAL)
+	}
+	if o.EventCapacity != 0 {
+		opts.SetEvent_capacity(uint(o.EventCapacity))
+	}
+	r = &Registry{reg: lbswig.Lb_registry_open(opts), named: map[uint64]*breakerCore{}}
+	runtime.SetFinalizer(r, (*Registry).finalize)
+	return r, nil
+}
+
+// NewManualClockRegistry opens a private registry whose clock starts at 0
+// and moves only by Advance.
+func NewManualClockRegistry() (*Registry, error) {
+	return OpenRegistry(RegistryOptions{ManualClock: true})
+}
+
+var defaultRegistry struct {
+	sync.Mutex
+	r *Registry
+}
+
+// DefaultRegistry is the process-wide registry (monotonic clock, capacity
+// 1,048,576), created on first use. Creating it fails only if its memory
+// cannot be reserved; a later call tries again.
+func DefaultRegistry() (r *Registry, err error) {
+	defaultRegistry.Lock()
+	defer defaultRegistry.Unlock()
+	if defaultRegistry.r != nil {
+		return defaultRegistry.r, nil
+	}
+	defer recoverStatus("DefaultRegistry", &err)
+	reg := lbswig.Lb_default_registry()
+	defaultRegistry.r = &Registry{reg: reg, isDefault: true, named: map[uint64]*breakerCore{}}
+	return defaultRegistry.r, nil
+}
+
+// NewCircuitBreaker creates a breaker, CLOSED, in the default registry.
+func NewCircuitBreaker(s Settings) (*CircuitBreaker, error) {
+	r, err := DefaultRegistry()
+	if err != nil {
+		return nil, err
+	}
+	return r.NewCircuitBreaker(s)
+}
+
+// NewCircuitBreaker creates a breaker, CLOSED, in this registry. Bad
+// settings fail with an *Error matching ErrInvalidArgument (the library's
+// message names the field); a taken name with ErrNameTaken; a full
+// registry with ErrRegistryFull.
+func (r *Registry) NewCircuitBreaker(s Settings) (*CircuitBreaker, error) {
+	return r.newCircuitBreaker(s, nil)
+}
+
+// newCircuitBreaker: raw, when set, edits the config after the settings
+// (the conformance runner sets values Settings cannot say, such as an
+// explicit 0).
+func (r *Registry) newCircuitBreaker(s Settings, raw func(lbswig.Cb_config)) (cb *CircuitBreaker, err error) {
+	const op = "NewCircuitBreaker"
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return nil, newError(op, statusEHandle, "the registry is closed")
+	}
+	defer recoverStatus(op, &err)
+	cfg := lbswig.NewCb_config()
+	defer lbswig.DeleteCb_config(cfg)
+	if err := s.fill(cfg); err != nil {
+		return nil, err
+	}
+	if raw != nil {
+		raw(cfg)
+	}
+	// lb_go_create (bindings/swig/go.i): "" is the anonymous breaker.
+	h := lbswig.Lb_go_create(r.reg, s.Name, cfg)
+	core := &breakerCore{h: h, name: s.Name, isSuccessful: s.IsSuccessful, isExcluded: s.IsExcluded}
+	if s.Name != "" {
+		r.namedMu.Lock()
+		r.named[h] = core
+		r.namedMu.Unlock()
+	}
+	return newCircuitBreaker(r, core, s.Name == ""), nil
+}
+
+func (r *Registry) forget(h uint64) {
+	r.namedMu.Lock()
+	delete(r.named, h)
+	r.namedMu.Unlock()
+}
+
+// breaker gives the value for a handle: the breaker created through this
+// registry value, or a view with default settings of one created elsewhere
+// (another value, another language). A view never destroys the breaker
+// when collected; its Close does.
+func (r *Registry) breaker(h uint64) (*CircuitBreaker, error) {
+	r.namedMu.Lock()
+	core := r.named[h]
+	r.namedMu.Unlock()
+	if core != nil {
+		return newCircuitBreaker(r, core, false), nil
+	}
+	var name string
+	if err := swigStatus("Lookup", func() int { name = lbswig.Lb_name(h); return 0 }); err != nil {
+		return nil, err
+	}
+	return newCircuitBreaker(r, &breakerCore{h: h, name: name}, false), nil
+}
+
+// Lookup finds a breaker by name: ErrNotFound when none has it.
+func (r *Registry) Lookup(name string) (cb *CircuitBreaker, err error) {
+	const op = "Lookup"
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return nil, newError(op, statusEHandle, "the registry is closed")
+	}
+	defer recoverStatus(op, &err)
+	h := lbswig.Cb_lookup(r.reg, name)
+	if h == 0 {
+		return nil, newError(op, statusENoEnt, "no breaker is named "+strconv.Quote(name))
+	}
+	return r.breaker(h)
+}
+
+// Breakers lists the registry's live breakers (those created or destroyed
+// meanwhile may or may not be listed).
+func (r *Registry) Breakers() (list []*CircuitBreaker, err error) {
+	const op = "Breakers"
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return nil, newError(op, statusEHandle, "the registry is closed")
+	}
+	defer recoverStatus(op, &err)
+	handles := lbswig.NewLb_handle_list(r.reg)
+	defer lbswig.DeleteLb_handle_list(handles)
+	n := handles.GetCount()
+	list = make([]*CircuitBreaker, 0, n)
+	for i := int64(0); i < n; i++ {
+		cb, err := r.breaker(handles.Get(i))
+		if err != nil {
+			continue // destroyed since the list was taken
+		}
+		list = append(list, cb)
+	}
+	return list, nil
+}
+
+// Advance moves a manual clock forward (ErrInvalidArgument unless the
+// registry's clock is manual).
+func (r *Registry) Advance(d time.Duration) error {
+	const op = "Advance"
+	if d < 0 {
+		return newError(op, statusEInval, "the clock only moves forward, got "+d.String())
+	}
+	return r.status(op, func(reg lbswig.Struct_SS_cb_registry) int { return lbswig.Cb_clock_advance(reg, uint64(d)) })
+}
+
+// Now reads the registry's clock: time since its start (manual clock) or
+// since an arbitrary point (monotonic clock).
+func (r *Registry) Now() (d time.Duration, err error) {
+	var ns uint64
+	err = r.status("Now", func(reg lbswig.Struct_SS_cb_registry) int { ns = lbswig.Cb_clock_now(reg); return 0 })
+	return wait(ns), err
+}
+
+// Prometheus renders every breaker of the registry in the Prometheus text
+// format 0.0.4 (docs/observability.md). It allocates: for a scrape
+// endpoint, not the request path.
+func (r *Registry) Prometheus() (text string, err error) {
+	err = r.status("Prometheus", func(reg lbswig.Struct_SS_cb_registry) int { text = lbswig.Lb_prometheus(reg); return 0 })
+	return text, err
+}
+
+// Close closes the registry: every breaker in it becomes stale (calls on
+// them fail with ErrClosed). The default registry never closes
+// (ErrInvalidArgument). A second Close returns ErrClosed.
+func (r *Registry) Close() (err error) {
+	const op = "Close"
+	if r.isDefault {
+		return newError(op, statusEInval, "the default registry is never closed")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return newError(op, statusEHandle, "the registry is closed")
+	}
+	r.closed = true
+	runtime.SetFinalizer(r, nil)
+	defer recoverStatus(op, &err)
+	lbswig.Cb_registry_close(r.reg)
+	return nil
+}
+
+func (r *Registry) finalize() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		_ = swigStatus("finalizer", func() int { return lbswig.Cb_registry_close(r.reg) })
+	}
+}
+
+// status runs a registry call under the read lock, refusing a closed one.
+func (r *Registry) status(op string, f func(lbswig.Struct_SS_cb_registry) int) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return newError(op, statusEHandle, "the registry is closed")
+	}
+	return swigStatus(op, func() int { return f(r.reg) })
+}
