@@ -414,7 +414,14 @@ struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_022447c3413b89c2(struct c
   
   arg1 = *(cb_registry **)&_swig_go_0; 
   
-  result = (struct lb_handle_list *)new_lb_handle_list(arg1);
+  {
+    result = (struct lb_handle_list *)new_lb_handle_list(arg1);
+    if (!result) {
+      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      lb_go_raise(lb_last_status());
+      /*@SWIG@*/
+    }
+  }
   *(struct lb_handle_list **)&_swig_go_result = (struct lb_handle_list *)result; 
   return _swig_go_result;
 }
@@ -465,7 +472,14 @@ struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_022447c3413b89c2(long lon
   
   arg1 = (size_t)_swig_go_0; 
   
-  result = (struct lb_event_batch *)new_lb_event_batch(arg1);
+  {
+    result = (struct lb_event_batch *)new_lb_event_batch(arg1);
+    if (!result) {
+      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      lb_go_raise(lb_last_status());
+      /*@SWIG@*/
+    }
+  }
   *(struct lb_event_batch **)&_swig_go_result = (struct lb_event_batch *)result; 
   return _swig_go_result;
 }
@@ -505,7 +519,14 @@ struct cb_event *_wrap_lb_event_batch_get_lbswig_022447c3413b89c2(struct lb_even
   arg1 = *(struct lb_event_batch **)&_swig_go_0; 
   arg2 = (size_t)_swig_go_1; 
   
-  result = (cb_event *)lb_event_batch_get((struct lb_event_batch const *)arg1,arg2);
+  {
+    result = (cb_event *)lb_event_batch_get((struct lb_event_batch const *)arg1,arg2);
+    if (!result) {
+      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      lb_go_raise(lb_last_status());
+      /*@SWIG@*/
+    }
+  }
   *(cb_event **)&_swig_go_result = (cb_event *)result; 
   return _swig_go_result;
 }
@@ -1177,7 +1198,14 @@ struct cb_config *_wrap_new_cb_config_lbswig_022447c3413b89c2() {
   struct cb_config *_swig_go_result;
   
   
-  result = (struct cb_config *)new_cb_config();
+  {
+    result = (struct cb_config *)new_cb_config();
+    if (!result) {
+      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      lb_go_raise(lb_last_status());
+      /*@SWIG@*/
+    }
+  }
   *(struct cb_config **)&_swig_go_result = (struct cb_config *)result; 
   return _swig_go_result;
 }
@@ -1333,7 +1361,14 @@ struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_022447c3413b89c
   struct cb_registry_options *_swig_go_result;
   
   
-  result = (struct cb_registry_options *)new_cb_registry_options();
+  {
+    result = (struct cb_registry_options *)new_cb_registry_options();
+    if (!result) {
+      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      lb_go_raise(lb_last_status());
+      /*@SWIG@*/
+    }
+  }
   *(struct cb_registry_options **)&_swig_go_result = (struct cb_registry_options *)result; 
   return _swig_go_result;
 }
@@ -1363,7 +1398,7 @@ intgo _wrap_cb_registry_close_lbswig_022447c3413b89c2(struct cb_registry *_swig_
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1387,7 +1422,7 @@ intgo _wrap_cb_clock_advance_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1521,7 +1556,7 @@ intgo _wrap_cb_destroy_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1575,7 +1610,7 @@ intgo _wrap_cb_done_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swi
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1597,7 +1632,7 @@ intgo _wrap_cb_state_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1781,7 +1816,14 @@ struct cb_stats *_wrap_new_cb_stats_lbswig_022447c3413b89c2() {
   struct cb_stats *_swig_go_result;
   
   
-  result = (struct cb_stats *)new_cb_stats();
+  {
+    result = (struct cb_stats *)new_cb_stats();
+    if (!result) {
+      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      lb_go_raise(lb_last_status());
+      /*@SWIG@*/
+    }
+  }
   *(struct cb_stats **)&_swig_go_result = (struct cb_stats *)result; 
   return _swig_go_result;
 }
@@ -1813,7 +1855,7 @@ intgo _wrap_cb_stats_get_lbswig_022447c3413b89c2(long long _swig_go_0, struct cb
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1835,7 +1877,7 @@ intgo _wrap_cb_force_open_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1857,7 +1899,7 @@ intgo _wrap_cb_disable_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1879,7 +1921,7 @@ intgo _wrap_cb_reset_lbswig_022447c3413b89c2(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1903,7 +1945,7 @@ intgo _wrap_cb_trip_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swi
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2138,7 +2180,7 @@ intgo _wrap_cb_events_select_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,329,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
