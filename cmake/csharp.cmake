@@ -4,7 +4,7 @@
 # `csharp`) and its benchmark (bench/csharp, run by `make bench`). Returns
 # early when switched off or impossible.
 include_guard(GLOBAL)
-option(LB_CSHARP "Build the C# binding (SWIG and a .NET 8 or later SDK)" ON)
+option(LB_CSHARP "Build the C# binding (SWIG and a .NET 8 or later SDK)" ${PROJECT_IS_TOP_LEVEL})
 if(NOT LB_CSHARP)
   return()
 endif()

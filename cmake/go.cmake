@@ -15,7 +15,7 @@
 # Everything Go writes (build cache, GOPATH) stays in build/go; nothing is
 # downloaded (GOPROXY=off, GOFLAGS=-mod=mod: the module has no dependency).
 include_guard(GLOBAL)
-option(LB_GO "Build and test the Go binding (Debian's golang-go, cgo)" ON)
+option(LB_GO "Build and test the Go binding (Debian's golang-go, cgo)" ${PROJECT_IS_TOP_LEVEL})
 if(NOT LB_GO)
   return()
 endif()

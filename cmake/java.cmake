@@ -3,7 +3,7 @@
 # the native libraries, its JUnit 5 tests (CTest label `java`) and its
 # benchmark (bench/java). Returns early when switched off or impossible.
 include_guard(GLOBAL)
-option(LB_JAVA "Build the Java binding (SWIG, a JDK and Debian's junit5)" ON)
+option(LB_JAVA "Build the Java binding (SWIG, a JDK and Debian's junit5)" ${PROJECT_IS_TOP_LEVEL})
 if(NOT LB_JAVA)
   return()
 endif()

@@ -6,7 +6,7 @@
 # bench/lua. Returns early when switched off; an interpreter that is missing
 # is reported through lb_binding_unavailable (fatal under CI=true).
 include_guard(GLOBAL)
-option(LB_LUA "Build the Lua binding (SWIG, Lua 5.4 and LuaJIT 2.1)" ON)
+option(LB_LUA "Build the Lua binding (SWIG, Lua 5.4 and LuaJIT 2.1)" ${PROJECT_IS_TOP_LEVEL})
 if(NOT LB_LUA)
   return()
 endif()
