@@ -172,10 +172,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   return Status::Ok;
 }
 
-void Registry::retire_slot() {
-  retired_.fetch_add(1, std::memory_order_relaxed);
-  free_->grow();
-}
+void Registry::retire_slot() { free_->grow(); }
 
 Status Registry::lookup(std::string_view name, uint64_t *handle) const {
   for (;;) {

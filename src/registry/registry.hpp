@@ -95,19 +95,15 @@ class Registry {
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
 
-  // Slots that have had their last life (after 2^20 breakers each) and are
-  // never handed out again. Each is stood in for by a spare slot of the run
-  // (the run is whole chunks of the space), while the run has spares.
-  uint32_t retired_slots() const { return retired_.load(std::memory_order_relaxed); }
-
   EventQueue &events() { return *events_; }
   uint32_t event_mask() const { return event_mask_.load(std::memory_order_relaxed); }
   void set_event_mask(uint32_t mask) { event_mask_.store(mask, std::memory_order_relaxed); }
 
  private:
   Registry() = default;
-  // Counts a slot that has had its last life and lets a spare one of the
-  // run stand in for it.
+  // A slot has had its last life (after 2^20 breakers) and is never handed
+  // out again: a spare slot of the run (whole chunks of the space) stands in
+  // for it, while the run has spares.
   void retire_slot();
   Counts raw_counts(uint32_t index) const;
   // Whether slot `index` still holds the life whose state word was `w`
@@ -130,7 +126,6 @@ class Registry {
   core::WindowCells *windows_ = nullptr;
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
-  std::atomic<uint32_t> retired_{0};
   NameStore names_{nullptr};
   std::optional<FreeList> free_;
   std::optional<NameIndex> index_;
