@@ -1,11 +1,13 @@
 // lazybreaker-bench: cb_allow + cb_done through liblazybreaker.so, side by
 // side in one run with the floor (a do-nothing pair in a shared library)
 // and the baseline (a mutex-based breaker in a shared library), at 1 and 2
-// threads (and 16, beyond the CPUs) on ONE breaker, CLOSED and OPEN, and the CLOSED call under each
-// other policy next to the consecutive one. Every benchmark is repeated and
-// only its aggregates are reported; the closing table gives ratios of the
-// medians, since these machines are shared and noisy.
+// threads (and 16, beyond the CPUs) on ONE breaker, CLOSED and OPEN (and a
+// full HALF_OPEN period, next to the coarse clock read a rejection makes),
+// and the CLOSED call under each other policy next to the consecutive one. Every benchmark is
+// repeated and only its aggregates are reported; the closing table gives ratios of the medians,
+// since these machines are shared and noisy.
 #include <benchmark/benchmark.h>
+#include <time.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +22,8 @@
 namespace {
 
 cb_handle g_closed = 0, g_open = 0;
+// HALF_OPEN with its one probe slot taken for the whole run.
+cb_handle g_half_open = 0;
 // The same CLOSED call under each other policy (all outcomes successes).
 cb_handle g_count = 0, g_time = 0, g_slow = 0;
 lb_mutex_breaker *g_mutex_closed = nullptr, *g_mutex_open = nullptr;
@@ -48,6 +52,16 @@ void setup() {
   if (int st = cb_allow(g_open, &t); st != CB_OK) die("cb_allow open", st);
   if (int st = cb_done(g_open, t, CB_FAILURE); st != CB_OK) die("cb_done open", st);
   if (cb_state(g_open) != CB_STATE_OPEN) die("tripping the open breaker", cb_state(g_open));
+
+  // Tripped for the shortest open duration; the probe's lease is the
+  // configured year.
+  if (int st = cb_create(reg, "bench-half-open", &cfg, &g_half_open); st != CB_OK)
+    die("cb_create half-open", st);
+  if (int st = cb_trip(g_half_open, CB_MIN_OPEN_DURATION_NS); st != CB_OK) die("cb_trip", st);
+  const timespec pause{0, 1'000'000};
+  nanosleep(&pause, nullptr);
+  if (int st = cb_allow(g_half_open, &t); st != CB_OK) die("cb_allow probe", st);
+  if (cb_state(g_half_open) != CB_STATE_HALF_OPEN) die("taking the probe", cb_state(g_half_open));
 
   cb_config_init(&cfg);
   cfg.policy = CB_POLICY_COUNT_WINDOW;
@@ -129,6 +143,23 @@ void BM_ours_open(benchmark::State &state) {
       "cb_allow did not reject in OPEN");
 }
 
+void BM_half_open_full(benchmark::State &state) {
+  const cb_handle h = g_half_open;
+  open_rejections(
+      state, [h](cb_ticket *t) { return cb_allow(h, t); }, CB_REJECTED,
+      "cb_allow did not reject in a full HALF_OPEN period");
+}
+
+// What an OPEN rejection far from its deadline reads: the coarse clock.
+void BM_coarse_clock(benchmark::State &state) {
+  for (auto _ : state) {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    benchmark::DoNotOptimize(ts);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 void BM_noop_allow(benchmark::State &state) {
   const cb_handle h = g_open;
   open_rejections(
@@ -150,6 +181,8 @@ BENCHMARK(BM_ours_closed)->Apply(configure);
 BENCHMARK(BM_noop_pair)->Apply(configure);
 BENCHMARK(BM_mutex_closed)->Apply(configure);
 BENCHMARK(BM_ours_open)->Apply(configure);
+BENCHMARK(BM_half_open_full)->Apply(configure);
+BENCHMARK(BM_coarse_clock)->Apply(configure);
 BENCHMARK(BM_noop_allow)->Apply(configure);
 BENCHMARK(BM_mutex_open)->Apply(configure);
 BENCHMARK(BM_count_window)->Apply(configure);
@@ -198,9 +231,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
         "allow+done in CLOSED, one rejected allow in OPEN):\n\n");
     std::printf("%-18s %12s %12s %14s %14s\n", "benchmark", "1T ns/op", "2T ns/op", "1T Mops/s",
                 "2T Mops/s");
-    for (const char *fn :
-         {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open", "BM_noop_allow",
-          "BM_mutex_open", "BM_count_window", "BM_time_window", "BM_slow_calls"}) {
+    for (const char *fn : {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open",
+                           "BM_half_open_full", "BM_coarse_clock", "BM_noop_allow", "BM_mutex_open",
+                           "BM_count_window", "BM_time_window", "BM_slow_calls"}) {
       const Median *a = get(fn, 1), *b = get(fn, 2);
       std::printf("%-18s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
                   b ? b->ns_per_op : 0.0, a ? a->ops_per_s / 1e6 : 0.0,
@@ -240,6 +273,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
     tput_ratio("CLOSED ours/mutex throughput, 2T", "BM_ours_closed", 2, "BM_mutex_closed", 2,
                ">= 10x");
     time_ratio("OPEN ours/noop time, 1T", "BM_ours_open", "BM_noop_allow", 1, "");
+    time_ratio("OPEN ours/coarse clock read time, 1T", "BM_ours_open", "BM_coarse_clock", 1,
+               "<= 2x");
+    time_ratio("full HALF_OPEN ours/coarse clock read time, 1T", "BM_half_open_full",
+               "BM_coarse_clock", 1, "");
     tput_ratio("OPEN ours 2T/1T throughput", "BM_ours_open", 2, "BM_ours_open", 1, "");
     tput_ratio("OPEN ours/mutex throughput, 1T", "BM_ours_open", 1, "BM_mutex_open", 1, "");
     tput_ratio("OPEN ours/mutex throughput, 2T", "BM_ours_open", 2, "BM_mutex_open", 2, "");

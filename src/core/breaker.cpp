@@ -91,6 +91,7 @@ void Breaker::retire() {
   hot_.probes.store(0, kRelaxed);
   hot_.trips.store(0, kRelaxed);
   hot_.explicit_ns.store(0, kRelaxed);
+  hot_.open_period.store(0, kRelaxed);
 }
 
 uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
@@ -131,7 +132,8 @@ bool Breaker::transition(uint64_t from, uint64_t to, uint64_t at, Reason reason)
   return won;
 }
 
-bool Breaker::trip(uint64_t from, uint64_t at, Reason reason, bool explicit_duration) {
+bool Breaker::trip(const Config &cfg, uint64_t from, uint64_t at, Reason reason,
+                   bool explicit_duration) {
   const uint32_t trips = StateWord::state(from) == State::Closed
                              ? 1
                              : std::min(StateWord::trips(from) + 1, StateWord::kTripsMax);
@@ -140,6 +142,10 @@ bool Breaker::trip(uint64_t from, uint64_t at, Reason reason, bool explicit_dura
   if (hot_.word.load(kAcquire) != from) return false;
   raise_to(hot_.opened_at, at);
   if (!transition(from, to, at, reason)) return false;
+  // After the win: a loser's duration (another kind of trip from the same
+  // word) must never stand for the winner's period. Until it lands, calls
+  // take the general path.
+  cache_open_period(to, at, open_duration(to, cfg));
   hot_.trips.fetch_add(1, kRelaxed);
   return true;
 }
@@ -167,6 +173,9 @@ Result Breaker::allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket
   const uint64_t w0 = hot_.word.load(kAcquire);
   if (StateWord::alive_in(w0, incarnation) && admits_every_call(w0))
     return admit_call(w0, cfg_.slow_call_ns(), tally, ticket);
+  // During an outage most calls are rejected: the hot line and the cheap
+  // clock are enough for nearly all of them.
+  if (StateWord::alive_in(w0, incarnation) && rejects_early(w0)) return reject(w0, tally);
   const Config cfg = cfg_.load();
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
@@ -219,11 +228,15 @@ void Breaker::install_empty_ledger(uint64_t w, uint64_t seen, uint32_t epoch) {
 Breaker::Step Breaker::allow_open(uint64_t w, const Config &cfg) {
   const uint64_t opened_at = hot_.opened_at.load(kAcquire);
   const uint64_t duration = open_duration(w, cfg);
+  // The period's cached duration went missing (a trip not yet cached, or a
+  // slow cache of an older period's overwrote it): cache it again, so the
+  // next calls reject early.
+  if (!OpenPeriod::tagged(hot_.open_period.load(kRelaxed), StateWord::epoch(w)) &&
+      hot_.word.load(kAcquire) == w)
+    cache_open_period(w, opened_at, duration);
   // Far from the deadline, the cheap clock is enough to fail fast.
-  const uint64_t slack = clock_.coarse_slack_ns;
   const uint64_t deadline = opened_at > UINT64_MAX - duration ? UINT64_MAX : opened_at + duration;
-  if (slack != 0 && deadline > slack && clock_.earliest_now() < deadline - slack)
-    return Step::Reject;
+  if (surely_before(deadline)) return Step::Reject;
   const uint64_t now = clock_.now();
   if (elapsed_since(now, opened_at) < duration) return Step::Reject;
   // Every contender installs the HALF_OPEN period's empty ledger before it
@@ -254,7 +267,7 @@ Breaker::Step Breaker::allow_half_open(uint64_t w, const Config &cfg, const Tall
     // probes count as failed as of the moment it ran out.
     const uint64_t last = hot_.probe_at.load(kAcquire);
     if (ledger.in_flight() > 0 && elapsed_since(now, last) >= cfg.half_open_timeout_ns) {
-      trip(w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
+      trip(cfg, w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
       return Step::Again;
     }
     return Step::Reject;
@@ -326,7 +339,7 @@ Result Breaker::done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outc
       continue;
     }
     if (run + 1 >= cfg.failure_threshold) {
-      if (trip(w, clock_.now(), Reason::ConsecutiveFailures)) return Result::Ok;
+      if (trip(cfg, w, clock_.now(), Reason::ConsecutiveFailures)) return Result::Ok;
       w = hot_.word.load(kAcquire);
       continue;
     }
@@ -369,7 +382,7 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   // A failure run counted meanwhile changes the word, not the period: retry
   // while the breaker is still CLOSED in this epoch.
   const uint32_t epoch = StateWord::epoch(w);
-  while (!trip(w, trip_at, reason)) {
+  while (!trip(cfg, w, trip_at, reason)) {
     w = hot_.word.load(kAcquire);
     if (StateWord::state(w) != State::Closed || StateWord::epoch(w) != epoch) break;
   }
@@ -407,7 +420,7 @@ Result Breaker::done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outco
     // The state word of a HALF_OPEN epoch never changes but by a transition,
     // so a failed transition below means another outcome already decided it.
     if (outcome == Outcome::Failure)
-      trip(w, clock_.now(), Reason::ProbeFailed);
+      trip(cfg, w, clock_.now(), Reason::ProbeFailed);
     else if (outcome == Outcome::Success && next.successes >= cfg.half_open_success_threshold)
       close(w, clock_.now(), Reason::ProbesSucceeded);
     return Result::Ok;
@@ -502,12 +515,13 @@ Result Breaker::force(uint32_t incarnation, State target) {
 }
 
 Result Breaker::trip_for(uint32_t incarnation, uint64_t open_ns) {
+  const Config cfg = cfg_.load();
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
     if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
     // Concurrent cb_trip calls race on this word; the last one to trip wins.
     hot_.explicit_ns.store(open_ns, kRelaxed);
-    if (trip(w, clock_.now(), Reason::Tripped, true)) return Result::Ok;
+    if (trip(cfg, w, clock_.now(), Reason::Tripped, true)) return Result::Ok;
   }
 }
 
