@@ -27,6 +27,9 @@ cb_handle g_half_open = 0;
 // The same CLOSED call under each other policy (all outcomes successes).
 cb_handle g_count = 0, g_time = 0, g_slow = 0;
 lb_mutex_breaker *g_mutex_closed = nullptr, *g_mutex_open = nullptr;
+// The window baseline, configured as the count window's defaults are
+// (100 calls, minimum 100, 50 %).
+lb_r4j_breaker *g_r4j = nullptr;
 
 constexpr int kRepetitions = 5;
 
@@ -76,6 +79,8 @@ void setup() {
   if (int st = cb_create(reg, "bench-slow-calls", &cfg, &g_slow); st != CB_OK)
     die("cb_create slow calls", st);
 
+  g_r4j = lb_r4j_create(100, 100, 50.0, 30'000'000'000ull);
+  if (g_r4j == nullptr) die("lb_r4j_create", CB_ENOMEM);
   g_mutex_closed = lb_mutex_create(5, 30'000'000'000ull, 1);
   g_mutex_open = lb_mutex_create(1, CB_MAX_DURATION_NS, 1);
   if (g_mutex_closed == nullptr || g_mutex_open == nullptr) die("lb_mutex_create", CB_ENOMEM);
@@ -136,6 +141,13 @@ void BM_mutex_closed(benchmark::State &state) {
       "mutex breaker failed in CLOSED");
 }
 
+void BM_r4j_window(benchmark::State &state) {
+  lb_r4j_breaker *const b = g_r4j;
+  closed_pairs(
+      state, [b](cb_ticket *t) { return lb_r4j_allow(b, t); },
+      [b](cb_ticket t) { return lb_r4j_done(b, t, CB_SUCCESS); }, "r4j breaker failed in CLOSED");
+}
+
 void BM_ours_open(benchmark::State &state) {
   const cb_handle h = g_open;
   open_rejections(
@@ -188,6 +200,7 @@ BENCHMARK(BM_mutex_open)->Apply(configure);
 BENCHMARK(BM_count_window)->Apply(configure);
 BENCHMARK(BM_time_window)->Apply(configure);
 BENCHMARK(BM_slow_calls)->Apply(configure);
+BENCHMARK(BM_r4j_window)->Apply(configure);
 // More threads than a small machine has CPUs, as a thread-per-request
 // server runs: each still counts in cells of its own.
 constexpr int kManyThreads = 16;
@@ -233,7 +246,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
                 "2T Mops/s");
     for (const char *fn : {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open",
                            "BM_half_open_full", "BM_coarse_clock", "BM_noop_allow", "BM_mutex_open",
-                           "BM_count_window", "BM_time_window", "BM_slow_calls"}) {
+                           "BM_count_window", "BM_time_window", "BM_slow_calls", "BM_r4j_window"}) {
       const Median *a = get(fn, 1), *b = get(fn, 2);
       std::printf("%-18s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
                   b ? b->ns_per_op : 0.0, a ? a->ops_per_s / 1e6 : 0.0,
@@ -292,6 +305,18 @@ class RatioReporter : public benchmark::ConsoleReporter {
     }
     tput_ratio("count_window / mutex throughput, 2T", "BM_count_window", 2, "BM_mutex_closed", 2,
                "");
+    std::printf(
+        "\nEach window policy's CLOSED allow+done (successes) against the\n"
+        "resilience4j-shaped window (a lock around a ring and running totals):\n\n");
+    for (const char *fn : {"BM_count_window", "BM_time_window", "BM_slow_calls"}) {
+      for (int threads : {1, 2}) {
+        const std::string label =
+            std::string(fn + 3) + " / r4j throughput, " + std::to_string(threads) + "T";
+        tput_ratio(label.c_str(), fn, threads, "BM_r4j_window", threads,
+                   threads == 1 ? ">= 3x" : ">= 10x");
+      }
+    }
+    tput_ratio("r4j window 2T/1T throughput", "BM_r4j_window", 2, "BM_r4j_window", 1, "");
   }
 
  private:
