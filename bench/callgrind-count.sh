@@ -70,6 +70,17 @@ if [ -z "$max_pair" ]; then
 fi
 if [ -z "$max_pair" ]; then
   echo
+  echo "All failures until the trip (then cb_reset, not counted), per call:"
+  echo
+  printf '%-28s %10s %10s %10s\n' "policy" "allow" "done" "pair"
+  for mode in count_window_failures time_window_failures; do
+    a=$(per_call cb_allow $mode)
+    d=$(per_call cb_done $mode)
+    printf '%-28s %10s %10s %10s\n' "${mode%_failures}" "$a" "$d" "$(awk -v a="$a" -v b="$d" 'BEGIN { printf "%.2f", a + b }')"
+  done
+fi
+if [ -z "$max_pair" ]; then
+  echo
   echo "Rejections (cb_allow alone; the coarse clock read is clock_gettime, counted apart):"
   echo
   printf '%-28s %10s %10s %10s\n' "state" "cb_allow" "clock" "beyond"

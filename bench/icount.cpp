@@ -4,6 +4,8 @@
 // counting, as always). MODE is one of
 //   consecutive (the default), count_window, time_window, slow_calls:
 //     CLOSED, successful outcomes, under that policy;
+//   count_window_failures, time_window_failures: failures until the trip,
+//     then cb_reset (not counted) and again, under that window;
 //   open: cb_allow alone on an OPEN breaker far from its deadline (rejected);
 //   half_open_full: cb_allow alone on a HALF_OPEN breaker whose one probe
 //     slot is taken, far from the lease's end (rejected).
@@ -18,7 +20,7 @@
 
 namespace {
 
-enum class Mode { Closed, Open, HalfOpenFull };
+enum class Mode { Closed, Failures, Open, HalfOpenFull };
 
 // Puts `h` (open duration 1 h) into HALF_OPEN with its one probe slot taken.
 bool take_the_probe(cb_handle h) {
@@ -42,6 +44,10 @@ int main(int argc, char **argv) {
     cfg.policy = CB_POLICY_TIME_WINDOW;
   else if (std::strcmp(mode_name, "slow_calls") == 0)
     cfg.slow_call_ns = 1'000'000'000;
+  else if (std::strcmp(mode_name, "count_window_failures") == 0)
+    cfg.policy = CB_POLICY_COUNT_WINDOW, mode = Mode::Failures;
+  else if (std::strcmp(mode_name, "time_window_failures") == 0)
+    cfg.policy = CB_POLICY_TIME_WINDOW, mode = Mode::Failures;
   else if (std::strcmp(mode_name, "open") == 0)
     mode = Mode::Open;
   else if (std::strcmp(mode_name, "half_open_full") == 0)
@@ -51,7 +57,8 @@ int main(int argc, char **argv) {
   if (argc != 2 && argc != 3) {
     std::fprintf(stderr,
                  "usage: %s N "
-                 "[consecutive|count_window|time_window|slow_calls|open|half_open_full]\n",
+                 "[consecutive|count_window|time_window|slow_calls|count_window_failures|"
+                 "time_window_failures|open|half_open_full]\n",
                  argv[0]);
     return 2;
   }
@@ -69,6 +76,14 @@ int main(int argc, char **argv) {
       cb_ticket t = 0;
       bad |= cb_allow(h, &t);
       bad |= cb_done(h, t, CB_SUCCESS);
+    }
+  } else if (mode == Mode::Failures) {
+    // Failures until the trip, then cb_reset (not counted) and again.
+    for (long i = 0; i < n; ++i) {
+      cb_ticket t = 0;
+      bad |= cb_allow(h, &t);
+      bad |= cb_done(h, t, CB_FAILURE);
+      if (cb_state(h) == CB_STATE_OPEN) bad |= cb_reset(h);
     }
   } else {
     if (mode == Mode::Open ? cb_trip(h, cfg.open_duration_ns) != CB_OK : !take_the_probe(h)) {
@@ -91,7 +106,8 @@ int main(int argc, char **argv) {
       cb_stats_get(h, &s) == CB_OK &&
       (mode == Mode::Closed ? cb_state(h) == CB_STATE_CLOSED && s.admitted == uint64_t(n) &&
                                   s.successes == uint64_t(n)
-                            : s.rejected == uint64_t(n));
+       : mode == Mode::Failures ? s.failures == uint64_t(n) && s.trips > 0
+                                : s.rejected == uint64_t(n));
   if (bad || !counted) {
     std::fprintf(stderr, "lazybreaker-icount: the calls did not all go as %s expects\n", mode_name);
     return 1;

@@ -69,6 +69,21 @@ int force(cb_handle h, State target, const char *what) {
   return allow_checked(h, ticket, own_cells);
 }
 
+// CLOSED but not quiet (a failure run under way, a window policy) or
+// DISABLED: a call whose ticket needs no time is admitted on the hot line
+// and one field of the configuration, in a function of its own.
+[[gnu::noinline]] int allow_admitting(cb_handle h, cb_ticket *ticket,
+                                      uintptr_t own_cells) noexcept {
+  Target t;
+  uint64_t issued = 0;
+  if (ticket != nullptr && resolve(h, &t) &&
+      t.reg->admits_unstamped(t.index, Handle::incarnation(h), own_cells, &issued)) {
+    *ticket = Handle::seal(h, issued);
+    return CB_OK;
+  }
+  return allow_checked(h, ticket, own_cells);
+}
+
 // What the quiet path does not answer (`own_cells` is its reading of
 // Space::own_cells()), sent on by state with tail calls only.
 [[gnu::noinline]] int allow_not_quiet(cb_handle h, cb_ticket *ticket,
@@ -76,6 +91,7 @@ int force(cb_handle h, State target, const char *what) {
   const lazybreaker::registry::Space::Slot s = lazybreaker::registry::Space::slot(h);
   const uint64_t w = s.hot->word.load(std::memory_order_acquire);
   if (FastPath::may_reject(w)) return allow_rejecting(h, ticket, own_cells, s, w);
+  if (FastPath::may_admit(w)) return allow_admitting(h, ticket, own_cells);
   return allow_checked(h, ticket, own_cells);
 }
 

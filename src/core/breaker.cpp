@@ -61,6 +61,8 @@ void Config::finish() {
   slow_unit_shift = slow_unit_shift_for(slow_call_ns);
   failure_rate_billionths = billionths(failure_rate_threshold);
   slow_rate_billionths = billionths(slow_call_rate_threshold);
+  shape = policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
+                                       : WindowShape::count(window_size);
 }
 
 void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
@@ -299,6 +301,13 @@ Result Breaker::done(uint32_t incarnation, const Tally &tally, uint64_t ticket, 
   const uint64_t w = hot_.word.load(kAcquire);
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
+  // A window policy's outcome in its CLOSED period, from a few fields.
+  if (outcome != Outcome::Ignored && StateWord::recorded(w) &&
+      Ticket::kind(ticket) == TicketKind::Call && Ticket::epoch(ticket) == StateWord::epoch(w) &&
+      cfg_.slow_call_ns() == 0 && cfg_.policy() != Policy::Consecutive) {
+    tally.add(counter_for(outcome));
+    return done_window_outcome(w, outcome == Outcome::Failure);
+  }
   const Config cfg = cfg_.load();
   // The clock is read only for what needs it: a time window, slow calls.
   // Without them `now` is 0, which is not a time: a trip reads the clock.
@@ -360,25 +369,57 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   // call that reaches minimum_calls, or older successes may have left.
   const uint32_t warm = StateWord::epoch(w) + 1;
   if (!failure && !is_slow && !moved && window_.warm.load(kRelaxed) == warm) return Result::Ok;
-  const WindowCounts c = win.sum(at, cfg.slow_call_ns != 0);
+  return done_judged(w, Judging::of(cfg), at, cfg.timed_outcomes() ? now : 0);
+}
+
+Result Breaker::done_window_outcome(uint64_t w, bool failure) {
+  const WindowShape shape = cfg_.window_shape();
+  // Only a time window places an outcome by its time, and a success by the
+  // cheap clock: it may land in the bucket before its own, never after
+  // (docs/policies.md, bounds).
+  const uint64_t now = !shape.by_time ? 0 : failure ? clock_.now() : clock_.earliest_now();
+  Window::Position at;
+  const bool moved = Window(window_, shape).record(now, failure, false, &at);
+  if (!failure && !moved && window_.warm.load(kRelaxed) == StateWord::epoch(w) + 1)
+    return Result::Ok;
+  Judging j;
+  j.shape = shape;
+  j.minimum_calls = cfg_.field<uint32_t, offsetof(Config, minimum_calls)>();
+  j.failure_rate_billionths = cfg_.field<uint32_t, offsetof(Config, failure_rate_billionths)>();
+  return done_judged(w, j, at, failure ? now : 0);
+}
+
+// `now` is the outcome's precise time if it was read, else 0 (then a trip
+// reads the clock).
+Result Breaker::done_judged(uint64_t w, const Judging &j, const Window::Position &at,
+                            uint64_t now) {
+  const uint32_t warm = StateWord::epoch(w) + 1;
+  const Window win(window_, j.shape);
   // A count window never holds fewer than guaranteed() once full, so a
   // larger minimum would only be met at its bucket boundaries.
-  const uint64_t minimum = std::min<uint64_t>(cfg.minimum_calls, cfg.window_shape().guaranteed());
+  const uint64_t minimum = std::min<uint64_t>(j.minimum_calls, j.shape.guaranteed());
+  // A count window that has not yet recorded `minimum` outcomes since it
+  // was emptied holds fewer: nothing to sum. (Once it has been seen warm
+  // the bound is not needed, so its stamp arithmetic never wraps.)
+  if (window_.warm.load(kRelaxed) != warm && win.recorded_at_most(at) < minimum) return Result::Ok;
+  const WindowCounts c = win.sum(at, j.slow_call_ns != 0);
   if (c.calls == 0 || c.calls < minimum) {
     window_.warm.store(0, kRelaxed);
     return Result::Ok;
   }
   window_.warm.store(warm, kRelaxed);
   Reason reason = Reason::None;
-  if (cfg.policy != Policy::Consecutive &&
-      Config::reaches(c.failures, c.calls, cfg.failure_rate_billionths))
+  if (j.rates_failures && Config::reaches(c.failures, c.calls, j.failure_rate_billionths))
     reason = Reason::FailureRate;
-  else if (cfg.slow_call_ns != 0 && Config::reaches(c.slow, c.calls, cfg.slow_rate_billionths))
+  else if (j.slow_call_ns != 0 && Config::reaches(c.slow, c.calls, j.slow_rate_billionths))
     reason = Reason::SlowCallRate;
   if (reason == Reason::None) return Result::Ok;
-  // A count window placed the outcome without its time; the OPEN period
-  // starts now, not at the last stamp the breaker happens to hold.
-  const uint64_t trip_at = cfg.timed_outcomes() ? now : clock_.now();
+  const Config cfg = cfg_.load();
+  // A count window placed the outcome without its time, a time window's
+  // success by the cheap clock; the OPEN period starts now, not at the last
+  // stamp the breaker happens to hold. (A manual clock reading 0 reads 0
+  // again.)
+  const uint64_t trip_at = now != 0 ? now : clock_.now();
   // A failure run counted meanwhile changes the word, not the period: retry
   // while the breaker is still CLOSED in this epoch.
   const uint32_t epoch = StateWord::epoch(w);

@@ -44,16 +44,15 @@ struct Config {
   // binding and every reader of docs/policies.md gets the same answer.
   uint32_t failure_rate_billionths = 500'000'000;
   uint32_t slow_rate_billionths = 1'000'000'000;
+  // The window's buckets (derived), so that no outcome divides to find them.
+  WindowShape shape;
 
   // Whether outcomes feed a window, so no CLOSED call takes the write-free path.
   bool recorded() const { return policy != Policy::Consecutive || slow_call_ns != 0; }
   // Whether cb_done needs the time of every outcome (a time window places
   // it, slow-call tracking measures it); otherwise only a trip reads it.
   bool timed_outcomes() const { return policy == Policy::TimeWindow || slow_call_ns != 0; }
-  WindowShape window_shape() const {
-    return policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
-                                        : WindowShape::count(window_size);
-  }
+  WindowShape window_shape() const { return shape; }
   // Fills the derived fields.
   void finish();
   static constexpr uint64_t kRateScale = 1'000'000'000;
@@ -110,6 +109,16 @@ class ConfigCell {
   }
   uint64_t half_open_timeout_ns() const {
     return field<uint64_t, offsetof(Config, half_open_timeout_ns)>();
+  }
+  Policy policy() const { return field<Policy, offsetof(Config, policy)>(); }
+  WindowShape window_shape() const {
+    static_assert(offsetof(Config, shape) % 8 == 0 && sizeof(WindowShape) == 16);
+    WindowShape w;
+    w.by_time = field<bool, offsetof(Config, shape) + offsetof(WindowShape, by_time)>();
+    w.buckets = field<uint32_t, offsetof(Config, shape) + offsetof(WindowShape, buckets)>();
+    w.bucket_width =
+        field<uint64_t, offsetof(Config, shape) + offsetof(WindowShape, bucket_width)>();
+    return w;
   }
 
  private:
@@ -234,6 +243,14 @@ class Breaker {
   }
   Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome);
 
+  // The ticket of a call admitted in CLOSED or DISABLED (state word `w`) on
+  // a breaker that does not track slow calls.
+  static uint64_t unstamped_ticket(uint64_t w) {
+    return Ticket::make(StateWord::epoch(w), StateWord::state(w) == State::Closed
+                                                 ? TicketKind::Call
+                                                 : TicketKind::Unguarded);
+  }
+
   // Read-only views: never transition, never consume a probe.
   Result state(uint32_t incarnation, State *out) const;
   Result retry_after(uint32_t incarnation, uint64_t *out_ns) const;
@@ -280,6 +297,27 @@ class Breaker {
   void install_empty_ledger(uint64_t w, uint64_t seen, uint32_t epoch);
   Result done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome);
   Result done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bool slow, uint64_t now);
+  // A window policy's outcome in its CLOSED period, without slow-call
+  // tracking: recorded and judged from a few fields of the configuration
+  // (the whole of it only for a trip); a success is judged only if the
+  // window moved or is not known warm.
+  Result done_window_outcome(uint64_t w, bool failure);
+  // What judging a window needs of the configuration.
+  struct Judging {
+    WindowShape shape;
+    uint32_t minimum_calls = 0;
+    bool rates_failures = true;  // a window policy (not only slow calls)
+    uint32_t failure_rate_billionths = 0;
+    uint64_t slow_call_ns = 0;
+    uint32_t slow_rate_billionths = 0;
+    static Judging of(const Config &c) {
+      return {c.window_shape(),          c.minimum_calls, c.policy != Policy::Consecutive,
+              c.failure_rate_billionths, c.slow_call_ns,  c.slow_rate_billionths};
+    }
+  };
+  // Whether the window, with an outcome just recorded at `at`, trips the
+  // breaker of state word `w`, and the trip.
+  Result done_judged(uint64_t w, const Judging &j, const Window::Position &at, uint64_t now);
   Result done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome, bool slow);
   // The open duration of the OPEN period with state word `w`.
   uint64_t open_duration(uint64_t w, const Config &cfg) const;

@@ -186,6 +186,12 @@ WindowCounts Window::sum(const Position &at, bool with_slow) const {
   return {calls, failures, slow};
 }
 
+uint64_t Window::recorded_at_most(const Position &at) const {
+  if (shape_.by_time) return UINT64_MAX;
+  const uint64_t buckets = (at.stamp - cells_.start.load(std::memory_order_relaxed)) & kStampMask;
+  return (buckets + 1) * shape_.bucket_width;
+}
+
 void Window::clear() {
   // A count window goes on with an empty bucket kMaxBuckets stamps after
   // its last, so a bucket that a caller who read the old head publishes
@@ -202,11 +208,14 @@ void Window::clear() {
     head = cells_.head.load(std::memory_order_acquire);
   while (head != 0) {
     const uint32_t ring = Head::ring(head) + 1 >= shape_.buckets ? 0 : Head::ring(head) + 1;
-    if (cells_.head.compare_exchange_weak(
-            head, Head::pack((Head::stamp(head) + kMaxBuckets) & kStampMask, ring, 0, 0),
-            std::memory_order_acq_rel, std::memory_order_acquire))
+    const uint64_t next = Head::pack((Head::stamp(head) + kMaxBuckets) & kStampMask, ring, 0, 0);
+    if (cells_.head.compare_exchange_weak(head, next, std::memory_order_acq_rel,
+                                          std::memory_order_acquire)) {
+      head = next;
       break;
+    }
   }
+  cells_.start.store(uint32_t(Head::stamp(head)), std::memory_order_relaxed);
   for (uint32_t b = 0; b < kMaxBuckets; ++b) {
     for (std::atomic<uint64_t> *word : {&cells_.calls[b], &cells_.slow[b]}) {
       uint64_t cur = word->load(std::memory_order_relaxed);

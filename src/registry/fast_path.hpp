@@ -75,6 +75,15 @@ struct FastPath {
     return core::StateWord::mode(w) == core::StateWord::kOpenMode ||
            core::StateWord::mode(w) == core::StateWord::kForcedOpenMode;
   }
+  // Whether a call on the breaker whose state word is `w` is admitted
+  // without the core's general path, if its ticket needs no time
+  // (Registry::admits_unstamped): CLOSED but not quiet, or DISABLED.
+  static bool may_admit(uint64_t w) {
+    using core::StateWord;
+    return StateWord::mode(w) == StateWord::kClosedRecordedMode ||
+           StateWord::mode(w) == StateWord::kClosedRunMode ||
+           StateWord::mode(w) == StateWord::kDisabledMode;
+  }
   // A call the breaker `h` names, whose slot `s` held `w`, rejects on its
   // hot line alone: it is alive, its registry needs to see nothing of it
   // (Space::lean_rejections), and the core says so

@@ -80,6 +80,22 @@ class Registry {
   }
   core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
 
+  // Admits and counts a call on the breaker in its `incarnation`-th life if
+  // it is CLOSED or DISABLED and tracks no slow calls (so its ticket needs
+  // no time: core::Breaker::unstamped_ticket), into `*issued`; false says
+  // nothing. `own_cells` as for rejects_early().
+  bool admits_unstamped(uint32_t index, uint32_t incarnation, uintptr_t own_cells,
+                        uint64_t *issued) {
+    const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
+    const core::State st = core::StateWord::state(w);
+    if ((st != core::State::Closed && st != core::State::Disabled) ||
+        !core::StateWord::alive_in(w, incarnation) || configs_[index].slow_call_ns() != 0)
+      return false;
+    *issued = core::Breaker::unstamped_ticket(w);
+    count(index, own_cells, core::Counter::Admitted);
+    return true;
+  }
+
   // Rejects and counts a call on the breaker in its `incarnation`-th life
   // if the core can tell from the hot line alone (core::Breaker::rejects_early)
   // and nobody asked for rejection events; false says nothing. `own_cells`
@@ -90,11 +106,15 @@ class Registry {
         (event_mask() & kRejectionEvents) != 0 || !core::StateWord::alive_in(w, incarnation) ||
         !breaker(index).rejects_early(w))
       return false;
-    if (own_cells != 0)
-      Space::bump_own(own_cells, base_ + index, core::Counter::Rejected);
-    else
-      tally(index).add(core::Counter::Rejected);
+    count(index, own_cells, core::Counter::Rejected);
     return true;
+  }
+  // Counts in the thread's own cells if it has them (`own_cells` != 0).
+  void count(uint32_t index, uintptr_t own_cells, core::Counter c) {
+    if (own_cells != 0)
+      Space::bump_own(own_cells, base_ + index, c);
+    else
+      tally(index).add(c);
   }
 
   // `name` empty = anonymous.
