@@ -375,9 +375,11 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
 Result Breaker::done_window_outcome(uint64_t w, bool failure) {
   const WindowShape shape = cfg_.window_shape();
   // Only a time window places an outcome by its time, and a success by the
-  // cheap clock: it may land in the bucket before its own, never after
-  // (docs/policies.md, bounds).
-  const uint64_t now = !shape.by_time ? 0 : failure ? clock_.now() : clock_.earliest_now();
+  // cheap clock where its buckets are wider than that clock's slack: it may
+  // then land in the bucket before its own, never after (docs/policies.md,
+  // bounds).
+  const bool cheap = !failure && shape.bucket_width > clock_.coarse_slack_ns;
+  const uint64_t now = !shape.by_time ? 0 : cheap ? clock_.earliest_now() : clock_.now();
   Window::Position at;
   const bool moved = Window(window_, shape).record(now, failure, false, &at);
   if (!failure && !moved && window_.warm.load(kRelaxed) == StateWord::epoch(w) + 1)
