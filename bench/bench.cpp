@@ -1,11 +1,13 @@
 // lazybreaker-bench: cb_allow + cb_done through liblazybreaker.so, side by
 // side in one run with the floor (a do-nothing pair in a shared library)
 // and the baseline (a mutex-based breaker in a shared library), at 1 and 2
-// threads (and 16, beyond the CPUs) on ONE breaker, CLOSED and OPEN, and the CLOSED call under each
-// other policy next to the consecutive one. Every benchmark is repeated and
-// only its aggregates are reported; the closing table gives ratios of the
-// medians, since these machines are shared and noisy.
+// threads (and 16, beyond the CPUs) on ONE breaker, CLOSED and OPEN (and a
+// full HALF_OPEN period, next to the coarse clock read a rejection makes),
+// and the CLOSED call under each other policy next to the consecutive one. Every benchmark is
+// repeated and only its aggregates are reported; the closing table gives ratios of the medians,
+// since these machines are shared and noisy.
 #include <benchmark/benchmark.h>
+#include <time.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,9 +22,14 @@
 namespace {
 
 cb_handle g_closed = 0, g_open = 0;
+// HALF_OPEN with its one probe slot taken for the whole run.
+cb_handle g_half_open = 0;
 // The same CLOSED call under each other policy (all outcomes successes).
 cb_handle g_count = 0, g_time = 0, g_slow = 0;
 lb_mutex_breaker *g_mutex_closed = nullptr, *g_mutex_open = nullptr;
+// The window baseline, configured as the count window's defaults are
+// (100 calls, minimum 100, 50 %).
+lb_r4j_breaker *g_r4j = nullptr;
 
 constexpr int kRepetitions = 5;
 
@@ -49,6 +56,16 @@ void setup() {
   if (int st = cb_done(g_open, t, CB_FAILURE); st != CB_OK) die("cb_done open", st);
   if (cb_state(g_open) != CB_STATE_OPEN) die("tripping the open breaker", cb_state(g_open));
 
+  // Tripped for the shortest open duration; the probe's lease is the
+  // configured year.
+  if (int st = cb_create(reg, "bench-half-open", &cfg, &g_half_open); st != CB_OK)
+    die("cb_create half-open", st);
+  if (int st = cb_trip(g_half_open, CB_MIN_OPEN_DURATION_NS); st != CB_OK) die("cb_trip", st);
+  const timespec pause{0, 1'000'000};
+  nanosleep(&pause, nullptr);
+  if (int st = cb_allow(g_half_open, &t); st != CB_OK) die("cb_allow probe", st);
+  if (cb_state(g_half_open) != CB_STATE_HALF_OPEN) die("taking the probe", cb_state(g_half_open));
+
   cb_config_init(&cfg);
   cfg.policy = CB_POLICY_COUNT_WINDOW;
   if (int st = cb_create(reg, "bench-count-window", &cfg, &g_count); st != CB_OK)
@@ -62,6 +79,8 @@ void setup() {
   if (int st = cb_create(reg, "bench-slow-calls", &cfg, &g_slow); st != CB_OK)
     die("cb_create slow calls", st);
 
+  g_r4j = lb_r4j_create(100, 100, 50.0, 30'000'000'000ull);
+  if (g_r4j == nullptr) die("lb_r4j_create", CB_ENOMEM);
   g_mutex_closed = lb_mutex_create(5, 30'000'000'000ull, 1);
   g_mutex_open = lb_mutex_create(1, CB_MAX_DURATION_NS, 1);
   if (g_mutex_closed == nullptr || g_mutex_open == nullptr) die("lb_mutex_create", CB_ENOMEM);
@@ -122,11 +141,35 @@ void BM_mutex_closed(benchmark::State &state) {
       "mutex breaker failed in CLOSED");
 }
 
+void BM_r4j_window(benchmark::State &state) {
+  lb_r4j_breaker *const b = g_r4j;
+  closed_pairs(
+      state, [b](cb_ticket *t) { return lb_r4j_allow(b, t); },
+      [b](cb_ticket t) { return lb_r4j_done(b, t, CB_SUCCESS); }, "r4j breaker failed in CLOSED");
+}
+
 void BM_ours_open(benchmark::State &state) {
   const cb_handle h = g_open;
   open_rejections(
       state, [h](cb_ticket *t) { return cb_allow(h, t); }, CB_REJECTED,
       "cb_allow did not reject in OPEN");
+}
+
+void BM_half_open_full(benchmark::State &state) {
+  const cb_handle h = g_half_open;
+  open_rejections(
+      state, [h](cb_ticket *t) { return cb_allow(h, t); }, CB_REJECTED,
+      "cb_allow did not reject in a full HALF_OPEN period");
+}
+
+// What an OPEN rejection far from its deadline reads: the coarse clock.
+void BM_coarse_clock(benchmark::State &state) {
+  for (auto _ : state) {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    benchmark::DoNotOptimize(ts);
+  }
+  state.SetItemsProcessed(state.iterations());
 }
 
 void BM_noop_allow(benchmark::State &state) {
@@ -150,11 +193,14 @@ BENCHMARK(BM_ours_closed)->Apply(configure);
 BENCHMARK(BM_noop_pair)->Apply(configure);
 BENCHMARK(BM_mutex_closed)->Apply(configure);
 BENCHMARK(BM_ours_open)->Apply(configure);
+BENCHMARK(BM_half_open_full)->Apply(configure);
+BENCHMARK(BM_coarse_clock)->Apply(configure);
 BENCHMARK(BM_noop_allow)->Apply(configure);
 BENCHMARK(BM_mutex_open)->Apply(configure);
 BENCHMARK(BM_count_window)->Apply(configure);
 BENCHMARK(BM_time_window)->Apply(configure);
 BENCHMARK(BM_slow_calls)->Apply(configure);
+BENCHMARK(BM_r4j_window)->Apply(configure);
 // More threads than a small machine has CPUs, as a thread-per-request
 // server runs: each still counts in cells of its own.
 constexpr int kManyThreads = 16;
@@ -198,9 +244,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
         "allow+done in CLOSED, one rejected allow in OPEN):\n\n");
     std::printf("%-18s %12s %12s %14s %14s\n", "benchmark", "1T ns/op", "2T ns/op", "1T Mops/s",
                 "2T Mops/s");
-    for (const char *fn :
-         {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open", "BM_noop_allow",
-          "BM_mutex_open", "BM_count_window", "BM_time_window", "BM_slow_calls"}) {
+    for (const char *fn : {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open",
+                           "BM_half_open_full", "BM_coarse_clock", "BM_noop_allow", "BM_mutex_open",
+                           "BM_count_window", "BM_time_window", "BM_slow_calls", "BM_r4j_window"}) {
       const Median *a = get(fn, 1), *b = get(fn, 2);
       std::printf("%-18s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
                   b ? b->ns_per_op : 0.0, a ? a->ops_per_s / 1e6 : 0.0,
@@ -240,6 +286,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
     tput_ratio("CLOSED ours/mutex throughput, 2T", "BM_ours_closed", 2, "BM_mutex_closed", 2,
                ">= 10x");
     time_ratio("OPEN ours/noop time, 1T", "BM_ours_open", "BM_noop_allow", 1, "");
+    time_ratio("OPEN ours/coarse clock read time, 1T", "BM_ours_open", "BM_coarse_clock", 1,
+               "<= 2x");
+    time_ratio("full HALF_OPEN ours/coarse clock read time, 1T", "BM_half_open_full",
+               "BM_coarse_clock", 1, "");
     tput_ratio("OPEN ours 2T/1T throughput", "BM_ours_open", 2, "BM_ours_open", 1, "");
     tput_ratio("OPEN ours/mutex throughput, 1T", "BM_ours_open", 1, "BM_mutex_open", 1, "");
     tput_ratio("OPEN ours/mutex throughput, 2T", "BM_ours_open", 2, "BM_mutex_open", 2, "");
@@ -255,6 +305,18 @@ class RatioReporter : public benchmark::ConsoleReporter {
     }
     tput_ratio("count_window / mutex throughput, 2T", "BM_count_window", 2, "BM_mutex_closed", 2,
                "");
+    std::printf(
+        "\nEach window policy's CLOSED allow+done (successes) against the\n"
+        "resilience4j-shaped window (a lock around a ring and running totals):\n\n");
+    for (const char *fn : {"BM_count_window", "BM_time_window", "BM_slow_calls"}) {
+      for (int threads : {1, 2}) {
+        const std::string label =
+            std::string(fn + 3) + " / r4j throughput, " + std::to_string(threads) + "T";
+        tput_ratio(label.c_str(), fn, threads, "BM_r4j_window", threads,
+                   threads == 1 ? ">= 3x" : ">= 10x");
+      }
+    }
+    tput_ratio("r4j window 2T/1T throughput", "BM_r4j_window", 2, "BM_r4j_window", 1, "");
   }
 
  private:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Counts the instructions cb_allow and cb_done execute per call (their
 # bodies, and whatever they call; not the caller's PLT stub), in CLOSED with
-# successful outcomes and statistics counting, exactly, under valgrind's
-# callgrind: the machine's load does not change the count.
+# successful outcomes and statistics counting, and cb_allow's rejections in
+# OPEN far from the deadline and in a full HALF_OPEN period, exactly, under
+# valgrind's callgrind: the machine's load does not change the count.
 #
 # usage: callgrind-count.sh [--max-pair N] path/to/lazybreaker-icount
 #
@@ -65,6 +66,28 @@ if [ -z "$max_pair" ]; then
     a=$(per_call cb_allow $policy)
     d=$(per_call cb_done $policy)
     printf '%-28s %10s %10s %10s\n' "$policy" "$a" "$d" "$(awk -v a="$a" -v b="$d" 'BEGIN { printf "%.2f", a + b }')"
+  done
+fi
+if [ -z "$max_pair" ]; then
+  echo
+  echo "All failures until the trip (then cb_reset, not counted), per call:"
+  echo
+  printf '%-28s %10s %10s %10s\n' "policy" "allow" "done" "pair"
+  for mode in count_window_failures time_window_failures; do
+    a=$(per_call cb_allow $mode)
+    d=$(per_call cb_done $mode)
+    printf '%-28s %10s %10s %10s\n' "${mode%_failures}" "$a" "$d" "$(awk -v a="$a" -v b="$d" 'BEGIN { printf "%.2f", a + b }')"
+  done
+fi
+if [ -z "$max_pair" ]; then
+  echo
+  echo "Rejections (cb_allow alone; the coarse clock read is clock_gettime, counted apart):"
+  echo
+  printf '%-28s %10s %10s %10s\n' "state" "cb_allow" "clock" "beyond"
+  for mode in open half_open_full; do
+    a=$(per_call cb_allow $mode)
+    c=$(per_call 'clock_gettime*' $mode)
+    printf '%-28s %10s %10s %10s\n' "$mode" "$a" "$c" "$(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.2f", a - c }')"
   done
 fi
 if [ -n "$max_pair" ]; then

@@ -43,10 +43,14 @@ int force(cb_handle h, State target, const char *what) {
 }
 
 // The slow paths of cb_allow and cb_done: every check, every state, events.
-[[gnu::noinline]] int allow_checked(cb_handle h, cb_ticket *ticket) noexcept {
+// `own_cells` is the fast path's reading of Space::own_cells().
+[[gnu::noinline]] int allow_checked(cb_handle h, cb_ticket *ticket, uintptr_t own_cells) noexcept {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_allow");
   if (ticket == nullptr) return fail(CB_EINVAL, "cb_allow: ticket is NULL");
+  // The other rejections the core can tell from the hot line and the cheap
+  // clock: a full HALF_OPEN period, a manual clock's OPEN period.
+  if (t.reg->rejects_early(t.index, Handle::incarnation(h), own_cells)) return CB_REJECTED;
   BreakerEvents events(*t.reg, t.index, h);
   uint64_t issued = 0;
   const Result r = t.reg->breaker(t.index, &events)
@@ -54,6 +58,41 @@ int force(cb_handle h, State target, const char *what) {
   if (r != Result::Ok) return result_to_code(r, h, "cb_allow");
   *ticket = Handle::seal(h, issued);
   return CB_OK;
+}
+
+// OPEN or FORCED_OPEN, on a monotonic clock: most calls of an outage are
+// rejected on the hot line and the cheap clock alone, in a function of
+// their own so that they pay for no more registers than they use.
+[[gnu::noinline]] int allow_rejecting(cb_handle h, cb_ticket *ticket, uintptr_t own_cells,
+                                      lazybreaker::registry::Space::Slot s, uint64_t w) noexcept {
+  if (ticket != nullptr && FastPath::rejected(h, own_cells, s, w)) return CB_REJECTED;
+  return allow_checked(h, ticket, own_cells);
+}
+
+// CLOSED but not quiet (a failure run under way, a window policy) or
+// DISABLED: a call whose ticket needs no time is admitted on the hot line
+// and one field of the configuration, in a function of its own.
+[[gnu::noinline]] int allow_admitting(cb_handle h, cb_ticket *ticket,
+                                      uintptr_t own_cells) noexcept {
+  Target t;
+  uint64_t issued = 0;
+  if (ticket != nullptr && resolve(h, &t) &&
+      t.reg->admits_unstamped(t.index, Handle::incarnation(h), own_cells, &issued)) {
+    *ticket = Handle::seal(h, issued);
+    return CB_OK;
+  }
+  return allow_checked(h, ticket, own_cells);
+}
+
+// What the quiet path does not answer (`own_cells` is its reading of
+// Space::own_cells()), sent on by state with tail calls only.
+[[gnu::noinline]] int allow_not_quiet(cb_handle h, cb_ticket *ticket,
+                                      uintptr_t own_cells) noexcept {
+  const lazybreaker::registry::Space::Slot s = lazybreaker::registry::Space::slot(h);
+  const uint64_t w = s.hot->word.load(std::memory_order_acquire);
+  if (FastPath::may_reject(w)) return allow_rejecting(h, ticket, own_cells, s, w);
+  if (FastPath::may_admit(w)) return allow_admitting(h, ticket, own_cells);
+  return allow_checked(h, ticket, own_cells);
 }
 
 [[gnu::noinline]] int done_checked(cb_handle h, cb_ticket ticket, int outcome) noexcept {
@@ -110,7 +149,7 @@ CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT {
 }
 
 CB_API int cb_allow(cb_handle h, cb_ticket *ticket) CB_NOEXCEPT {
-  return FastPath::allow<allow_checked>(h, ticket);
+  return FastPath::allow<allow_not_quiet>(h, ticket);
 }
 
 CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) CB_NOEXCEPT {

@@ -54,6 +54,8 @@ void Config::finish() {
   slow_unit_shift = slow_unit_shift_for(slow_call_ns);
   failure_rate_billionths = billionths(failure_rate_threshold);
   slow_rate_billionths = billionths(slow_call_rate_threshold);
+  shape = policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
+                                       : WindowShape::count(window_size);
 }
 
 void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
@@ -84,6 +86,7 @@ void Breaker::retire() {
   hot_.probes.store(0, kRelaxed);
   hot_.trips.store(0, kRelaxed);
   hot_.explicit_ns.store(0, kRelaxed);
+  hot_.open_period.store(0, kRelaxed);
 }
 
 uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
@@ -124,7 +127,8 @@ bool Breaker::transition(uint64_t from, uint64_t to, uint64_t at, Reason reason)
   return won;
 }
 
-bool Breaker::trip(uint64_t from, uint64_t at, Reason reason, bool explicit_duration) {
+bool Breaker::trip(const Config &cfg, uint64_t from, uint64_t at, Reason reason,
+                   bool explicit_duration) {
   const uint32_t trips = StateWord::state(from) == State::Closed
                              ? 1
                              : std::min(StateWord::trips(from) + 1, StateWord::kTripsMax);
@@ -133,6 +137,10 @@ bool Breaker::trip(uint64_t from, uint64_t at, Reason reason, bool explicit_dura
   if (hot_.word.load(kAcquire) != from) return false;
   raise_to(hot_.opened_at, at);
   if (!transition(from, to, at, reason)) return false;
+  // After the win: a loser's duration (another kind of trip from the same
+  // word) must never stand for the winner's period. Until it lands, calls
+  // take the general path.
+  cache_open_period(to, at, open_duration(to, cfg));
   hot_.trips.fetch_add(1, kRelaxed);
   return true;
 }
@@ -160,6 +168,9 @@ Result Breaker::allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket
   const uint64_t w0 = hot_.word.load(kAcquire);
   if (StateWord::alive_in(w0, incarnation) && admits_every_call(w0))
     return admit_call(w0, cfg_.slow_call_ns(), tally, ticket);
+  // During an outage most calls are rejected: the hot line and the cheap
+  // clock are enough for nearly all of them.
+  if (StateWord::alive_in(w0, incarnation) && rejects_early(w0)) return reject(w0, tally);
   const Config cfg = cfg_.load();
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
@@ -212,11 +223,15 @@ void Breaker::install_empty_ledger(uint64_t w, uint64_t seen, uint32_t epoch) {
 Breaker::Step Breaker::allow_open(uint64_t w, const Config &cfg) {
   const uint64_t opened_at = hot_.opened_at.load(kAcquire);
   const uint64_t duration = open_duration(w, cfg);
+  // The period's cached duration went missing (a trip not yet cached, or a
+  // slow cache of an older period's overwrote it): cache it again, so the
+  // next calls reject early.
+  if (!OpenPeriod::tagged(hot_.open_period.load(kRelaxed), StateWord::epoch(w)) &&
+      hot_.word.load(kAcquire) == w)
+    cache_open_period(w, opened_at, duration);
   // Far from the deadline, the cheap clock is enough to fail fast.
-  const uint64_t slack = clock_.coarse_slack_ns;
   const uint64_t deadline = opened_at > UINT64_MAX - duration ? UINT64_MAX : opened_at + duration;
-  if (slack != 0 && deadline > slack && clock_.earliest_now() < deadline - slack)
-    return Step::Reject;
+  if (surely_before(deadline)) return Step::Reject;
   const uint64_t now = clock_.now();
   if (elapsed_since(now, opened_at) < duration) return Step::Reject;
   // Every contender installs the HALF_OPEN period's empty ledger before it
@@ -247,7 +262,7 @@ Breaker::Step Breaker::allow_half_open(uint64_t w, const Config &cfg, const Tall
     // probes count as failed as of the moment it ran out.
     const uint64_t last = hot_.probe_at.load(kAcquire);
     if (ledger.in_flight() > 0 && elapsed_since(now, last) >= cfg.half_open_timeout_ns) {
-      trip(w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
+      trip(cfg, w, last + cfg.half_open_timeout_ns, Reason::ProbeLeaseExpired);
       return Step::Again;
     }
     return Step::Reject;
@@ -279,6 +294,13 @@ Result Breaker::done(uint32_t incarnation, const Tally &tally, uint64_t ticket, 
   const uint64_t w = hot_.word.load(kAcquire);
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
+  // A window policy's outcome in its CLOSED period, from a few fields.
+  if (outcome != Outcome::Ignored && StateWord::recorded(w) &&
+      Ticket::kind(ticket) == TicketKind::Call && Ticket::epoch(ticket) == StateWord::epoch(w) &&
+      cfg_.slow_call_ns() == 0 && cfg_.policy() != Policy::Consecutive) {
+    tally.add(counter_for(outcome));
+    return done_window_outcome(w, outcome == Outcome::Failure);
+  }
   const Config cfg = cfg_.load();
   // The clock is read only for what needs it: a time window, slow calls.
   // Without them `now` is 0, which is not a time: a trip reads the clock.
@@ -319,7 +341,7 @@ Result Breaker::done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outc
       continue;
     }
     if (run + 1 >= cfg.failure_threshold) {
-      if (trip(w, clock_.now(), Reason::ConsecutiveFailures)) return Result::Ok;
+      if (trip(cfg, w, clock_.now(), Reason::ConsecutiveFailures)) return Result::Ok;
       w = hot_.word.load(kAcquire);
       continue;
     }
@@ -340,29 +362,63 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   // call that reaches minimum_calls, or older successes may have left.
   const uint32_t warm = StateWord::epoch(w) + 1;
   if (!failure && !is_slow && !moved && window_.warm.load(kRelaxed) == warm) return Result::Ok;
-  const WindowCounts c = win.sum(at, cfg.slow_call_ns != 0);
+  return done_judged(w, Judging::of(cfg), at, cfg.timed_outcomes() ? now : 0);
+}
+
+Result Breaker::done_window_outcome(uint64_t w, bool failure) {
+  const WindowShape shape = cfg_.window_shape();
+  // Only a time window places an outcome by its time, and a success by the
+  // cheap clock where its buckets are wider than that clock's slack: it may
+  // then land in the bucket before its own, never after (docs/policies.md,
+  // bounds).
+  const bool cheap = !failure && shape.bucket_width > clock_.coarse_slack_ns;
+  const uint64_t now = !shape.by_time ? 0 : cheap ? clock_.earliest_now() : clock_.now();
+  Window::Position at;
+  const bool moved = Window(window_, shape).record(now, failure, false, &at);
+  if (!failure && !moved && window_.warm.load(kRelaxed) == StateWord::epoch(w) + 1)
+    return Result::Ok;
+  Judging j;
+  j.shape = shape;
+  j.minimum_calls = cfg_.field<uint32_t, offsetof(Config, minimum_calls)>();
+  j.failure_rate_billionths = cfg_.field<uint32_t, offsetof(Config, failure_rate_billionths)>();
+  return done_judged(w, j, at, failure ? now : 0);
+}
+
+// `now` is the outcome's precise time if it was read, else 0 (then a trip
+// reads the clock).
+Result Breaker::done_judged(uint64_t w, const Judging &j, const Window::Position &at,
+                            uint64_t now) {
+  const uint32_t warm = StateWord::epoch(w) + 1;
+  const Window win(window_, j.shape);
   // A count window never holds fewer than guaranteed() once full, so a
   // larger minimum would only be met at its bucket boundaries.
-  const uint64_t minimum = std::min<uint64_t>(cfg.minimum_calls, cfg.window_shape().guaranteed());
+  const uint64_t minimum = std::min<uint64_t>(j.minimum_calls, j.shape.guaranteed());
+  // A count window that has not yet recorded `minimum` outcomes since it
+  // was emptied holds fewer: nothing to sum. (Once it has been seen warm
+  // the bound is not needed, so its stamp arithmetic never wraps.)
+  if (window_.warm.load(kRelaxed) != warm && win.recorded_at_most(at) < minimum) return Result::Ok;
+  const WindowCounts c = win.sum(at, j.slow_call_ns != 0);
   if (c.calls == 0 || c.calls < minimum) {
     window_.warm.store(0, kRelaxed);
     return Result::Ok;
   }
   window_.warm.store(warm, kRelaxed);
   Reason reason = Reason::None;
-  if (cfg.policy != Policy::Consecutive &&
-      Config::reaches(c.failures, c.calls, cfg.failure_rate_billionths))
+  if (j.rates_failures && Config::reaches(c.failures, c.calls, j.failure_rate_billionths))
     reason = Reason::FailureRate;
-  else if (cfg.slow_call_ns != 0 && Config::reaches(c.slow, c.calls, cfg.slow_rate_billionths))
+  else if (j.slow_call_ns != 0 && Config::reaches(c.slow, c.calls, j.slow_rate_billionths))
     reason = Reason::SlowCallRate;
   if (reason == Reason::None) return Result::Ok;
-  // A count window placed the outcome without its time; the OPEN period
-  // starts now, not at the last stamp the breaker happens to hold.
-  const uint64_t trip_at = cfg.timed_outcomes() ? now : clock_.now();
+  const Config cfg = cfg_.load();
+  // A count window placed the outcome without its time, a time window's
+  // success by the cheap clock; the OPEN period starts now, not at the last
+  // stamp the breaker happens to hold. (A manual clock reading 0 reads 0
+  // again.)
+  const uint64_t trip_at = now != 0 ? now : clock_.now();
   // A failure run counted meanwhile changes the word, not the period: retry
   // while the breaker is still CLOSED in this epoch.
   const uint32_t epoch = StateWord::epoch(w);
-  while (!trip(w, trip_at, reason)) {
+  while (!trip(cfg, w, trip_at, reason)) {
     w = hot_.word.load(kAcquire);
     if (StateWord::state(w) != State::Closed || StateWord::epoch(w) != epoch) break;
   }
@@ -400,7 +456,7 @@ Result Breaker::done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outco
     // The state word of a HALF_OPEN epoch never changes but by a transition,
     // so a failed transition below means another outcome already decided it.
     if (outcome == Outcome::Failure)
-      trip(w, clock_.now(), Reason::ProbeFailed);
+      trip(cfg, w, clock_.now(), Reason::ProbeFailed);
     else if (outcome == Outcome::Success && next.successes >= cfg.half_open_success_threshold)
       close(w, clock_.now(), Reason::ProbesSucceeded);
     return Result::Ok;
@@ -495,12 +551,13 @@ Result Breaker::force(uint32_t incarnation, State target) {
 }
 
 Result Breaker::trip_for(uint32_t incarnation, uint64_t open_ns) {
+  const Config cfg = cfg_.load();
   for (;;) {
     const uint64_t w = hot_.word.load(kAcquire);
     if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
     // Concurrent cb_trip calls race on this word; the last one to trip wins.
     hot_.explicit_ns.store(open_ns, kRelaxed);
-    if (trip(w, clock_.now(), Reason::Tripped, true)) return Result::Ok;
+    if (trip(cfg, w, clock_.now(), Reason::Tripped, true)) return Result::Ok;
   }
 }
 

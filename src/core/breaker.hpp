@@ -51,16 +51,15 @@ struct Config {
   // binding and every reader of docs/policies.md gets the same answer.
   uint32_t failure_rate_billionths = 500'000'000;
   uint32_t slow_rate_billionths = 1'000'000'000;
+  // The window's buckets (derived), so that no outcome divides to find them.
+  WindowShape shape;
 
   // Whether outcomes feed a window, so no CLOSED call takes the write-free path.
   bool recorded() const { return policy != Policy::Consecutive || slow_call_ns != 0; }
   // Whether cb_done needs the time of every outcome (a time window places
   // it, slow-call tracking measures it); otherwise only a trip reads it.
   bool timed_outcomes() const { return policy == Policy::TimeWindow || slow_call_ns != 0; }
-  WindowShape window_shape() const {
-    return policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
-                                        : WindowShape::count(window_size);
-  }
+  WindowShape window_shape() const { return shape; }
   // Fills the derived fields.
   void finish();
   static constexpr uint64_t kRateScale = 1'000'000'000;
@@ -100,10 +99,33 @@ class ConfigCell {
     std::memcpy(&c, w, sizeof c);
     return c;
   }
-  // One field, for the paths that need no more (admitting a CLOSED call).
-  uint64_t slow_call_ns() const {
-    static_assert(offsetof(Config, slow_call_ns) % 8 == 0);
-    return words_[offsetof(Config, slow_call_ns) / 8].load(std::memory_order_relaxed);
+  // One field, for the paths that need no more (admitting a CLOSED call,
+  // rejecting a call in a full HALF_OPEN period): `Offset` is the field's
+  // offsetof in Config.
+  template <class T, size_t Offset>
+  T field() const {
+    static_assert(Offset % 8 + sizeof(T) <= 8, "a field within one word");
+    const uint64_t w = words_[Offset / 8].load(std::memory_order_relaxed);
+    T v;
+    std::memcpy(&v, reinterpret_cast<const char *>(&w) + Offset % 8, sizeof v);
+    return v;
+  }
+  uint64_t slow_call_ns() const { return field<uint64_t, offsetof(Config, slow_call_ns)>(); }
+  uint32_t half_open_max_calls() const {
+    return field<uint32_t, offsetof(Config, half_open_max_calls)>();
+  }
+  uint64_t half_open_timeout_ns() const {
+    return field<uint64_t, offsetof(Config, half_open_timeout_ns)>();
+  }
+  Policy policy() const { return field<Policy, offsetof(Config, policy)>(); }
+  WindowShape window_shape() const {
+    static_assert(offsetof(Config, shape) % 8 == 0 && sizeof(WindowShape) == 16);
+    WindowShape w;
+    w.by_time = field<bool, offsetof(Config, shape) + offsetof(WindowShape, by_time)>();
+    w.buckets = field<uint32_t, offsetof(Config, shape) + offsetof(WindowShape, buckets)>();
+    w.bucket_width =
+        field<uint64_t, offsetof(Config, shape) + offsetof(WindowShape, bucket_width)>();
+    return w;
   }
 
  private:
@@ -123,6 +145,7 @@ struct alignas(64) Hot {
   std::atomic<uint64_t> probe_at{0};     // clock at the last probe admission; only ever grows
   std::atomic<uint64_t> trips{0};        // transitions into OPEN
   std::atomic<uint64_t> explicit_ns{0};  // the open duration cb_trip asked for
+  std::atomic<uint64_t> open_period{0};  // OpenPeriod: the OPEN period's duration, cached
 };
 static_assert(sizeof(Hot) == 64);
 
@@ -194,7 +217,46 @@ class Breaker {
   // count them in the thread's own cells; they are admitted as any CLOSED
   // call is.
   Result allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket);
+  // rejects_early() for a breaker on a monotonic clock, from its hot line
+  // alone, for a caller that holds no Breaker (registry/fast_path.hpp): the
+  // OPEN and FORCED_OPEN cases, which need neither the configuration nor
+  // the registry.
+  static bool rejects_early_on_monotonic(const Hot &hot, uint64_t w) {
+    if (StateWord::mode(w) == StateWord::kForcedOpenMode) return true;
+    if (StateWord::mode(w) != StateWord::kOpenMode) return false;
+    const uint64_t deadline = OpenPeriod::cheap_deadline(
+        hot.open_period.load(std::memory_order_relaxed), StateWord::epoch(w));
+    return deadline != 0 && Clock::read(CLOCK_MONOTONIC_COARSE) < deadline;
+  }
+  // Whether a call on the live breaker whose state word is `w` is rejected
+  // on the hot line alone, without the configuration or the precise clock:
+  // FORCED_OPEN; OPEN while the cheap clock shows the deadline far; HALF_OPEN
+  // with every probe slot taken and the lease far from running out. False
+  // says nothing (allow() decides).
+  bool rejects_early(uint64_t w) const {
+    switch (StateWord::state(w)) {
+      case State::Open:
+        return open_rejects_early(w);
+      case State::HalfOpen:
+        return half_open_rejects_early(w);
+      case State::ForcedOpen:
+        return true;
+      case State::Closed:
+      case State::Disabled:
+      case State::Free:
+        break;
+    }
+    return false;
+  }
   Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome);
+
+  // The ticket of a call admitted in CLOSED or DISABLED (state word `w`) on
+  // a breaker that does not track slow calls.
+  static uint64_t unstamped_ticket(uint64_t w) {
+    return Ticket::make(StateWord::epoch(w), StateWord::state(w) == State::Closed
+                                                 ? TicketKind::Call
+                                                 : TicketKind::Unguarded);
+  }
 
   // Read-only views: never transition, never consume a probe.
   Result state(uint32_t incarnation, State *out) const;
@@ -217,18 +279,70 @@ class Breaker {
   Result reject(uint64_t w, const Tally &tally);
   Step allow_open(uint64_t w, const Config &cfg);
   Step allow_half_open(uint64_t w, const Config &cfg, const Tally &tally, uint64_t *ticket);
+  bool open_rejects_early(uint64_t w) const {
+    const uint64_t deadline = OpenPeriod::cheap_deadline(
+        hot_.open_period.load(std::memory_order_relaxed), StateWord::epoch(w));
+    return deadline != 0 && clock_.earliest_now() < deadline;
+  }
+  bool half_open_rejects_early(uint64_t w) const {
+    const ProbeLedger ledger =
+        ProbeLedger::read(hot_.probes.load(std::memory_order_acquire), StateWord::epoch(w));
+    if (ledger.in_flight() == 0 || ledger.in_flight() < cfg_.half_open_max_calls()) return false;
+    // The silent probes' lease runs out at probe_at + half_open_timeout.
+    const uint64_t last = hot_.probe_at.load(std::memory_order_acquire);
+    const uint64_t lease = cfg_.half_open_timeout_ns();
+    return surely_before(last > UINT64_MAX - lease ? UINT64_MAX : last + lease);
+  }
+  // Whether the clock surely reads before `deadline`, from the cheap clock
+  // (exact for a manual clock, whose slack is 0).
+  bool surely_before(uint64_t deadline) const {
+    const uint64_t slack = clock_.coarse_slack_ns;
+    return deadline > slack && clock_.earliest_now() < deadline - slack;
+  }
   // Installs an empty probe ledger for `epoch` in place of `seen`, if the
   // state is still `w`.
   void install_empty_ledger(uint64_t w, uint64_t seen, uint32_t epoch);
   Result done_closed(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome);
   Result done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bool slow, uint64_t now);
+  // A window policy's outcome in its CLOSED period, without slow-call
+  // tracking: recorded and judged from a few fields of the configuration
+  // (the whole of it only for a trip); a success is judged only if the
+  // window moved or is not known warm.
+  Result done_window_outcome(uint64_t w, bool failure);
+  // What judging a window needs of the configuration.
+  struct Judging {
+    WindowShape shape;
+    uint32_t minimum_calls = 0;
+    bool rates_failures = true;  // a window policy (not only slow calls)
+    uint32_t failure_rate_billionths = 0;
+    uint64_t slow_call_ns = 0;
+    uint32_t slow_rate_billionths = 0;
+    static Judging of(const Config &c) {
+      return {c.window_shape(),          c.minimum_calls, c.policy != Policy::Consecutive,
+              c.failure_rate_billionths, c.slow_call_ns,  c.slow_rate_billionths};
+    }
+  };
+  // Whether the window, with an outcome just recorded at `at`, trips the
+  // breaker of state word `w`, and the trip.
+  Result done_judged(uint64_t w, const Judging &j, const Window::Position &at, uint64_t now);
   Result done_probe(uint64_t w, const Config &cfg, uint64_t ticket, Outcome outcome, bool slow);
   // The open duration of the OPEN period with state word `w`.
   uint64_t open_duration(uint64_t w, const Config &cfg) const;
   // Publishes `to` in place of `from`, stamping the transition time first so
   // a reader that sees the new state sees a fresh stamp.
   bool transition(uint64_t from, uint64_t to, uint64_t at, Reason reason);
-  bool trip(uint64_t from, uint64_t at, Reason reason, bool explicit_duration = false);
+  // Into OPEN; the winner caches the period's duration (OpenPeriod).
+  bool trip(const Config &cfg, uint64_t from, uint64_t at, Reason reason,
+            bool explicit_duration = false);
+  // Caches the deadline of the OPEN period with state word `w`, opened at
+  // `opened_at` for `duration` (OpenPeriod).
+  void cache_open_period(uint64_t w, uint64_t opened_at, uint64_t duration) {
+    const uint64_t slack = clock_.coarse_slack_ns;
+    const uint64_t deadline = opened_at > UINT64_MAX - duration ? 0 : opened_at + duration;
+    hot_.open_period.store(
+        OpenPeriod::pack(StateWord::epoch(w), deadline > slack ? deadline - slack : 0),
+        std::memory_order_relaxed);
+  }
   // Into CLOSED with a fresh failure run and an empty window.
   bool close(uint64_t from, uint64_t at, Reason reason);
   uint64_t ticket_start(const Config &cfg, uint64_t now) const {

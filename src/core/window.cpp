@@ -163,27 +163,38 @@ WindowCounts Window::sum(const Position &at, bool with_slow) const {
   // A count window's newest buckets may still be in the head.
   const uint64_t head = shape_.by_time ? 0 : cells_.head.load(std::memory_order_acquire);
   // Bucket k back sits k places back in the ring: walk it backwards rather
-  // than divide for each.
-  uint32_t pos = at.ring;
-  for (uint32_t k = 0; k < at.depth; ++k) {
-    const uint64_t want = (at.stamp - k) & kStampMask;
-    if (head != 0 && Head::stamp(head) == want) {
-      calls += Head::calls(head);
-      failures += Head::failures(head);
-    } else {
-      const uint64_t word = cells_.calls[pos].load(std::memory_order_relaxed);
-      if (word != 0 && stamp(word) == want) {
-        calls += high(word);
-        failures += low(word);
-      }
+  // than divide for each. Only the newest bucket can be the head (the head
+  // is never older than `at`), so the walk over the ring tests no head.
+  const uint32_t last = shape_.buckets - 1;
+  uint32_t k = 0, pos = at.ring;
+  if (at.depth > 0 && head != 0 && Head::stamp(head) == at.stamp) {
+    calls += Head::calls(head);
+    failures += Head::failures(head);
+    k = 1;
+    pos = pos == 0 ? last : pos - 1;
+  }
+  for (uint32_t p = pos; k < at.depth; ++k) {
+    const uint64_t word = cells_.calls[p].load(std::memory_order_relaxed);
+    if (word != 0 && stamp(word) == ((at.stamp - k) & kStampMask)) {
+      calls += high(word);
+      failures += low(word);
     }
-    if (with_slow) {
-      const uint64_t s = cells_.slow[pos].load(std::memory_order_relaxed);
-      if (s != 0 && stamp(s) == want) slow += high(s);
+    p = p == 0 ? last : p - 1;
+  }
+  if (with_slow) {
+    for (uint32_t j = 0, p = at.ring; j < at.depth; ++j) {
+      const uint64_t s = cells_.slow[p].load(std::memory_order_relaxed);
+      if (s != 0 && stamp(s) == ((at.stamp - j) & kStampMask)) slow += high(s);
+      p = p == 0 ? last : p - 1;
     }
-    pos = pos == 0 ? shape_.buckets - 1 : pos - 1;
   }
   return {calls, failures, slow};
+}
+
+uint64_t Window::recorded_at_most(const Position &at) const {
+  if (shape_.by_time) return UINT64_MAX;
+  const uint64_t buckets = (at.stamp - cells_.start.load(std::memory_order_relaxed)) & kStampMask;
+  return (buckets + 1) * shape_.bucket_width;
 }
 
 void Window::clear() {
@@ -202,11 +213,14 @@ void Window::clear() {
     head = cells_.head.load(std::memory_order_acquire);
   while (head != 0) {
     const uint32_t ring = Head::ring(head) + 1 >= shape_.buckets ? 0 : Head::ring(head) + 1;
-    if (cells_.head.compare_exchange_weak(
-            head, Head::pack((Head::stamp(head) + kMaxBuckets) & kStampMask, ring, 0, 0),
-            std::memory_order_acq_rel, std::memory_order_acquire))
+    const uint64_t next = Head::pack((Head::stamp(head) + kMaxBuckets) & kStampMask, ring, 0, 0);
+    if (cells_.head.compare_exchange_weak(head, next, std::memory_order_acq_rel,
+                                          std::memory_order_acquire)) {
+      head = next;
       break;
+    }
   }
+  cells_.start.store(uint32_t(Head::stamp(head)), std::memory_order_relaxed);
   for (uint32_t b = 0; b < kMaxBuckets; ++b) {
     for (std::atomic<uint64_t> *word : {&cells_.calls[b], &cells_.slow[b]}) {
       uint64_t cur = word->load(std::memory_order_relaxed);

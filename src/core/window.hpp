@@ -30,6 +30,10 @@ struct WindowCells {
   // The CLOSED epoch + 1 in which the window was last seen holding at least
   // minimum_calls outcomes (0: not seen, or seen below it since).
   std::atomic<uint32_t> warm{0};
+  // Count windows: the head's stamp when the window was last emptied, so
+  // that a judge can tell that fewer than minimum_calls outcomes have been
+  // recorded since without summing (Window::recorded_at_most).
+  std::atomic<uint32_t> start{0};
   std::atomic<uint64_t> calls[kMaxBuckets] = {};  // [stamp:20 | calls:22 | failures:22]
   std::atomic<uint64_t> slow[kMaxBuckets] = {};   // [stamp:20 | slow calls:22 | unused:22]
 };
@@ -78,6 +82,11 @@ class Window {
   // The counts of the window whose newest bucket is `at` (slow calls only
   // when asked for).
   WindowCounts sum(const Position &at, bool with_slow = true) const;
+  // For a count window, at least as many outcomes as it has recorded since
+  // it was last emptied, given the bucket `at` of one just recorded; while
+  // this is under 2^20 buckets' worth it is exact to a bucket. A time
+  // window: no bound (UINT64_MAX).
+  uint64_t recorded_at_most(const Position &at) const;
   // Empties every bucket (a concurrent outcome may land just after).
   void clear();
 

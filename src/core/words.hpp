@@ -204,6 +204,52 @@ struct Ticket {
   static constexpr bool well_formed(uint64_t t) { return kind(t) != TicketKind::Invalid; }
 };
 
+// The OPEN period's deadline as the hot line caches it for the rejection
+// path: [units:40 | epoch:24]. `units` is the cheap clock's reading
+// (Clock::earliest_now) before which the period has surely not ended, that
+// is opened_at + open duration - coarse slack, in units of 2^kUnitShift ns
+// rounded down; 0 when there is no such reading or it does not fit. Written
+// by the caller that made the trip once it has won it (and by any caller
+// that finds it missing), so the tag is the epoch of the OPEN period it
+// describes and a reader whose state word has another epoch ignores it.
+// Rounding down only sends calls within a unit (1 ms) of the deadline to
+// the general path, which decides them on the exact rule. A zero word
+// rejects nothing.
+struct OpenPeriod {
+  static constexpr unsigned kUnitShift = 20;
+  static constexpr unsigned kUnitsShift = StateWord::kEpochBits, kUnitsBits = 64 - kUnitsShift;
+  static constexpr uint64_t kUnitsMax = (1ull << kUnitsBits) - 1;
+  // Deadlines up to 2^60 ns (36 years of a monotonic clock) fit.
+  static_assert(kUnitsBits + kUnitShift == 60);
+
+  static constexpr uint64_t pack(uint32_t epoch, uint64_t cheap_deadline_ns) {
+    const uint64_t units = cheap_deadline_ns >> kUnitShift;
+    return (units <= kUnitsMax ? units << kUnitsShift : 0) |
+           (uint64_t(epoch) & StateWord::kEpochMask);
+  }
+  static constexpr bool tagged(uint64_t v, uint32_t epoch) {
+    return ((v ^ epoch) & StateWord::kEpochMask) == 0;
+  }
+  // The cheap clock's reading before which the OPEN period of `epoch` has
+  // surely not ended; 0 if `v` is not that period's or says nothing.
+  static constexpr uint64_t cheap_deadline(uint64_t v, uint32_t epoch) {
+    return tagged(v, epoch) ? (v >> kUnitsShift) << kUnitShift : 0;
+  }
+};
+// Worked examples: a deadline at 30 s is kept as 28,610 units of 1,048,576
+// ns (29.99988 s), tagged with its epoch, read as nothing under another
+// epoch (including one that differs only above the 24 bits), and a deadline
+// past 2^60 ns is kept as none.
+static_assert(OpenPeriod::pack(7, 30'000'000'000ull) == ((28'610ull << 24) | 7) &&
+              OpenPeriod::cheap_deadline(OpenPeriod::pack(7, 30'000'000'000ull), 7) ==
+                  29'999'759'360ull &&
+              OpenPeriod::cheap_deadline(OpenPeriod::pack(7, 30'000'000'000ull), 8) == 0);
+static_assert(OpenPeriod::cheap_deadline(OpenPeriod::pack(3, 1'048'575), 3) == 0 &&
+              OpenPeriod::cheap_deadline(OpenPeriod::pack(3, 2'000'000), 3 + (1u << 24)) ==
+                  1'048'576 &&
+              OpenPeriod::cheap_deadline(OpenPeriod::pack(3, 1ull << 61), 3) == 0 &&
+              OpenPeriod::cheap_deadline(0, 0) == 0);
+
 // Probe ledger, valid only for the HALF_OPEN epoch whose low bits are its tag:
 // [tag:15 | successes:8 | issued:9 | outstanding:32]. Probe number `seq` of
 // the epoch owns bit `seq % 32` of `outstanding` until it reports, so a probe

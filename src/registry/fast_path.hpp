@@ -37,13 +37,15 @@ namespace lazybreaker::registry {
 #endif
 
 struct FastPath {
-  // `slow(h, ticket)` answers whatever this does not.
+  // `slow(h, ticket, own_cells)` answers whatever this does not; it is
+  // given the thread's own cells as read here (0 if none), so a rejection
+  // counts in them without reading them again.
   template <auto slow>
   [[gnu::always_inline]] static int allow(uint64_t h, uint64_t *ticket) {
     const Space::Slot s = Space::slot(h);
     uint64_t w = s.hot->word.load(std::memory_order_acquire);
     const uintptr_t cells = Space::own_cells();
-    if (__builtin_expect(ticket == nullptr || cells == 0, 0)) return slow(h, ticket);
+    if (__builtin_expect(ticket == nullptr || cells == 0, 0)) return slow(h, ticket, cells);
 #ifdef LB_FAST_PATH_ASM
     uint64_t sealed = h;
     asm goto(
@@ -65,7 +67,38 @@ struct FastPath {
     Space::bump_own(cells, s.index, core::Counter::Admitted);
     return int(w);  // 0: CB_OK
   not_quiet:
-    return slow(h, ticket);
+    return slow(h, ticket, cells);
+  }
+
+  // Whether a call on the breaker whose state word is `w` may be rejected
+  // on its hot line alone (rejected() below): OPEN or FORCED_OPEN.
+  static bool may_reject(uint64_t w) {
+    return core::StateWord::mode(w) == core::StateWord::kOpenMode ||
+           core::StateWord::mode(w) == core::StateWord::kForcedOpenMode;
+  }
+  // Whether a call on the breaker whose state word is `w` is admitted
+  // without the core's general path, if its ticket needs no time
+  // (Registry::admits_unstamped): CLOSED but not quiet, or DISABLED.
+  static bool may_admit(uint64_t w) {
+    using core::StateWord;
+    return StateWord::mode(w) == StateWord::kClosedRecordedMode ||
+           StateWord::mode(w) == StateWord::kClosedRunMode ||
+           StateWord::mode(w) == StateWord::kDisabledMode;
+  }
+  // A call the breaker `h` names, whose slot `s` held `w`, rejects on its
+  // hot line alone: it is alive, its registry needs to see nothing of it
+  // (Space::lean_rejections), and the core says so
+  // (core::Breaker::rejects_early_on_monotonic). The rejection is counted in
+  // the thread's own `cells` (0: none, then this says nothing). The most
+  // frequent call of an outage.
+  [[gnu::always_inline]] static bool rejected(uint64_t h, uintptr_t cells, Space::Slot s,
+                                              uint64_t w) {
+    if (cells == 0 || !Handle::well_formed(h) ||
+        core::StateWord::incarnation(w) != Handle::incarnation(h) ||
+        !Space::lean_rejections(s.index) || !core::Breaker::rejects_early_on_monotonic(*s.hot, w))
+      return false;
+    Space::bump_own(cells, s.index, core::Counter::Rejected);
+    return true;
   }
 
   // A ticket that is the state word as it stands, of a breaker that the

@@ -120,8 +120,21 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity, slots);
   reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, reg->names_);
   table_[id].store(reg, std::memory_order_release);
+  Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
   *out = reg;
   return Status::Ok;
+}
+
+namespace {
+// Keeps a registry's event mask and its chunks' lean-rejection flags in
+// agreement when two threads change the mask at once.
+SetupLock g_event_masks;
+}  // namespace
+
+void Registry::set_event_mask(uint32_t mask) {
+  SetupLock::Held lock(g_event_masks);
+  event_mask_.store(mask, std::memory_order_relaxed);
+  Space::set_lean_rejections(base_, slots_, lean_rejections());
 }
 
 void Registry::close(Registry *reg) {
@@ -133,6 +146,7 @@ void Registry::close(Registry *reg) {
   // this one stays refused (capi/resolve.cpp).
   generation_[reg->id_].fetch_add(1, std::memory_order_release);
   table_[reg->id_].store(nullptr, std::memory_order_release);
+  Space::set_lean_rejections(reg->base_, reg->slots_, false);
   Space::release(reg->base_, reg->slots_);
   munmap(reg->arena_, reg->arena_size_);
   give_back_id(reg->id_);

@@ -80,6 +80,43 @@ class Registry {
   }
   core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
 
+  // Admits and counts a call on the breaker in its `incarnation`-th life if
+  // it is CLOSED or DISABLED and tracks no slow calls (so its ticket needs
+  // no time: core::Breaker::unstamped_ticket), into `*issued`; false says
+  // nothing. `own_cells` as for rejects_early().
+  bool admits_unstamped(uint32_t index, uint32_t incarnation, uintptr_t own_cells,
+                        uint64_t *issued) {
+    const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
+    const core::State st = core::StateWord::state(w);
+    if ((st != core::State::Closed && st != core::State::Disabled) ||
+        !core::StateWord::alive_in(w, incarnation) || configs_[index].slow_call_ns() != 0)
+      return false;
+    *issued = core::Breaker::unstamped_ticket(w);
+    count(index, own_cells, core::Counter::Admitted);
+    return true;
+  }
+
+  // Rejects and counts a call on the breaker in its `incarnation`-th life
+  // if the core can tell from the hot line alone (core::Breaker::rejects_early)
+  // and nobody asked for rejection events; false says nothing. `own_cells`
+  // is Space::own_cells() as the caller read it (0: none).
+  bool rejects_early(uint32_t index, uint32_t incarnation, uintptr_t own_cells) {
+    const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
+    if (core::StateWord::state(w) == core::State::Closed ||
+        (event_mask() & kRejectionEvents) != 0 || !core::StateWord::alive_in(w, incarnation) ||
+        !breaker(index).rejects_early(w))
+      return false;
+    count(index, own_cells, core::Counter::Rejected);
+    return true;
+  }
+  // Counts in the thread's own cells if it has them (`own_cells` != 0).
+  void count(uint32_t index, uintptr_t own_cells, core::Counter c) {
+    if (own_cells != 0)
+      Space::bump_own(own_cells, base_ + index, c);
+    else
+      tally(index).add(c);
+  }
+
   // `name` empty = anonymous.
   Status create(std::string_view name, const core::Config &cfg, uint64_t *handle);
   Status lookup(std::string_view name, uint64_t *handle) const;
@@ -97,7 +134,7 @@ class Registry {
 
   EventQueue &events() { return *events_; }
   uint32_t event_mask() const { return event_mask_.load(std::memory_order_relaxed); }
-  void set_event_mask(uint32_t mask) { event_mask_.store(mask, std::memory_order_relaxed); }
+  void set_event_mask(uint32_t mask);
 
  private:
   Registry() = default;
@@ -106,6 +143,10 @@ class Registry {
   // for it, while the run has spares.
   void retire_slot();
   Counts raw_counts(uint32_t index) const;
+  // Whether a rejection here needs nothing of the registry (Space::lean_rejections).
+  bool lean_rejections() const {
+    return clock_.kind == core::ClockKind::Monotonic && (event_mask() & kRejectionEvents) == 0;
+  }
   // Whether slot `index` still holds the life whose state word was `w`
   // (after name reads, whose acquire loads keep this load after them).
   bool same_life(uint32_t index, uint64_t w) const;

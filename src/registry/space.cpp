@@ -19,6 +19,7 @@ std::atomic<core::Hot *> Space::hot_{&g_empty_line};
 core::Cell *Space::cells_ = nullptr;
 uint32_t Space::exclusive_ = 0;
 std::atomic<uint16_t> Space::owners_[Space::kChunks];
+std::atomic<uint8_t> Space::lean_rejections_[Space::kChunks];
 
 namespace {
 
@@ -103,6 +104,12 @@ void Space::release(uint32_t base, uint32_t slots) {
   madvise(&cell(exclusive_, base), count * sizeof(core::Cell), MADV_DONTNEED);
   for (uint32_t k = base / kChunkSlots; k < base / kChunkSlots + chunks; ++k)
     owners_[k].store(0, std::memory_order_release);
+}
+
+void Space::set_lean_rejections(uint32_t base, uint32_t slots, bool lean) {
+  const uint32_t first = base / kChunkSlots, chunks = (slots + kChunkSlots - 1) / kChunkSlots;
+  for (uint32_t k = first; k < first + chunks; ++k)
+    lean_rejections_[k].store(lean ? 1 : 0, std::memory_order_relaxed);
 }
 
 }  // namespace lazybreaker::registry

@@ -62,6 +62,16 @@ class [[gnu::visibility("hidden")]] Space {
     return owners_[index / kChunkSlots].load(std::memory_order_acquire);
   }
 
+  // Whether the registry that owns `index` lets a rejection be decided and
+  // counted without it (FastPath::rejected): its clock is monotonic, and it
+  // reports no rejection events.
+  static bool lean_rejections(uint64_t index) {
+    return lean_rejections_[index / kChunkSlots].load(std::memory_order_relaxed) != 0;
+  }
+  // Set by the registry that owns the run from `base` on, whenever its clock
+  // or event mask says so; cleared when it closes.
+  static void set_lean_rejections(uint32_t base, uint32_t slots, bool lean);
+
   // For a registry's slow paths and readers; only once a run is claimed.
   static core::Hot *hot(uint32_t index) { return hot_.load(std::memory_order_relaxed) + index; }
   // Stripe `s`'s cell for `index`; s == exclusive_stripes() is the shared stripe.
@@ -85,6 +95,7 @@ class [[gnu::visibility("hidden")]] Space {
   static core::Cell *cells_;  // [exclusive stripes + 1 shared][kSlots]
   static uint32_t exclusive_;
   static std::atomic<uint16_t> owners_[kChunks];
+  static std::atomic<uint8_t> lean_rejections_[kChunks];
 };
 
 }  // namespace lazybreaker::registry

@@ -370,3 +370,73 @@ TEST_CASE(
   CHECK(calls.load() > 0);
   CHECK(wrong.load() == 0);
 }
+
+TEST_CASE("mixed outcomes from 2 to 80 threads: every count is exact under each policy") {
+  struct Policy {
+    int policy;
+    uint64_t slow_ns;
+  };
+  for (const Policy p : {Policy{CB_POLICY_CONSECUTIVE, 0}, Policy{CB_POLICY_COUNT_WINDOW, 0},
+                         Policy{CB_POLICY_TIME_WINDOW, 0}, Policy{CB_POLICY_COUNT_WINDOW, 500}}) {
+    for (const int threads : {2, 8, 80}) {
+      CAPTURE(p.policy);
+      CAPTURE(p.slow_ns);
+      CAPTURE(threads);
+      ManualRegistry r;
+      cb_config c = config(CB_MAX_FAILURE_THRESHOLD, 1000);
+      c.policy = p.policy;
+      c.failure_rate_threshold = 1.0;  // a third of the outcomes fail: never reached
+      c.slow_call_ns = p.slow_ns;
+      c.slow_call_rate_threshold = 1.0;
+      const cb_handle h = r.create(c);
+      const int per_thread = 300'000 / threads;
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          for (int n = 0; n < per_thread; ++n) {
+            const int outcome = (n + t) % 3 == 0   ? CB_FAILURE
+                                : (n + t) % 7 == 0 ? CB_IGNORED
+                                                   : CB_SUCCESS;
+            REQUIRE(cb_done(h, admit(h), outcome) == CB_OK);
+          }
+        });
+      for (auto &t : pool) t.join();
+      uint64_t failures = 0, ignored = 0;
+      for (int t = 0; t < threads; ++t)
+        for (int n = 0; n < per_thread; ++n) {
+          failures += (n + t) % 3 == 0;
+          ignored += (n + t) % 3 != 0 && (n + t) % 7 == 0;
+        }
+      const uint64_t total = uint64_t(threads) * per_thread;
+      const cb_stats s = stats(h);
+      CHECK(cb_state(h) == CB_STATE_CLOSED);
+      CHECK(s.admitted == total);
+      CHECK(s.failures == failures);
+      CHECK(s.ignored == ignored);
+      CHECK(s.successes == total - failures - ignored);
+      CHECK(s.rejected == 0);
+    }
+  }
+}
+
+TEST_CASE("OPEN rejections on a monotonic clock from 2 to 80 threads are each counted once") {
+  for (const int threads : {2, 8, 80}) {
+    CAPTURE(threads);
+    cb_registry *reg = nullptr;
+    REQUIRE(cb_registry_open(nullptr, &reg) == CB_OK);
+    const cb_config c = config(1, CB_MAX_DURATION_NS);
+    cb_handle h = 0;
+    REQUIRE(cb_create(reg, nullptr, &c, &h) == CB_OK);
+    call(h, CB_FAILURE);
+    const int per_thread = 400'000 / threads;
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (int n = 0; n < per_thread; ++n) REQUIRE(rejected(h));
+      });
+    for (auto &t : pool) t.join();
+    CHECK(stats(h).rejected == uint64_t(threads) * per_thread);
+    CHECK(stats(h).admitted == 1);
+    cb_registry_close(reg);
+  }
+}
