@@ -69,15 +69,16 @@ int force(cb_handle h, State target, const char *what) {
   return allow_checked(h, ticket, own_cells);
 }
 
-// CLOSED but not quiet (a failure run under way, a window policy) or
-// DISABLED: a call whose ticket needs no time is admitted on the hot line
-// and one field of the configuration, in a function of its own.
+// CLOSED but not quiet (a failure run under way, a window policy, slow-call
+// tracking) or DISABLED: admitted on the hot line and one field of the
+// configuration (and the clock, for slow-call tracking), in a function of
+// its own.
 [[gnu::noinline]] int allow_admitting(cb_handle h, cb_ticket *ticket,
                                       uintptr_t own_cells) noexcept {
   Target t;
   uint64_t issued = 0;
   if (ticket != nullptr && resolve(h, &t) &&
-      t.reg->admits_unstamped(t.index, Handle::incarnation(h), own_cells, &issued)) {
+      t.reg->admits_call(t.index, Handle::incarnation(h), own_cells, &issued)) {
     *ticket = Handle::seal(h, issued);
     return CB_OK;
   }

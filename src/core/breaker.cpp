@@ -197,10 +197,7 @@ Result Breaker::allow(uint32_t incarnation, const Tally &tally, uint64_t *ticket
 
 Result Breaker::admit_call(uint64_t w, uint64_t slow_call_ns, const Tally &tally,
                            uint64_t *ticket) {
-  const bool closed = StateWord::state(w) == State::Closed;
-  *ticket = Ticket::make(
-      StateWord::epoch(w), closed ? TicketKind::Call : TicketKind::Unguarded, 0,
-      slow_call_ns != 0 ? clock_.now() >> Config::slow_unit_shift_for(slow_call_ns) : 0);
+  *ticket = call_ticket(w, call_start(slow_call_ns, slow_call_ns != 0 ? clock_.now() : 0));
   tally.add(Counter::Admitted);
   return Result::Ok;
 }

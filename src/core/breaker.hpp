@@ -250,12 +250,18 @@ class Breaker {
   }
   Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome);
 
-  // The ticket of a call admitted in CLOSED or DISABLED (state word `w`) on
-  // a breaker that does not track slow calls.
-  static uint64_t unstamped_ticket(uint64_t w) {
-    return Ticket::make(StateWord::epoch(w), StateWord::state(w) == State::Closed
-                                                 ? TicketKind::Call
-                                                 : TicketKind::Unguarded);
+  // The ticket of a call admitted in CLOSED or DISABLED (state word `w`),
+  // stamped with `start` (its admission time in the slow-call unit, 0 for a
+  // breaker that does not track slow calls).
+  static uint64_t call_ticket(uint64_t w, uint64_t start) {
+    return Ticket::make(
+        StateWord::epoch(w),
+        StateWord::state(w) == State::Closed ? TicketKind::Call : TicketKind::Unguarded, 0, start);
+  }
+  // `start` of a call admitted at `now` on a breaker with this slow-call
+  // threshold.
+  static uint64_t call_start(uint64_t slow_call_ns, uint64_t now) {
+    return slow_call_ns != 0 ? now >> Config::slow_unit_shift_for(slow_call_ns) : 0;
   }
 
   // Read-only views: never transition, never consume a probe.

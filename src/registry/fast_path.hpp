@@ -77,8 +77,8 @@ struct FastPath {
            core::StateWord::mode(w) == core::StateWord::kForcedOpenMode;
   }
   // Whether a call on the breaker whose state word is `w` is admitted
-  // without the core's general path, if its ticket needs no time
-  // (Registry::admits_unstamped): CLOSED but not quiet, or DISABLED.
+  // without the core's general path (Registry::admits_call): CLOSED but not
+  // quiet, or DISABLED.
   static bool may_admit(uint64_t w) {
     using core::StateWord;
     return StateWord::mode(w) == StateWord::kClosedRecordedMode ||

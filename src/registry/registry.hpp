@@ -81,17 +81,18 @@ class Registry {
   core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
 
   // Admits and counts a call on the breaker in its `incarnation`-th life if
-  // it is CLOSED or DISABLED and tracks no slow calls (so its ticket needs
-  // no time: core::Breaker::unstamped_ticket), into `*issued`; false says
-  // nothing. `own_cells` as for rejects_early().
-  bool admits_unstamped(uint32_t index, uint32_t incarnation, uintptr_t own_cells,
-                        uint64_t *issued) {
+  // it is CLOSED or DISABLED (its ticket: core::Breaker::call_ticket, with
+  // the precise clock's time only if it tracks slow calls), into `*issued`;
+  // false says nothing. `own_cells` as for rejects_early().
+  bool admits_call(uint32_t index, uint32_t incarnation, uintptr_t own_cells, uint64_t *issued) {
     const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
     const core::State st = core::StateWord::state(w);
     if ((st != core::State::Closed && st != core::State::Disabled) ||
-        !core::StateWord::alive_in(w, incarnation) || configs_[index].slow_call_ns() != 0)
+        !core::StateWord::alive_in(w, incarnation))
       return false;
-    *issued = core::Breaker::unstamped_ticket(w);
+    const uint64_t slow = configs_[index].slow_call_ns();
+    *issued = core::Breaker::call_ticket(
+        w, core::Breaker::call_start(slow, slow != 0 ? clock_.now() : 0));
     count(index, own_cells, core::Counter::Admitted);
     return true;
   }
