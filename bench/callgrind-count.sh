@@ -57,29 +57,27 @@ echo
 printf '%-28s %10s %10s %10s\n' "function" "allow" "done" "pair"
 printf '%-28s %10s %10s %10s\n' "cb_allow + cb_done" "$allow" "$done_" "$pair"
 printf '%-28s %10s %10s %10s\n' "noop pair (shared library)" "$noop_allow" "$noop_done" "$noop_pair"
-if [ -z "$max_pair" ]; then
+# A table of allow, done and their sum per call for each driver mode; the
+# row label is the mode less any "_failures" suffix.
+pair_table() { # <title> <mode>...
+  local title=$1 mode a d
+  shift
   echo
-  echo "The same under each other policy (successes; a window is checked when it moves):"
-  echo
-  printf '%-28s %10s %10s %10s\n' "policy" "allow" "done" "pair"
-  for policy in count_window time_window slow_calls; do
-    a=$(per_call cb_allow $policy)
-    d=$(per_call cb_done $policy)
-    printf '%-28s %10s %10s %10s\n' "$policy" "$a" "$d" "$(awk -v a="$a" -v b="$d" 'BEGIN { printf "%.2f", a + b }')"
-  done
-fi
-if [ -z "$max_pair" ]; then
-  echo
-  echo "All failures until the trip (then cb_reset, not counted), per call:"
+  echo "$title"
   echo
   printf '%-28s %10s %10s %10s\n' "policy" "allow" "done" "pair"
-  for mode in count_window_failures time_window_failures; do
-    a=$(per_call cb_allow $mode)
-    d=$(per_call cb_done $mode)
+  for mode in "$@"; do
+    a=$(per_call cb_allow "$mode")
+    d=$(per_call cb_done "$mode")
     printf '%-28s %10s %10s %10s\n' "${mode%_failures}" "$a" "$d" "$(awk -v a="$a" -v b="$d" 'BEGIN { printf "%.2f", a + b }')"
   done
-fi
+}
+
 if [ -z "$max_pair" ]; then
+  pair_table "The same under each other policy (successes; a window is checked when it moves):" \
+    count_window time_window slow_calls
+  pair_table "All failures until the trip (then cb_reset, not counted), per call:" \
+    count_window_failures time_window_failures
   echo
   echo "Rejections (cb_allow alone; the coarse clock read is clock_gettime, counted apart):"
   echo
