@@ -64,7 +64,7 @@ void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
   hot_.trips.store(0, kRelaxed);
   if (cfg.recorded()) window(cfg).clear();
   hot_.word.store(
-      StateWord::pack(incarnation, StateWord::epoch(w) + 1, 0, State::Closed, cfg.recorded()),
+      StateWord::pack(incarnation, StateWord::epoch(w) + 1, 0, State::Closed, cfg.recording()),
       std::memory_order_release);
 }
 
@@ -151,7 +151,7 @@ bool Breaker::close(uint64_t from, uint64_t at, Reason reason) {
   if (hot_.word.load(kAcquire) != from) return false;
   const Config cfg = cfg_.load();
   if (cfg.recorded()) window(cfg).clear();
-  return transition(from, StateWord::next(from, 0, State::Closed, cfg.recorded()), at, reason);
+  return transition(from, StateWord::next(from, 0, State::Closed, cfg.recording()), at, reason);
 }
 
 bool Breaker::slow(const Config &cfg, uint64_t ticket, uint64_t now) const {
@@ -292,9 +292,8 @@ Result Breaker::done(uint32_t incarnation, const Tally &tally, uint64_t ticket, 
   if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
   if (!Ticket::well_formed(ticket)) return Result::BadTicket;
   // A window policy's outcome in its CLOSED period, from a few fields.
-  if (outcome != Outcome::Ignored && StateWord::recorded(w) &&
-      Ticket::kind(ticket) == TicketKind::Call && Ticket::epoch(ticket) == StateWord::epoch(w) &&
-      cfg_.slow_call_ns() == 0 && cfg_.policy() != Policy::Consecutive) {
+  if (outcome != Outcome::Ignored && StateWord::recording(w) == Recording::Window &&
+      Ticket::kind(ticket) == TicketKind::Call && Ticket::epoch(ticket) == StateWord::epoch(w)) {
     tally.add(counter_for(outcome));
     return done_window_outcome(w, outcome == Outcome::Failure);
   }
@@ -370,8 +369,9 @@ Result Breaker::done_window_outcome(uint64_t w, bool failure) {
   // bounds).
   const bool cheap = !failure && shape.bucket_width > clock_.coarse_slack_ns;
   const uint64_t now = !shape.by_time ? 0 : cheap ? clock_.earliest_now() : clock_.now();
+  Window win(window_, shape);
   Window::Position at;
-  const bool moved = Window(window_, shape).record(now, failure, false, &at);
+  const bool moved = settle_held(w, win, now, failure ? 0 : 1, failure, &at);
   if (!failure && !moved && window_.warm.load(kRelaxed) == StateWord::epoch(w) + 1)
     return Result::Ok;
   Judging j;
@@ -379,6 +379,32 @@ Result Breaker::done_window_outcome(uint64_t w, bool failure) {
   j.minimum_calls = cfg_.field<uint32_t, offsetof(Config, minimum_calls)>();
   j.failure_rate_billionths = cfg_.field<uint32_t, offsetof(Config, failure_rate_billionths)>();
   return done_judged(w, j, at, failure ? now : 0);
+}
+
+bool Breaker::settle_held(uint64_t w, Window &win, uint64_t now, uint32_t successes, bool failure,
+                          Window::Position *at) {
+  const uint32_t epoch = StateWord::epoch(w);
+  bool moved = false;
+  if (held_.own != nullptr) {
+    const uint64_t h = held_.own->load(kRelaxed);
+    const uint64_t stamp = HeldSuccesses::stamp(h);
+    uint32_t count = HeldSuccesses::count_in(h, epoch);
+    // Emptied before they reach the window, so that a judge never counts
+    // them twice (it may miss them for the moment in between).
+    held_.own->store(HeldSuccesses::pack(epoch, stamp, 0), kRelaxed);
+    // Those whose bucket has left the window are dropped, as its own
+    // outcomes are. A time window's others go to their own bucket, a count
+    // window's are the newest outcomes but this one.
+    if (count != 0 && !win.inside(stamp, now)) count = 0;
+    if (count != 0 && win.by_time() && win.stamp_now(now) != stamp)
+      moved = win.record_held(stamp, now, count, at);
+    else
+      successes += count;
+  }
+  moved |= win.record_outcomes(now, successes, failure, at);
+  if (held_.own != nullptr)
+    held_.own->store(HeldSuccesses::pack(epoch, win.stamp_now(now), 0), kRelaxed);
+  return moved;
 }
 
 // `now` is the outcome's precise time if it was read, else 0 (then a trip
@@ -393,8 +419,11 @@ Result Breaker::done_judged(uint64_t w, const Judging &j, const Window::Position
   // A count window that has not yet recorded `minimum` outcomes since it
   // was emptied holds fewer: nothing to sum. (Once it has been seen warm
   // the bound is not needed, so its stamp arithmetic never wraps.)
-  if (window_.warm.load(kRelaxed) != warm && win.recorded_at_most(at) < minimum) return Result::Ok;
-  const WindowCounts c = win.sum(at, j.slow_call_ns != 0);
+  // Every thread's held successes count, as the newest outcomes.
+  const uint64_t held = win.held(held_, StateWord::epoch(w), at);
+  if (window_.warm.load(kRelaxed) != warm && win.recorded_at_most(at) + held < minimum)
+    return Result::Ok;
+  const WindowCounts c = win.sum(at, j.slow_call_ns != 0, held);
   if (c.calls == 0 || c.calls < minimum) {
     window_.warm.store(0, kRelaxed);
     return Result::Ok;
@@ -478,7 +507,8 @@ Result Breaker::observe(uint32_t incarnation, Observation *out) const {
   if (cfg.recorded()) {
     // The window as it stands, without recording anything.
     const Window win = window(cfg);
-    const WindowCounts c = win.sum(win.latest(now));
+    const Window::Position at = win.latest(now);
+    const WindowCounts c = win.sum(at, true, win.held(held_, StateWord::epoch(w), at));
     if (c.calls != 0) {
       o.failure_rate = double(c.failures) / double(c.calls);
       o.slow_rate = double(c.slow) / double(c.calls);

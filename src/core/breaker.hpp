@@ -54,8 +54,14 @@ struct Config {
   // The window's buckets (derived), so that no outcome divides to find them.
   WindowShape shape;
 
-  // Whether outcomes feed a window, so no CLOSED call takes the write-free path.
-  bool recorded() const { return policy != Policy::Consecutive || slow_call_ns != 0; }
+  // Whether outcomes feed a window, so no CLOSED call takes the write-free
+  // path, and whether its calls are timed.
+  bool recorded() const { return recording() != Recording::None; }
+  Recording recording() const {
+    return slow_call_ns != 0               ? Recording::Timed
+           : policy != Policy::Consecutive ? Recording::Window
+                                           : Recording::None;
+  }
   // Whether cb_done needs the time of every outcome (a time window places
   // it, slow-call tracking measures it); otherwise only a trip reads it.
   bool timed_outcomes() const { return policy == Policy::TimeWindow || slow_call_ns != 0; }
@@ -196,9 +202,11 @@ struct Observation {
 
 class Breaker {
  public:
+  // `held`: where the threads hold back successes of this breaker, if it is
+  // a window breaker (HeldCells); empty, every outcome goes to the window.
   Breaker(Hot &hot, const ConfigCell &cfg, WindowCells &window, const Clock &clock,
-          EventSink *events)
-      : hot_(hot), cfg_(cfg), window_(window), clock_(clock), events_(events) {}
+          EventSink *events, const HeldCells &held = {})
+      : hot_(hot), cfg_(cfg), window_(window), clock_(clock), events_(events), held_(held) {}
 
   // Starts a new life of the slot, CLOSED; the epoch goes on from the last
   // life, so tickets from it stay stale. `cfg` is already in the ConfigCell.
@@ -249,6 +257,35 @@ class Breaker {
     return false;
   }
   Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome);
+  // The success of a call admitted in the CLOSED period of state word `w`
+  // (mode kClosedWindowMode, the ticket checked against it), held back in
+  // the calling thread's own word, unless it is the one that settles them
+  // (then false: done() records it). For the registry's fast path; the
+  // caller counts the success.
+  bool holds_success(uint64_t w) const {
+    // Not before the window is known to hold minimum_calls: the success
+    // that reaches it may trip the breaker, and is judged at once.
+    std::atomic<uint64_t> *own = held_.own;
+    if (own == nullptr || window_.warm.load(std::memory_order_relaxed) != StateWord::epoch(w) + 1)
+      return false;
+    uint64_t stamp;
+    if (cfg_.field<bool, offsetof(Config, shape) + offsetof(WindowShape, by_time)>()) {
+      // By the cheap clock, where buckets are wider than its slack (as
+      // done() places a success).
+      const uint64_t width =
+          cfg_.field<uint64_t, offsetof(Config, shape) + offsetof(WindowShape, bucket_width)>();
+      if (width <= clock_.coarse_slack_ns) return false;
+      stamp = clock_.earliest_now() / width;
+    } else {
+      stamp = Window::head_stamp(window_);
+    }
+    const uint64_t h = own->load(std::memory_order_relaxed);
+    if (h != HeldSuccesses::pack(StateWord::epoch(w), stamp, HeldSuccesses::count(h)) ||
+        HeldSuccesses::count(h) + 1 >= HeldSuccesses::kSettleAt)
+      return false;
+    own->store(h + 1, std::memory_order_relaxed);
+    return true;
+  }
 
   // The ticket of a call admitted in CLOSED or DISABLED (state word `w`),
   // stamped with `start` (its admission time in the slow-call unit, 0 for a
@@ -315,6 +352,11 @@ class Breaker {
   // (the whole of it only for a trip); a success is judged only if the
   // window moved or is not known warm.
   Result done_window_outcome(uint64_t w, bool failure);
+  // Settles the successes this thread holds back (HeldSuccesses) into the
+  // window `win`, with this outcome's (`now` places them in a time window)
+  // and `successes` more; false if nothing was recorded.
+  bool settle_held(uint64_t w, Window &win, uint64_t now, uint32_t successes, bool failure,
+                   Window::Position *at);
   // What judging a window needs of the configuration.
   struct Judging {
     WindowShape shape;
@@ -364,6 +406,7 @@ class Breaker {
   WindowCells &window_;
   const Clock &clock_;
   EventSink *events_;
+  HeldCells held_;
 };
 
 }  // namespace lazybreaker::core

@@ -5,8 +5,7 @@
 namespace lazybreaker::core {
 namespace {
 
-constexpr unsigned kStampBits = 20, kCountBits = 22;
-constexpr uint64_t kStampMask = (1ull << kStampBits) - 1;
+constexpr unsigned kCountBits = 22;
 constexpr uint64_t kCountMax = (1ull << kCountBits) - 1;
 constexpr unsigned kStampShift = 2 * kCountBits;
 
@@ -95,7 +94,7 @@ Window::Position Window::of_index(uint64_t index) const {
 
 bool Window::record(uint64_t now, bool failure, bool slow, Position *at) {
   if (!shape_.by_time) {
-    const bool started = record_in_head(failure, at);
+    const bool started = record_in_head(failure ? 0 : 1, failure, at);
     if (slow) {
       // The head's stamp is the newest bucket's; the head cannot have moved
       // on 2^20 buckets while this outcome was being recorded.
@@ -106,7 +105,24 @@ bool Window::record(uint64_t now, bool failure, bool slow, Position *at) {
     }
     return started;
   }
+  return record_at_index(now / shape_.bucket_width, 1, failure, slow, at);
+}
+
+bool Window::record_outcomes(uint64_t now, uint64_t successes, bool failure, Position *at) {
+  if (!shape_.by_time) return record_in_head(successes, failure, at);
+  return record_at_index(now / shape_.bucket_width, successes + (failure ? 1 : 0), failure, false,
+                         at);
+}
+
+bool Window::record_held(uint64_t stamp, uint64_t now, uint32_t n, Position *at) {
   const uint64_t index = now / shape_.bucket_width;
+  const uint64_t age = (stamp_of(index) - stamp) & kStampMask;
+  if (age >= shape_.buckets || age > index) return false;
+  return record_at_index(index - age, n, false, false, at);
+}
+
+bool Window::record_at_index(uint64_t index, uint64_t calls, bool failure, bool slow,
+                             Position *at) {
   *at = of_index(index);
   // The head of a time window is its newest bucket's index, in full: it
   // says which of two buckets in one ring place is the newer whatever their
@@ -122,34 +138,57 @@ bool Window::record(uint64_t now, bool failure, bool slow, Position *at) {
   // Stamp 0 with all counts 0 is the never-used word; a real bucket always
   // counts at least the outcome that created it.
   const bool started =
-      add(cells_.calls[at->ring], at->stamp, 1, failure ? 1 : 0, shape_.buckets, age);
+      add(cells_.calls[at->ring], at->stamp, calls, failure ? 1 : 0, shape_.buckets, age);
   if (slow) add(cells_.slow[at->ring], at->stamp, 1, 0, shape_.buckets, age);
   return started;
 }
 
-bool Window::record_in_head(bool failure, Position *at) {
-  const uint64_t failed = failure ? 1 : 0;
+// `successes` successes and then, if `failure`, one failure, as the newest
+// outcomes: as many as fit in the head, the rest in the buckets after it.
+bool Window::record_in_head(uint64_t successes, bool failure, Position *at) {
+  const uint64_t width = shape_.bucket_width;
+  uint64_t left = successes + (failure ? 1 : 0);
+  bool started = false;
   uint64_t cur = cells_.head.load(std::memory_order_relaxed);
-  for (;;) {
-    uint64_t next;
-    if (cur != 0 && Head::calls(cur) < shape_.bucket_width) {
-      next = cur + (uint64_t(1) << Head::kCallShift) + failed;
-    } else if (cur == 0) {
-      next = Head::pack(0, 0, 1, failed);
+  while (left > 0) {
+    uint64_t next, taken;
+    if (cur != 0 && Head::calls(cur) < width) {
+      taken = std::min(left, width - Head::calls(cur));
+      next = cur + (taken << Head::kCallShift);
     } else {
-      // The full bucket is in the ring before the head leaves it, so a
-      // reader that sees the new head finds it there.
-      publish(cells_.calls[Head::ring(cur)],
-              pack(Head::stamp(cur), Head::calls(cur), Head::failures(cur)));
-      const uint32_t ring = Head::ring(cur) + 1 >= shape_.buckets ? 0 : Head::ring(cur) + 1;
-      next = Head::pack((Head::stamp(cur) + 1) & kStampMask, ring, 1, failed);
+      taken = std::min(left, width);
+      if (cur == 0) {
+        next = Head::pack(0, 0, taken, 0);
+      } else {
+        // The full bucket is in the ring before the head leaves it, so a
+        // reader that sees the new head finds it there.
+        publish(cells_.calls[Head::ring(cur)],
+                pack(Head::stamp(cur), Head::calls(cur), Head::failures(cur)));
+        const uint32_t ring = Head::ring(cur) + 1 >= shape_.buckets ? 0 : Head::ring(cur) + 1;
+        next = Head::pack((Head::stamp(cur) + 1) & kStampMask, ring, taken, 0);
+      }
     }
+    // The failure is the last outcome: it goes with the last of them.
+    if (failure && taken == left) next += 1;
     if (cells_.head.compare_exchange_weak(cur, next, std::memory_order_release,
                                           std::memory_order_relaxed)) {
+      started |= Head::calls(next) == taken;
       *at = {Head::stamp(next), Head::ring(next), shape_.buckets};
-      return Head::calls(next) == 1;
+      left -= taken;
+      cur = next;
     }
   }
+  return started;
+}
+
+uint64_t Window::held(const HeldCells &held, uint32_t epoch, const Position &at) const {
+  uint64_t n = 0;
+  for (uint32_t s = 0; s < held.stripes; ++s) {
+    const uint64_t h = held.first[s * held.stride].load(std::memory_order_relaxed);
+    const uint32_t count = HeldSuccesses::count_in(h, epoch);
+    if (count != 0 && ((at.stamp - HeldSuccesses::stamp(h)) & kStampMask) < at.depth) n += count;
+  }
+  return n;
 }
 
 Window::Position Window::latest(uint64_t now) const {
@@ -158,8 +197,13 @@ Window::Position Window::latest(uint64_t now) const {
   return {Head::stamp(h), Head::ring(h), h == 0 ? 0 : shape_.buckets};
 }
 
-WindowCounts Window::sum(const Position &at, bool with_slow) const {
-  uint64_t calls = 0, failures = 0, slow = 0;
+WindowCounts Window::sum(const Position &at, bool with_slow, uint64_t held) const {
+  // Successes held back by the threads are the newest outcomes, so in a
+  // count window they push the oldest buckets out: it keeps as many whole
+  // buckets, newest first, as fit in its buckets x width outcomes with them.
+  const uint64_t room =
+      shape_.by_time ? UINT64_MAX : uint64_t(shape_.buckets) * shape_.bucket_width;
+  uint64_t calls = held, failures = 0, slow = 0;
   // A count window's newest buckets may still be in the head.
   const uint64_t head = shape_.by_time ? 0 : cells_.head.load(std::memory_order_acquire);
   // Bucket k back sits k places back in the ring: walk it backwards rather
@@ -173,16 +217,21 @@ WindowCounts Window::sum(const Position &at, bool with_slow) const {
     k = 1;
     pos = pos == 0 ? last : pos - 1;
   }
-  for (uint32_t p = pos; k < at.depth; ++k) {
+  uint32_t depth = at.depth;
+  for (uint32_t p = pos; k < depth; ++k) {
     const uint64_t word = cells_.calls[p].load(std::memory_order_relaxed);
     if (word != 0 && stamp(word) == ((at.stamp - k) & kStampMask)) {
+      if (calls + high(word) > room && k > 0) {
+        depth = k;
+        break;
+      }
       calls += high(word);
       failures += low(word);
     }
     p = p == 0 ? last : p - 1;
   }
   if (with_slow) {
-    for (uint32_t j = 0, p = at.ring; j < at.depth; ++j) {
+    for (uint32_t j = 0, p = at.ring; j < depth; ++j) {
       const uint64_t s = cells_.slow[p].load(std::memory_order_relaxed);
       if (s != 0 && stamp(s) == ((at.stamp - j) & kStampMask)) slow += high(s);
       p = p == 0 ? last : p - 1;

@@ -20,6 +20,9 @@
 namespace lazybreaker::core {
 
 inline constexpr uint32_t kMaxBuckets = 32;
+// A bucket's stamp is its index modulo 2^kStampBits.
+inline constexpr unsigned kStampBits = 20;
+inline constexpr uint64_t kStampMask = (1ull << kStampBits) - 1;
 
 // The window memory of one breaker.
 struct WindowCells {
@@ -36,6 +39,49 @@ struct WindowCells {
   std::atomic<uint32_t> start{0};
   std::atomic<uint64_t> calls[kMaxBuckets] = {};  // [stamp:20 | calls:22 | failures:22]
   std::atomic<uint64_t> slow[kMaxBuckets] = {};   // [stamp:20 | slow calls:22 | unused:22]
+};
+
+// Successes of one window breaker that one thread holds back rather than
+// write to the shared window, one word per breaker per thread stripe, only
+// that thread writes it: [epoch:24 | stamp:20 | count:20]. `epoch` is the
+// CLOSED period's (state word), `stamp` the bucket they belong to: for a
+// time window the bucket of their time, for a count window the head's when
+// they were held. A thread holds at most kSettleAt - 1; its next outcome
+// that finds the word full, of another period or another bucket settles
+// them into the window, and a judge counts every thread's held successes
+// that are still inside the window (docs/policies.md, held successes).
+struct HeldSuccesses {
+  static constexpr uint32_t kSettleAt = 32;
+  static constexpr unsigned kCountBits = 20, kStampShift = kCountBits;
+  static constexpr unsigned kEpochShift = kStampShift + kStampBits;
+  static constexpr uint64_t kCountMask = (1ull << kCountBits) - 1;
+  static_assert(kEpochShift + 24 == 64 && kSettleAt <= kCountMask);
+
+  static constexpr uint64_t pack(uint32_t epoch, uint64_t stamp, uint32_t count) {
+    return (uint64_t(epoch & 0xffffff) << kEpochShift) | ((stamp & kStampMask) << kStampShift) |
+           count;
+  }
+  static constexpr uint32_t epoch(uint64_t h) { return uint32_t(h >> kEpochShift); }
+  static constexpr uint64_t stamp(uint64_t h) { return (h >> kStampShift) & kStampMask; }
+  static constexpr uint32_t count(uint64_t h) { return uint32_t(h & kCountMask); }
+  // The held count if `h` belongs to the CLOSED period `epoch`, else 0.
+  static constexpr uint32_t count_in(uint64_t h, uint32_t epoch) {
+    return HeldSuccesses::epoch(h) == (epoch & 0xffffff) ? count(h) : 0;
+  }
+};
+static_assert(HeldSuccesses::count_in(HeldSuccesses::pack(7, 3, 5), 7) == 5 &&
+              HeldSuccesses::count_in(HeldSuccesses::pack(7, 3, 5), 8) == 0 &&
+              HeldSuccesses::stamp(HeldSuccesses::pack(7, kStampMask + 4, 5)) == 3 &&
+              HeldSuccesses::pack(7, 3, 5) + 1 == HeldSuccesses::pack(7, 3, 6));
+
+// Where every thread's held successes for one breaker are: the calling
+// thread's own word (nullptr if it has none, then it holds nothing back) and
+// stripe s's at first[s * stride], for the stripes ever used.
+struct HeldCells {
+  std::atomic<uint64_t> *own = nullptr;
+  const std::atomic<uint64_t> *first = nullptr;
+  size_t stride = 0;
+  uint32_t stripes = 0;
 };
 
 struct WindowCounts {
@@ -77,11 +123,37 @@ class Window {
   // says where it landed. True if it started its bucket: the window moved
   // on, and older outcomes may have left it.
   bool record(uint64_t now, bool failure, bool slow, Position *at);
+  // Records `successes` successes and then, if `failure`, one failure (at
+  // `now` in a time window; as the newest outcomes in a count window), as
+  // record() would one by one.
+  bool record_outcomes(uint64_t now, uint64_t successes, bool failure, Position *at);
+  // Records `n` successes held back in the bucket of stamp `stamp` of a
+  // time window, if it is still inside the window at `now`; false (and
+  // `at` untouched) if they have left it, or it started its bucket.
+  bool record_held(uint64_t stamp, uint64_t now, uint32_t n, Position *at);
+  bool by_time() const { return shape_.by_time; }
+  // Whether the bucket of stamp `stamp` is still inside the window at `now`
+  // (a count window: behind its head by fewer than its buckets).
+  bool inside(uint64_t stamp, uint64_t now) const {
+    return ((stamp_now(now) - stamp) & kStampMask) < shape_.buckets;
+  }
+  // The stamp an outcome at `now` takes: its bucket's in a time window, the
+  // head's in a count window.
+  uint64_t stamp_now(uint64_t now) const {
+    return shape_.by_time ? (now / shape_.bucket_width) & kStampMask : head_stamp(cells_);
+  }
+  static uint64_t head_stamp(const WindowCells &cells) {
+    return cells.head.load(std::memory_order_acquire) >> (64 - kStampBits);
+  }
+  // The successes held back by any thread (`held`) that are inside the
+  // window whose newest bucket is `at`.
+  uint64_t held(const HeldCells &held, uint32_t epoch, const Position &at) const;
   // The newest bucket as the window stands (nothing recorded yet: depth 0).
   Position latest(uint64_t now) const;
   // The counts of the window whose newest bucket is `at` (slow calls only
-  // when asked for).
-  WindowCounts sum(const Position &at, bool with_slow = true) const;
+  // when asked for), with `held` successes held back by the threads, which
+  // count as its newest outcomes (held()).
+  WindowCounts sum(const Position &at, bool with_slow = true, uint64_t held = 0) const;
   // For a count window, at least as many outcomes as it has recorded since
   // it was last emptied, given the bucket `at` of one just recorded; while
   // this is under 2^20 buckets' worth it is exact to a bucket. A time
@@ -92,7 +164,8 @@ class Window {
 
  private:
   Position of_index(uint64_t index) const;
-  bool record_in_head(bool failure, Position *at);
+  bool record_in_head(uint64_t successes, bool failure, Position *at);
+  bool record_at_index(uint64_t index, uint64_t calls, bool failure, bool slow, Position *at);
 
   WindowCells &cells_;
   const WindowShape shape_;

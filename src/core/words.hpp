@@ -22,6 +22,13 @@ enum class State : uint32_t {
   Disabled = 5
 };
 
+// How a CLOSED breaker's outcomes are recorded: not at all (the
+// consecutive policy: a failure run in the state word), in a window whose
+// calls are timed (slow-call tracking: every call reads the clock), or in a
+// window alone (a count or time window without slow-call tracking, whose
+// successes a thread may hold back and settle later: core/pending.hpp).
+enum class Recording : uint8_t { None, Timed, Window };
+
 // State word: [mode:4 | aux:16 | incarnation:20 | epoch:24]
 //   mode: the state, and for CLOSED whether calls may take the write-free
 //     path (Mode below)
@@ -61,19 +68,21 @@ struct StateWord {
     kClosedRunMode = uint64_t(State::Closed),  // unrecorded, a failure run under way
     kForcedOpenMode = uint64_t(State::ForcedOpen),
     kDisabledMode = uint64_t(State::Disabled),
-    kClosedRecordedMode = 6,  // outcomes feed a window: no call is write-free
+    kClosedRecordedMode = 6,  // outcomes feed a window, calls are timed (slow-call tracking)
+    kClosedWindowMode = 7,    // outcomes feed a window, calls are not timed: successes may wait
     kQuietMode = 0xb,         // unrecorded, no failure run: a call changes nothing shared
   };
   // The top 20 bits of a quiet word.
   static constexpr uint64_t kFastTop = uint64_t(kQuietMode) << (kModeShift - kTopShift);
 
-  // `recorded` matters only in CLOSED, the one state that keeps it.
+  // `recording` matters only in CLOSED, the one state that keeps it.
   static constexpr uint64_t pack(uint32_t incarnation, uint32_t epoch, uint32_t aux, State s,
-                                 bool recorded = false) {
-    const uint64_t m = s != State::Closed     ? uint64_t(s)
-                       : recorded             ? kClosedRecordedMode
-                       : (aux & kAuxMax) == 0 ? kQuietMode
-                                              : kClosedRunMode;
+                                 Recording recording = Recording::None) {
+    const uint64_t m = s != State::Closed               ? uint64_t(s)
+                       : recording == Recording::Timed  ? kClosedRecordedMode
+                       : recording == Recording::Window ? kClosedWindowMode
+                       : (aux & kAuxMax) == 0           ? kQuietMode
+                                                        : kClosedRunMode;
     return (m << kModeShift) | (uint64_t(aux & kAuxMax) << kAuxShift) |
            (uint64_t(incarnation & kIncarnationMask) << kIncarnationShift) |
            (uint64_t(epoch & kEpochMask) << kEpochShift);
@@ -84,8 +93,14 @@ struct StateWord {
   }
   static constexpr uint32_t aux(uint64_t w) { return uint32_t((w >> kAuxShift) & kAuxMax); }
   static constexpr uint32_t epoch(uint64_t w) { return uint32_t((w >> kEpochShift) & kEpochMask); }
-  // Whether a CLOSED word's outcomes feed a window (other states do not say).
-  static constexpr bool recorded(uint64_t w) { return mode(w) == kClosedRecordedMode; }
+  // Whether a CLOSED word's outcomes feed a window (other states do not say),
+  // and how.
+  static constexpr bool recorded(uint64_t w) { return recording(w) != Recording::None; }
+  static constexpr Recording recording(uint64_t w) {
+    return mode(w) == kClosedRecordedMode ? Recording::Timed
+           : mode(w) == kClosedWindowMode ? Recording::Window
+                                          : Recording::None;
+  }
   static constexpr uint32_t incarnation(uint64_t w) {
     return uint32_t((w >> kIncarnationShift) & kIncarnationMask);
   }
@@ -113,26 +128,28 @@ struct StateWord {
   // Whether a call on this breaker changes nothing shared: CLOSED, no
   // window to feed, no failure run to end.
   static constexpr bool quiet(uint64_t w) { return (w >> kTopShift) == kFastTop; }
-  // The same breaker life, the next epoch, a new aux and state; `recorded`
+  // The same breaker life, the next epoch, a new aux and state; `recording`
   // says for a CLOSED target whether its outcomes feed a window.
-  static constexpr uint64_t next(uint64_t w, uint32_t aux, State s, bool recorded = false) {
-    return pack(incarnation(w), epoch(w) + 1, aux, s, recorded);
+  static constexpr uint64_t next(uint64_t w, uint32_t aux, State s,
+                                 Recording recording = Recording::None) {
+    return pack(incarnation(w), epoch(w) + 1, aux, s, recording);
   }
   // The same CLOSED period with another failure run.
   static constexpr uint64_t with_aux(uint64_t w, uint32_t aux) {
-    return pack(incarnation(w), epoch(w), aux, state(w), recorded(w));
+    return pack(incarnation(w), epoch(w), aux, state(w), recording(w));
   }
 };
 
 // The modes' worked examples: a fresh CLOSED breaker is quiet unless it is
 // recorded, a failure run makes it loud, and ending the run makes it quiet again.
 static_assert(StateWord::quiet(StateWord::pack(5, 7, 0, State::Closed)));
-static_assert(!StateWord::quiet(StateWord::pack(5, 7, 0, State::Closed, true)));
+static_assert(!StateWord::quiet(StateWord::pack(5, 7, 0, State::Closed, Recording::Timed)));
 static_assert(!StateWord::quiet(StateWord::pack(5, 7, 1, State::Closed)));
 static_assert(StateWord::quiet(StateWord::with_aux(StateWord::pack(5, 7, 3, State::Closed), 0)));
 static_assert(StateWord::state(StateWord::pack(5, 7, 3, State::Closed)) == State::Closed &&
-              StateWord::state(StateWord::pack(5, 7, 0, State::Closed, true)) == State::Closed &&
-              StateWord::recorded(StateWord::pack(5, 7, 3, State::Closed, true)));
+              StateWord::state(StateWord::pack(5, 7, 0, State::Closed, Recording::Timed)) ==
+                  State::Closed &&
+              StateWord::recorded(StateWord::pack(5, 7, 3, State::Closed, Recording::Timed)));
 // Zero-filled memory is a free slot; only the quiet mode has the high bit.
 static_assert(StateWord::state(0) == State::Free && !StateWord::retired(0));
 static_assert(StateWord::incarnation(StateWord::ended(StateWord::pack(4, 9, 0, State::Open))) ==
@@ -140,7 +157,8 @@ static_assert(StateWord::incarnation(StateWord::ended(StateWord::pack(4, 9, 0, S
               StateWord::retired(StateWord::ended(StateWord::pack(StateWord::kIncarnationMask, 9, 0,
                                                                   State::Closed))));
 static_assert((StateWord::pack(1, 2, 3, State::Disabled) >> 63) == 0 &&
-              (StateWord::pack(1, 2, 0, State::Closed, true) >> 63) == 0 &&
+              (StateWord::pack(1, 2, 0, State::Closed, Recording::Timed) >> 63) == 0 &&
+              (StateWord::pack(1, 2, 0, State::Closed, Recording::Window) >> 63) == 0 &&
               (StateWord::pack(1, 2, 0, State::Closed) >> 63) == 1);
 
 // What cb_done is given back. Its top four bits say its kind, and its low
@@ -161,7 +179,8 @@ struct Ticket {
   static constexpr uint64_t kCallCode = 0xc, kProbeCode = 0xd, kUnguardedCode = 0xe;
   static constexpr uint64_t kQuietCode = StateWord::kQuietMode;
   static_assert(kKindShift == StateWord::kModeShift && kQuietCode == 0xb &&
-                kCallCode > StateWord::kClosedRecordedMode && kCallCode != kQuietCode);
+                kCallCode > StateWord::kClosedRecordedMode &&
+                kCallCode > StateWord::kClosedWindowMode && kCallCode != kQuietCode);
 
   static constexpr unsigned start_shift(TicketKind k) {
     return k == TicketKind::Probe ? kSeqShift + kSeqBits : kSeqShift;

@@ -21,6 +21,7 @@
 
 #include "core/breaker.hpp"
 #include "registry/handle.hpp"
+#include "registry/registry.hpp"
 #include "registry/space.hpp"
 
 namespace lazybreaker::registry {
@@ -77,13 +78,47 @@ struct FastPath {
            core::StateWord::mode(w) == core::StateWord::kForcedOpenMode;
   }
   // Whether a call on the breaker whose state word is `w` is admitted
-  // without the core's general path (Registry::admits_call): CLOSED but not
-  // quiet, or DISABLED.
-  static bool may_admit(uint64_t w) {
+  // on its hot line alone (admitted() below): CLOSED but neither quiet nor
+  // timing its calls, or DISABLED.
+  static bool may_admit_untimed(uint64_t w) {
     using core::StateWord;
-    return StateWord::mode(w) == StateWord::kClosedRecordedMode ||
+    return StateWord::mode(w) == StateWord::kClosedWindowMode ||
            StateWord::mode(w) == StateWord::kClosedRunMode ||
            StateWord::mode(w) == StateWord::kDisabledMode;
+  }
+  // Whether a call on the breaker whose state word is `w` is admitted
+  // without the core's general path (Registry::admits_call): CLOSED and
+  // timing its calls (slow-call tracking).
+  static bool may_admit(uint64_t w) {
+    return core::StateWord::mode(w) == core::StateWord::kClosedRecordedMode;
+  }
+  // A call the breaker `h` names, whose slot `s` held `w` (may_admit_untimed),
+  // is admitted on its hot line alone: it is alive, and its ticket
+  // (core::Breaker::call_ticket) needs no clock. Counted in the thread's own
+  // `cells` (0: none, then this says nothing).
+  [[gnu::always_inline]] static bool admitted(uint64_t h, uintptr_t cells, Space::Slot s,
+                                              uint64_t w, uint64_t *ticket) {
+    if (cells == 0 || !Handle::well_formed(h) ||
+        core::StateWord::incarnation(w) != Handle::incarnation(h))
+      return false;
+    *ticket = Handle::seal(h, core::Breaker::call_ticket(w, 0));
+    Space::bump_own(cells, s.index, core::Counter::Admitted);
+    return true;
+  }
+  // The success of a call on the window breaker `h` names (its slot `s`
+  // held `w`, mode kClosedWindowMode), with its `ticket` from this CLOSED
+  // period, held back in the thread's own word (Registry::holds_success)
+  // and counted in its own `cells`; false says nothing.
+  [[gnu::always_inline]] static bool held(uint64_t h, uint64_t ticket, uintptr_t cells,
+                                          Space::Slot s, uint64_t w) {
+    if (cells == 0 || !Handle::well_formed(h) ||
+        core::StateWord::incarnation(w) != Handle::incarnation(h) ||
+        Handle::unseal(h, ticket) != core::Breaker::call_ticket(w, 0))
+      return false;
+    Registry *reg = Registry::owning(s.index);
+    if (reg == nullptr || !reg->holds_success(uint32_t(s.index - reg->base()), w)) return false;
+    Space::bump_own(cells, s.index, core::Counter::Successes);
+    return true;
   }
   // A call the breaker `h` names, whose slot `s` held `w`, rejects on its
   // hot line alone: it is alive, its registry needs to see nothing of it

@@ -55,7 +55,8 @@ static_assert(Handle::quiet_in(Handle::make(7, 9),
 static_assert(!Handle::quiet_in(Handle::make(7, 9),
                                 core::StateWord::pack(7, 9, 1, core::State::Closed)));
 static_assert(!Handle::quiet_in(Handle::make(7, 9),
-                                core::StateWord::pack(7, 9, 0, core::State::Closed, true)));
+                                core::StateWord::pack(7, 9, 0, core::State::Closed,
+                                                      core::Recording::Timed)));
 static_assert(!Handle::quiet_in(Handle::make(6, 9),
                                 core::StateWord::pack(7, 9, 0, core::State::Closed)));
 // Made up to copy a non-quiet word's top bits: refused on the high bit alone.

@@ -76,6 +76,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
   const size_t names_at = layout.add<NameStore::Name>(slots);
   const size_t windows_at = layout.add<core::WindowCells>(slots);
+  const size_t held_at = layout.add<std::atomic<uint64_t>>(size_t(kMaxExclusiveStripes) * slots);
   const uint32_t event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
   const size_t events_at = layout.add<EventQueue::Cell>(event_cells);
   const size_t links_at = layout.add<std::atomic<uint32_t>>(slots);
@@ -116,6 +117,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
   reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
   reg->windows_ = at<core::WindowCells>(arena, windows_at);
+  reg->held_ = at<std::atomic<uint64_t>>(arena, held_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
   reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity, slots);
   reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, reg->names_);

@@ -6,6 +6,7 @@
 // configuration. Its own indexes run from 0; handles carry base() + index.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -76,8 +77,31 @@ class Registry {
 
   // `events` receives its transitions (nullptr: none are reported).
   core::Breaker breaker(uint32_t index, core::EventSink *events = nullptr) {
-    return core::Breaker(hot_[index], configs_[index], windows_[index], clock_, events);
+    return core::Breaker(hot_[index], configs_[index], windows_[index], clock_, events,
+                         held(index));
   }
+  // Where the threads hold back successes of the breaker at `index`
+  // (core::HeldSuccesses): one word per exclusive stripe.
+  core::HeldCells held(uint32_t index) {
+    const uint32_t exclusive = Space::exclusive_stripes();
+    const uint32_t mine = detail::t_stripe_plus_one - 1;
+    return {mine < exclusive ? &held_[size_t(mine) * slots_ + index] : nullptr, &held_[index],
+            slots_, std::min(stripes_used(), exclusive)};
+  }
+  // The success of a call on the window breaker at `index` whose state word
+  // is `w` (mode kClosedWindowMode; ticket and life checked against it), held
+  // back in the calling thread's own word if it need not settle
+  // (core::Breaker::holds_success); false says nothing. The caller counts it.
+  bool holds_success(uint32_t index, uint64_t w) {
+    const uint32_t mine = detail::t_stripe_plus_one - 1;
+    if (mine >= Space::exclusive_stripes()) return false;
+    core::HeldCells own;
+    own.own = &held_[size_t(mine) * slots_ + index];
+    return core::Breaker(hot_[index], configs_[index], windows_[index], clock_, nullptr, own)
+        .holds_success(w);
+  }
+  // The registry that owns the slot of space index `index`, or nullptr.
+  static Registry *owning(uint64_t index) { return by_id(Space::owner(uint32_t(index))); }
   core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
 
   // Admits and counts a call on the breaker in its `incarnation`-th life if
@@ -166,6 +190,7 @@ class Registry {
   core::ConfigCell *configs_ = nullptr;
   std::atomic<uint64_t> (*counts_base_)[unsigned(core::Counter::Count)] = nullptr;
   core::WindowCells *windows_ = nullptr;
+  std::atomic<uint64_t> *held_ = nullptr;  // [kMaxExclusiveStripes][slots_]
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
   NameStore names_{nullptr};

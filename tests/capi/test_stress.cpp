@@ -202,7 +202,7 @@ TEST_CASE("concurrent create, lookup and destroy keep names and handles consiste
   for (auto &t : pool) t.join();
 }
 
-TEST_CASE("count window under both cores: once calls return, the window holds exactly its share") {
+TEST_CASE("count window under both cores: once calls return, the window holds whole buckets") {
   ManualRegistry r;
   cb_config c = config(1, 1000);
   c.policy = CB_POLICY_COUNT_WINDOW;
@@ -220,11 +220,20 @@ TEST_CASE("count window under both cores: once calls return, the window holds ex
   const cb_stats s = stats(h);
   CHECK(s.failures == uint64_t(per_thread));
   CHECK(s.successes == uint64_t(per_thread));
-  // 1,000,000 outcomes: the last bucket is full, so the window holds
-  // exactly 32 buckets x 32; every outcome landed in its own bucket, none was
-  // lost or counted twice. failure_rate is a fraction of exactly 1024 calls.
-  const double in_window = s.failure_rate * 1024;
-  CHECK(in_window == doctest::Approx(std::round(in_window)));
+  // Each thread ends on a failure, which settles the success it held back,
+  // so nothing is held. A held success whose bucket the other thread moved
+  // the window past meanwhile was dropped (docs/policies.md, held
+  // successes), so the head may be part full: the window holds 31 full
+  // buckets and the head, 993 to 1,024 calls, and failure_rate is a
+  // fraction of one of them.
+  int denominators = 0;
+  for (int calls = 31 * 32 + 1; calls <= 32 * 32; ++calls) {
+    const double failures = s.failure_rate * calls;
+    if (std::abs(failures - std::round(failures)) < 1e-6) ++denominators;
+  }
+  CHECK(denominators > 0);
+  CHECK(s.failure_rate > 0.4);
+  CHECK(s.failure_rate < 0.6);
   CHECK(cb_state(h) == CB_STATE_CLOSED);
 }
 
