@@ -92,9 +92,6 @@ int force(cb_handle h, State target, const char *what) {
   const lazybreaker::registry::Space::Slot s = lazybreaker::registry::Space::slot(h);
   const uint64_t w = s.hot->word.load(std::memory_order_acquire);
   if (FastPath::may_reject(w)) return allow_rejecting(h, ticket, own_cells, s, w);
-  if (FastPath::may_admit_untimed(w) && ticket != nullptr &&
-      FastPath::admitted(h, own_cells, s, w, ticket))
-    return CB_OK;
   if (FastPath::may_admit(w)) return allow_admitting(h, ticket, own_cells);
   return allow_checked(h, ticket, own_cells);
 }

@@ -56,6 +56,9 @@ void Config::finish() {
   slow_rate_billionths = billionths(slow_call_rate_threshold);
   shape = policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
                                        : WindowShape::count(window_size);
+  held_limit = policy == Policy::TimeWindow    ? HeldSuccesses::kMaxLimit
+               : policy == Policy::CountWindow ? std::min(HeldSuccesses::kMaxLimit, window_size / 4)
+                                               : 0;
 }
 
 void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
@@ -372,13 +375,26 @@ Result Breaker::done_window_outcome(uint64_t w, bool failure) {
   Window win(window_, shape);
   Window::Position at;
   const bool moved = settle_held(w, win, now, failure ? 0 : 1, failure, &at);
-  if (!failure && !moved && window_.warm.load(kRelaxed) == StateWord::epoch(w) + 1)
+  // A success is judged only where it may raise the failure rate of a
+  // window known to hold minimum_calls: in a time window that moved on,
+  // whose older outcomes may have left. In a count window it takes the
+  // place of an older outcome in the last N, which never raises the rate.
+  if (!failure && (!moved || !shape.by_time) &&
+      window_.warm.load(kRelaxed) == StateWord::epoch(w) + 1)
     return Result::Ok;
   Judging j;
   j.shape = shape;
   j.minimum_calls = cfg_.field<uint32_t, offsetof(Config, minimum_calls)>();
   j.failure_rate_billionths = cfg_.field<uint32_t, offsetof(Config, failure_rate_billionths)>();
   return done_judged(w, j, at, failure ? now : 0);
+}
+
+bool Breaker::holds_timed_success(const ConfigCell &cfg, const Clock &clock,
+                                  std::atomic<uint64_t> &own, uint64_t w) {
+  // By the cheap clock, where buckets are wider than its slack (as done()
+  // places a success).
+  const uint64_t width = cfg.window_shape().bucket_width;
+  return width > clock.coarse_slack_ns && holds_in(cfg, own, w, clock.earliest_now() / width);
 }
 
 bool Breaker::settle_held(uint64_t w, Window &win, uint64_t now, uint32_t successes, bool failure,

@@ -53,6 +53,12 @@ struct Config {
   uint32_t slow_rate_billionths = 1'000'000'000;
   // The window's buckets (derived), so that no outcome divides to find them.
   WindowShape shape;
+  // How many successes a thread may hold back from the window, this one
+  // included, before they settle (derived; HeldSuccesses): a time window
+  // keeps held successes in their own bucket, so HeldSuccesses::kMaxLimit;
+  // a count window counts them as its newest outcomes, so at most a
+  // quarter of it (none for a window under 8). 0: not a window policy.
+  uint32_t held_limit = 0;
 
   // Whether outcomes feed a window, so no CLOSED call takes the write-free
   // path, and whether its calls are timed.
@@ -262,29 +268,16 @@ class Breaker {
   // the calling thread's own word, unless it is the one that settles them
   // (then false: done() records it). For the registry's fast path; the
   // caller counts the success.
-  bool holds_success(uint64_t w) const {
+  [[gnu::always_inline]] bool holds_success(uint64_t w) const {
     // Not before the window is known to hold minimum_calls: the success
     // that reaches it may trip the breaker, and is judged at once.
     std::atomic<uint64_t> *own = held_.own;
     if (own == nullptr || window_.warm.load(std::memory_order_relaxed) != StateWord::epoch(w) + 1)
       return false;
-    uint64_t stamp;
-    if (cfg_.field<bool, offsetof(Config, shape) + offsetof(WindowShape, by_time)>()) {
-      // By the cheap clock, where buckets are wider than its slack (as
-      // done() places a success).
-      const uint64_t width =
-          cfg_.field<uint64_t, offsetof(Config, shape) + offsetof(WindowShape, bucket_width)>();
-      if (width <= clock_.coarse_slack_ns) return false;
-      stamp = clock_.earliest_now() / width;
-    } else {
-      stamp = Window::head_stamp(window_);
-    }
-    const uint64_t h = own->load(std::memory_order_relaxed);
-    if (h != HeldSuccesses::pack(StateWord::epoch(w), stamp, HeldSuccesses::count(h)) ||
-        HeldSuccesses::count(h) + 1 >= HeldSuccesses::kSettleAt)
-      return false;
-    own->store(h + 1, std::memory_order_relaxed);
-    return true;
+    // A time window's on a path of its own: only it reads the clock.
+    if (cfg_.field<bool, offsetof(Config, shape) + offsetof(WindowShape, by_time)>())
+      return holds_timed_success(cfg_, clock_, *own, w);
+    return holds_in(cfg_, *own, w, Window::head_stamp(window_));
   }
 
   // The ticket of a call admitted in CLOSED or DISABLED (state word `w`),
@@ -352,6 +345,21 @@ class Breaker {
   // (the whole of it only for a trip); a success is judged only if the
   // window moved or is not known warm.
   Result done_window_outcome(uint64_t w, bool failure);
+  // holds_success() for a time window (static, so that its caller builds
+  // no Breaker for it).
+  [[gnu::noinline]] static bool holds_timed_success(const ConfigCell &cfg, const Clock &clock,
+                                                    std::atomic<uint64_t> &own, uint64_t w);
+  // Holds the success in the thread's word `own` if that holds this
+  // period's successes of bucket `stamp` and is not full.
+  [[gnu::always_inline]] static bool holds_in(const ConfigCell &cfg, std::atomic<uint64_t> &own,
+                                              uint64_t w, uint64_t stamp) {
+    const uint64_t h = own.load(std::memory_order_relaxed);
+    if (h != HeldSuccesses::pack(StateWord::epoch(w), stamp, HeldSuccesses::count(h)) ||
+        HeldSuccesses::count(h) + 1 >= cfg.field<uint32_t, offsetof(Config, held_limit)>())
+      return false;
+    own.store(h + 1, std::memory_order_relaxed);
+    return true;
+  }
   // Settles the successes this thread holds back (HeldSuccesses) into the
   // window `win`, with this outcome's (`now` places them in a time window)
   // and `successes` more; false if nothing was recorded.

@@ -46,16 +46,17 @@ struct WindowCells {
 // that thread writes it: [epoch:24 | stamp:20 | count:20]. `epoch` is the
 // CLOSED period's (state word), `stamp` the bucket they belong to: for a
 // time window the bucket of their time, for a count window the head's when
-// they were held. A thread holds at most kSettleAt - 1; its next outcome
-// that finds the word full, of another period or another bucket settles
-// them into the window, and a judge counts every thread's held successes
+// they were held. A thread holds fewer than the breaker's limit
+// (Config::held_limit, at most kMaxLimit); its next outcome that finds the
+// word full, of another period or another bucket settles them into the
+// window, and a judge counts every thread's held successes
 // that are still inside the window (docs/policies.md, held successes).
 struct HeldSuccesses {
-  static constexpr uint32_t kSettleAt = 32;
+  static constexpr uint32_t kMaxLimit = 32;
   static constexpr unsigned kCountBits = 20, kStampShift = kCountBits;
   static constexpr unsigned kEpochShift = kStampShift + kStampBits;
   static constexpr uint64_t kCountMask = (1ull << kCountBits) - 1;
-  static_assert(kEpochShift + 24 == 64 && kSettleAt <= kCountMask);
+  static_assert(kEpochShift + 24 == 64 && kMaxLimit <= kCountMask);
 
   static constexpr uint64_t pack(uint32_t epoch, uint64_t stamp, uint32_t count) {
     return (uint64_t(epoch & 0xffffff) << kEpochShift) | ((stamp & kStampMask) << kStampShift) |

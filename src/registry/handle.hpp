@@ -28,6 +28,12 @@ struct Handle {
     return (h >> StateWord::kTopShift) == StateWord::kFastTop;
   }
   static constexpr uint32_t incarnation(uint64_t h) { return StateWord::incarnation(h); }
+  // Whether `h` is well formed and names the life whose state word is `w`
+  // (one comparison for both).
+  static constexpr bool names_life(uint64_t h, uint64_t w) {
+    return (h >> StateWord::kIncarnationShift) ==
+           ((StateWord::kFastTop << StateWord::kIncarnationBits) | StateWord::incarnation(w));
+  }
   static constexpr uint32_t index(uint64_t h) { return uint32_t(h & kIndexMask); }
 
   // Whether the breaker `h` names, whose state word is `w`, is in this life
@@ -50,6 +56,14 @@ struct Handle {
 };
 
 static_assert(Handle::well_formed(Handle::make(0, 0)) && Handle::make(0, 0) != 0);
+// names_life: the handle's life, in any state; not another life, not a
+// made-up value whose top bits are not kFastTop.
+static_assert(Handle::names_life(Handle::make(7, 9),
+                                 core::StateWord::pack(7, 3, 2, core::State::Open)) &&
+              !Handle::names_life(Handle::make(8, 9),
+                                  core::StateWord::pack(7, 3, 2, core::State::Open)) &&
+              !Handle::names_life(Handle::make(7, 9) & ~(1ull << 63),
+                                  core::StateWord::pack(7, 3, 2, core::State::Open)));
 static_assert(Handle::quiet_in(Handle::make(7, 9),
                                core::StateWord::pack(7, 9, 0, core::State::Closed)));
 static_assert(!Handle::quiet_in(Handle::make(7, 9),

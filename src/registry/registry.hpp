@@ -92,7 +92,7 @@ class Registry {
   // is `w` (mode kClosedWindowMode; ticket and life checked against it), held
   // back in the calling thread's own word if it need not settle
   // (core::Breaker::holds_success); false says nothing. The caller counts it.
-  bool holds_success(uint32_t index, uint64_t w) {
+  [[gnu::always_inline]] bool holds_success(uint32_t index, uint64_t w) {
     const uint32_t mine = detail::t_stripe_plus_one - 1;
     if (mine >= Space::exclusive_stripes()) return false;
     core::HeldCells own;

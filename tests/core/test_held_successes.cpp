@@ -36,6 +36,13 @@ struct Bench {
     c.finish();
     cfg.store(c);
   }
+  // Holds up to `limit` - 1 successes whatever the window's size, so that
+  // the placements below can be shown on windows of a few outcomes.
+  Bench &holding(uint32_t limit) {
+    c.held_limit = limit;
+    cfg.store(c);
+    return *this;
+  }
   // The breaker as thread `stripe` (0..2) sees it.
   Breaker as(uint32_t stripe) {
     return Breaker(hot, cfg, cells, clock, nullptr, HeldCells{&held[stripe], held, 1, 3});
@@ -65,7 +72,7 @@ struct Bench {
 
 TEST_CASE("a success is held back only once the window is known to hold minimum_calls") {
   Bench b(Policy::CountWindow, 4, 4);
-  b.as(0).begin_life(1, b.c);
+  b.holding(HeldSuccesses::kMaxLimit).as(0).begin_life(1, b.c);
   b.outcome(0, true);
   b.outcome(0, true);
   b.outcome(0, false);
@@ -76,7 +83,7 @@ TEST_CASE("a success is held back only once the window is known to hold minimum_
 
 TEST_CASE("held successes are the newest outcomes of a count window, and push the oldest out") {
   Bench b(Policy::CountWindow, 4, 4, 0.75);  // 4 buckets of 1
-  b.as(0).begin_life(1, b.c);
+  b.holding(HeldSuccesses::kMaxLimit).as(0).begin_life(1, b.c);
   b.outcome(0, false);
   b.outcome(0, true);
   b.outcome(0, true);   // S F F: under the minimum
@@ -97,23 +104,41 @@ TEST_CASE("held successes are the newest outcomes of a count window, and push th
   CHECK(StateWord::state(b.word()) == State::Closed);
 }
 
-TEST_CASE("a thread holds at most kSettleAt - 1 successes; the next settles them all") {
-  Bench b(Policy::CountWindow, 100, 1);  // 25 buckets of 4
-  b.as(0).begin_life(1, b.c);
-  b.outcome(0, false);  // warm from the first outcome (minimum 1)
-  for (uint32_t n = 1; n < HeldSuccesses::kSettleAt; ++n) b.outcome(0, false);
-  CHECK(b.held_by(0) == HeldSuccesses::kSettleAt - 1);
-  b.outcome(0, false);
-  CHECK(b.held_by(0) == 0);
-  const Window win(b.cells, b.c.window_shape());
-  const WindowCounts c = win.sum(win.latest(0));
-  CHECK(c.calls == 1 + HeldSuccesses::kSettleAt);
-  CHECK(c.failures == 0);
+TEST_CASE("a thread holds fewer than the breaker's limit; the next success settles them all") {
+  for (const uint32_t size : {100u, 1000u}) {
+    CAPTURE(size);
+    Bench b(Policy::CountWindow, size, 1);
+    // A quarter of the window, at most 32: 25 of the default 100.
+    const uint32_t limit = size == 100 ? 25 : HeldSuccesses::kMaxLimit;
+    CHECK(b.c.held_limit == limit);
+    b.as(0).begin_life(1, b.c);
+    b.outcome(0, false);  // warm from the first outcome (minimum 1)
+    for (uint32_t n = 1; n < limit; ++n) b.outcome(0, false);
+    CHECK(b.held_by(0) == limit - 1);
+    b.outcome(0, false);
+    CHECK(b.held_by(0) == 0);
+    const Window win(b.cells, b.c.window_shape());
+    const WindowCounts c = win.sum(win.latest(0));
+    CHECK(c.calls == 1 + limit);
+    CHECK(c.failures == 0);
+  }
+}
+
+TEST_CASE("a count window under 8 outcomes holds nothing back; a time window up to 32") {
+  Bench small(Policy::CountWindow, 7, 1);
+  CHECK(small.c.held_limit == 1);
+  small.as(0).begin_life(1, small.c);
+  for (int n = 0; n < 5; ++n) small.outcome(0, false);
+  CHECK(small.held_by(0) == 0);
+  Bench timed(Policy::TimeWindow, 4, 1);
+  CHECK(timed.c.held_limit == HeldSuccesses::kMaxLimit);
+  Bench consecutive(Policy::Consecutive, 4, 1);
+  CHECK(consecutive.c.held_limit == 0);
 }
 
 TEST_CASE("held successes of another CLOSED period, or of a bucket that left, count nowhere") {
   Bench b(Policy::CountWindow, 4, 1, 1.0);  // 4 buckets of 1, trips only at 100%
-  b.as(0).begin_life(1, b.c);
+  b.holding(HeldSuccesses::kMaxLimit).as(0).begin_life(1, b.c);
   b.outcome(0, false);
   b.outcome(1, false);
   b.outcome(1, false);  // held by stripe 1 in bucket 1
