@@ -110,15 +110,32 @@ int force(cb_handle h, State target, const char *what) {
   return r == Result::Ok ? CB_OK : result_to_code(r, h, "cb_done");
 }
 
-// What the quiet path does not answer: a window breaker's success is held
-// back on a path of its own, the rest is checked.
+// A window breaker's outcome that is recorded (a failure, a success that
+// settles), its ticket checked against `w`, the state word its slot `s` holds.
+[[gnu::noinline]] int done_window(cb_handle h, lazybreaker::registry::Space::Slot s, uint64_t w,
+                                  bool failure, cb_ticket ticket) noexcept {
+  Registry *reg = Registry::owning(s.index);
+  if (reg == nullptr) return done_checked(h, ticket, failure ? CB_FAILURE : CB_SUCCESS);
+  const uint32_t index = uint32_t(s.index - reg->base());
+  BreakerEvents events(*reg, index, h);
+  reg->breaker(index, &events).done_window(w, reg->tally(index), failure);
+  return CB_OK;
+}
+
+// What the quiet path does not answer. A window breaker's success is held
+// back, and its other successes and failures recorded, on a path of their
+// own (the ticket is checked against the state word once); the rest is
+// checked.
 [[gnu::noinline]] int done_not_quiet(cb_handle h, cb_ticket ticket, int outcome) noexcept {
   const lazybreaker::registry::Space::Slot s = lazybreaker::registry::Space::slot(h);
   const uint64_t w = s.hot->word.load(std::memory_order_acquire);
-  if (outcome == CB_SUCCESS &&
+  if (unsigned(outcome) <= CB_FAILURE &&
       lazybreaker::core::StateWord::mode(w) == lazybreaker::core::StateWord::kClosedWindowMode &&
-      FastPath::held(h, ticket, lazybreaker::registry::Space::own_cells(), s, w))
-    return CB_OK;
+      FastPath::window_call(h, ticket, w)) {
+    const uintptr_t cells = lazybreaker::registry::Space::own_cells();
+    if (outcome == CB_SUCCESS && FastPath::held(cells, s, w)) return CB_OK;
+    return done_window(h, s, w, outcome == CB_FAILURE, ticket);
+  }
   return done_checked(h, ticket, outcome);
 }
 

@@ -263,6 +263,13 @@ class Breaker {
     return false;
   }
   Result done(uint32_t incarnation, const Tally &tally, uint64_t ticket, Outcome outcome);
+  // done() for the success or failure of a call whose ticket the caller
+  // has checked against the state word `w` it read: a call of this life's
+  // CLOSED period in mode kClosedWindowMode (registry/fast_path.hpp).
+  Result done_window(uint64_t w, const Tally &tally, bool failure) {
+    tally.add(failure ? Counter::Failures : Counter::Successes);
+    return done_window_outcome(w, failure);
+  }
   // The success of a call admitted in the CLOSED period of state word `w`
   // (mode kClosedWindowMode, the ticket checked against it), held back in
   // the calling thread's own word, unless it is the one that settles them

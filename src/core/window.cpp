@@ -148,6 +148,7 @@ bool Window::record_at_index(uint64_t index, uint64_t calls, bool failure, bool 
 bool Window::record_in_head(uint64_t successes, bool failure, Position *at) {
   const uint64_t width = shape_.bucket_width;
   uint64_t left = successes + (failure ? 1 : 0);
+  if (left == 1) return record_one_in_head(failure, at);
   bool started = false;
   uint64_t cur = cells_.head.load(std::memory_order_relaxed);
   while (left > 0) {
@@ -179,6 +180,29 @@ bool Window::record_in_head(uint64_t successes, bool failure, Position *at) {
     }
   }
   return started;
+}
+
+bool Window::record_one_in_head(bool failure, Position *at) {
+  const uint64_t failed = failure ? 1 : 0;
+  uint64_t cur = cells_.head.load(std::memory_order_relaxed);
+  for (;;) {
+    uint64_t next;
+    if (cur != 0 && Head::calls(cur) < shape_.bucket_width) {
+      next = cur + (uint64_t(1) << Head::kCallShift) + failed;
+    } else if (cur == 0) {
+      next = Head::pack(0, 0, 1, failed);
+    } else {
+      publish(cells_.calls[Head::ring(cur)],
+              pack(Head::stamp(cur), Head::calls(cur), Head::failures(cur)));
+      const uint32_t ring = Head::ring(cur) + 1 >= shape_.buckets ? 0 : Head::ring(cur) + 1;
+      next = Head::pack((Head::stamp(cur) + 1) & kStampMask, ring, 1, failed);
+    }
+    if (cells_.head.compare_exchange_weak(cur, next, std::memory_order_release,
+                                          std::memory_order_relaxed)) {
+      *at = {Head::stamp(next), Head::ring(next), shape_.buckets};
+      return Head::calls(next) == 1;
+    }
+  }
 }
 
 uint64_t Window::held(const HeldCells &held, uint32_t epoch, const Position &at) const {

@@ -166,6 +166,8 @@ class Window {
  private:
   Position of_index(uint64_t index) const;
   bool record_in_head(uint64_t successes, bool failure, Position *at);
+  // record_in_head() of one outcome, the common case, in its own loop.
+  bool record_one_in_head(bool failure, Position *at);
   bool record_at_index(uint64_t index, uint64_t calls, bool failure, bool slow, Position *at);
 
   WindowCells &cells_;

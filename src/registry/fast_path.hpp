@@ -111,15 +111,18 @@ struct FastPath {
     Space::bump_own(cells, s.index, core::Counter::Admitted);
     return true;
   }
-  // The success of a call on the window breaker `h` names (its slot `s`
-  // held `w`, mode kClosedWindowMode), with its `ticket` from this CLOSED
-  // period, held back in the thread's own word (Registry::holds_success)
-  // and counted in its own `cells`; false says nothing.
-  [[gnu::always_inline]] static bool held(uint64_t h, uint64_t ticket, uintptr_t cells,
-                                          Space::Slot s, uint64_t w) {
-    if (cells == 0 || !Handle::names_life(h, w) ||
-        Handle::unseal(h, ticket) != core::Breaker::call_ticket(w, 0))
-      return false;
+  // Whether `ticket` is of a call the breaker `h` names admitted in the
+  // CLOSED period of state word `w`, as it stands.
+  static bool window_call(uint64_t h, uint64_t ticket, uint64_t w) {
+    return Handle::names_life(h, w) &&
+           Handle::unseal(h, ticket) == core::Breaker::call_ticket(w, 0);
+  }
+  // The success of such a call on a window breaker (its slot `s` holds
+  // `w`, mode kClosedWindowMode), held back in the thread's own word
+  // (Registry::holds_success) and counted in its own `cells`; false says
+  // nothing.
+  [[gnu::always_inline]] static bool held(uintptr_t cells, Space::Slot s, uint64_t w) {
+    if (cells == 0) return false;
     Registry *reg = Registry::owning(s.index);
     if (reg == nullptr || !reg->holds_success(uint32_t(s.index - reg->base()), w)) return false;
     Space::bump_own(cells, s.index, core::Counter::Successes);
