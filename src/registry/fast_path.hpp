@@ -97,7 +97,7 @@ struct FastPath {
                                               uint64_t w) {
     if (cells == 0 || !Handle::well_formed(h) ||
         core::StateWord::incarnation(w) != Handle::incarnation(h) ||
-        !Space::lean_rejections(s.index) || !core::Breaker::rejects_early_on_monotonic(*s.hot, w))
+        !Space::lean_rejections(s.index()) || !core::Breaker::rejects_early_on_monotonic(*s.hot, w))
       return false;
     Space::bump_own(cells, s.cell_offset, core::Counter::Rejected);
     return true;

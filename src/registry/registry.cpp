@@ -1,7 +1,6 @@
 #include "registry/registry.hpp"
 #include "registry/setup_lock.hpp"
 
-#include <sched.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -254,7 +253,7 @@ Counts Registry::raw_counts(uint32_t index) const {
   // calls made during this read, which it may or may not see.
   const uint32_t used = std::min(stripes_used(), Space::exclusive_stripes());
   uint64_t seen[kMaxExclusiveStripes];
-  for (unsigned attempt = 0;; ++attempt) {
+  for (;;) {
     // A seqlock's reader over every used stripe's sequence word: a fold
     // anywhere between the two readings moves counts between a cell and
     // the totals, which this would see twice or not at all, so it reads
@@ -267,14 +266,16 @@ Counts Registry::raw_counts(uint32_t index) const {
     if (!folding) {
       Counts c{};
       const core::Totals &totals = Space::totals(slot);
+      // Acquire loads (plain loads on x86-64): a count seen here that a
+      // fold moved, or that was made after one, shows the fold's sequence
+      // change below.
       for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
-        c.n[k] = totals.n[k].load(std::memory_order_relaxed);
+        c.n[k] = totals.n[k].load(std::memory_order_acquire);
       for (uint32_t s = 0; s < used; ++s) {
         const core::Cell &cell = Space::cell(s, slot);
         for (unsigned k = 0; k < core::kCellFields; ++k)
-          c.n[k] += cell.n[k].load(std::memory_order_relaxed);
+          c.n[k] += cell.n[k].load(std::memory_order_acquire);
       }
-      std::atomic_thread_fence(std::memory_order_acquire);
       bool moved = false;
       for (uint32_t s = 0; s < used && !moved; ++s)
         moved = Space::sequence(s).n.load(std::memory_order_relaxed) != seen[s];
@@ -283,8 +284,11 @@ Counts Registry::raw_counts(uint32_t index) const {
         return c;
       }
     }
-    // A fold is a few instructions; its thread may have been preempted.
-    if (attempt >= 64) sched_yield();
+    // A fold is a few instructions; its thread may have been preempted,
+    // and then this waits for it to run, without a system call.
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
   }
 }
 

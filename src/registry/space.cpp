@@ -1,6 +1,7 @@
 #include "registry/space.hpp"
 #include "registry/setup_lock.hpp"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <algorithm>
 
@@ -12,6 +13,24 @@ core::Hot g_empty_line;
 // Claims and releases only: registries opening and closing, never a call.
 SetupLock g_claims;
 bool g_writable[Space::kChunks];  // under g_claims
+}  // namespace
+
+void Space::settle_orphaned_folds() {
+  for (core::StripeSequence &s : sequences_) {
+    const uint64_t n = s.n.load(std::memory_order_relaxed);
+    if ((n & 1) != 0) s.n.store(n + 1, std::memory_order_relaxed);
+  }
+}
+
+namespace {
+// A forked child has one thread, the one that called fork, which was not
+// folding: an odd sequence word there is a fold another thread of the
+// parent was in the middle of, and would make every read in the child wait
+// for a thread that does not exist. Its counts stay where the fold left
+// them (docs/semantics.md, "Processes").
+__attribute__((constructor)) void settle_folds_in_forked_children() {
+  pthread_atfork(nullptr, nullptr, [] { Space::settle_orphaned_folds(); });
+}
 }  // namespace
 
 std::atomic<uint64_t> Space::index_mask_{0};

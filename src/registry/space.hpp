@@ -31,12 +31,13 @@ class [[gnu::visibility("hidden")]] Space {
   static constexpr uint32_t kChunkSlots = 1024;  // a registry's run is whole chunks
   static constexpr uint32_t kChunks = kSlots / kChunkSlots;
 
-  // The hot line of the slot a handle names. Before the space exists every
-  // handle names one empty line.
+  // The hot line of the slot a handle names, and where its counter cell is.
+  // Before the space exists every handle names one empty line. Two words, so
+  // that a Slot passed on goes in registers.
   struct Slot {
-    uint64_t index;
     uint64_t cell_offset;  // index * sizeof(core::Cell): where its cell is in a stripe
     core::Hot *hot;
+    uint64_t index() const { return cell_offset / sizeof(core::Cell); }
   };
   static Slot slot(uint64_t handle) {
     const uint64_t i = handle & index_mask_.load(std::memory_order_acquire);
@@ -46,10 +47,9 @@ class [[gnu::visibility("hidden")]] Space {
     uint64_t cell_offset = i * sizeof(core::Cell);
     asm("" : "+r"(cell_offset));
     static_assert(sizeof(core::Hot) == 8 * sizeof(core::Cell));
-    return {
-        i, cell_offset,
-        reinterpret_cast<core::Hot *>(
-            reinterpret_cast<uintptr_t>(hot_.load(std::memory_order_relaxed)) + cell_offset * 8)};
+    return {cell_offset, reinterpret_cast<core::Hot *>(
+                             reinterpret_cast<uintptr_t>(hot_.load(std::memory_order_relaxed)) +
+                             cell_offset * 8)};
   }
   // The calling thread's own counter cells, as an address (a cell is at
   // its slot's Slot::cell_offset); 0 while it has none (before its first
@@ -94,6 +94,9 @@ class [[gnu::visibility("hidden")]] Space {
   static core::Totals &totals(uint32_t index) { return totals_[index]; }
   static core::StripeSequence &sequence(uint32_t s) { return sequences_[s]; }
   static uint32_t exclusive_stripes() { return exclusive_; }
+  // In a forked child: ends the folds that the parent's other threads were
+  // in the middle of (their sequence words made even).
+  static void settle_orphaned_folds();
   // Where the calling thread counts for `index` (its first call claims a stripe).
   static core::Tally tally(uint32_t index) {
     uint32_t s = detail::t_stripe_plus_one - 1;
