@@ -408,7 +408,10 @@ typedef struct cb_stats {
 
 /** Reads a breaker's counters into the first out->struct_size bytes of out.
  *  Counters are exact once calls have returned; during concurrent calls
- *  each is a value it held during this call.
+ *  each is a value it held during this call, and none is below what an
+ *  earlier read returned. The read is taken again while another thread is
+ *  in the middle of folding one of its counters into the breaker's totals
+ *  (a few instructions, once every 32,768 counts: docs/semantics.md).
  *  @return CB_OK; CB_EINVAL for a NULL out or a struct_size smaller than
  *          the first version of cb_stats; CB_EHANDLE.
  *  @since 1.0

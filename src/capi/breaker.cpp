@@ -92,6 +92,9 @@ int force(cb_handle h, State target, const char *what) {
   const lazybreaker::registry::Space::Slot s = lazybreaker::registry::Space::slot(h);
   const uint64_t w = s.hot->word.load(std::memory_order_acquire);
   if (FastPath::may_reject(w)) return allow_rejecting(h, ticket, own_cells, s, w);
+  if (ticket != nullptr && own_cells != 0 && FastPath::admits_untimed(h, w, ticket))
+    return lazybreaker::registry::Space::bump_own_last(own_cells, s.cell_offset, Counter::Admitted,
+                                                       CB_OK);
   if (FastPath::may_admit(w)) return allow_admitting(h, ticket, own_cells);
   return allow_checked(h, ticket, own_cells);
 }
@@ -114,9 +117,9 @@ int force(cb_handle h, State target, const char *what) {
 // settles), its ticket checked against `w`, the state word its slot `s` holds.
 [[gnu::noinline]] int done_window(cb_handle h, lazybreaker::registry::Space::Slot s, uint64_t w,
                                   bool failure, cb_ticket ticket) noexcept {
-  Registry *reg = Registry::owning(s.index);
+  Registry *reg = Registry::owning(s.index());
   if (reg == nullptr) return done_checked(h, ticket, failure ? CB_FAILURE : CB_SUCCESS);
-  const uint32_t index = uint32_t(s.index - reg->base());
+  const uint32_t index = uint32_t(s.index() - reg->base());
   BreakerEvents events(*reg, index, h);
   reg->breaker(index, &events).done_window(w, reg->tally(index), failure);
   return CB_OK;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/clock.hpp"
+#include "core/counters.hpp"
 #include "core/events.hpp"
 #include "core/window.hpp"
 #include "core/words.hpp"
@@ -160,40 +161,6 @@ struct alignas(64) Hot {
   std::atomic<uint64_t> open_period{0};  // OpenPeriod: the OPEN period's duration, cached
 };
 static_assert(sizeof(Hot) == 64);
-
-enum class Counter : unsigned { Admitted, Rejected, Successes, Failures, Ignored, Slow, Count };
-
-// One thread's (or one stripe's) counts for one breaker. A cache line, like
-// Hot, so that one index scaled once addresses both.
-struct alignas(64) Cell {
-  std::atomic<uint64_t> n[unsigned(Counter::Count)];
-};
-
-// Bumps a counter that only the calling thread writes: no locked
-// instruction, no contention. Readers load it atomically, and an aligned
-// 8-byte add to memory is seen whole on x86-64 (TSan is shown the portable
-// form, which it can see).
-inline void bump_exclusive(std::atomic<uint64_t> &n) {
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-  asm("addq $1, %0" : "+m"(n));
-#else
-  n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-#endif
-}
-
-// Where the calling thread's counts go: its own cell, or the shared one.
-struct Tally {
-  Cell *cell;
-  bool exclusive;
-
-  void add(Counter c) const {
-    std::atomic<uint64_t> &n = cell->n[unsigned(c)];
-    if (exclusive)
-      bump_exclusive(n);
-    else
-      n.fetch_add(1, std::memory_order_relaxed);
-  }
-};
 
 enum class Outcome : uint32_t { Success = 0, Failure = 1, Ignored = 2 };
 

@@ -14,7 +14,9 @@
 //   * the thread has counter cells of its own.
 // The status returned on success is the first test's zero, already in the
 // return register: these two functions are counted to the instruction
-// (bench/callgrind-count.sh), 41 for the pair.
+// (bench/callgrind-count.sh), 43 for the pair: 41, and for each call the
+// branch that folds its counter's 16-bit field when it fills
+// (core::bump_exclusive).
 #pragma once
 
 #include <cstdint>
@@ -65,17 +67,9 @@ struct FastPath {
       goto not_quiet;
 #endif
     *ticket = sealed;
-    Space::bump_own(cells, s.index, core::Counter::Admitted);
+    Space::bump_own(cells, s.cell_offset, core::Counter::Admitted);
     return int(w);  // 0: CB_OK
   not_quiet:
-    // Here rather than in `slow`, so that a window breaker's CLOSED call is
-    // checked once: the ticket and the cells were, above.
-    // The slot is found again rather than kept, so that the quiet path
-    // spends no register on it.
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    const Space::Slot again = Space::slot(h);
-    if (admitted(h, cells, again, again.hot->word.load(std::memory_order_acquire), ticket))
-      return 0;
     return slow(h, ticket, cells);
   }
 
@@ -100,15 +94,14 @@ struct FastPath {
   static bool may_admit(uint64_t w) {
     return core::StateWord::mode(w) == core::StateWord::kClosedRecordedMode;
   }
-  // A call the breaker `h` names, whose slot `s` holds `w`, is admitted on
-  // its hot line alone: it is alive, CLOSED or DISABLED and not timing its
-  // calls (may_admit_untimed), so its ticket (core::Breaker::call_ticket)
-  // needs no clock. Counted in the thread's own `cells`, which it has.
-  [[gnu::always_inline]] static bool admitted(uint64_t h, uintptr_t cells, Space::Slot s,
-                                              uint64_t w, uint64_t *ticket) {
+  // A call the breaker `h` names, whose slot holds `w`, is admitted on its
+  // hot line alone: it is alive, CLOSED or DISABLED and not timing its calls
+  // (may_admit_untimed), so its ticket (core::Breaker::call_ticket) needs no
+  // clock.
+  // The caller counts it.
+  [[gnu::always_inline]] static bool admits_untimed(uint64_t h, uint64_t w, uint64_t *ticket) {
     if (!may_admit_untimed(w) || !Handle::names_life(h, w)) return false;
     *ticket = Handle::seal(h, core::Breaker::call_ticket(w, 0));
-    Space::bump_own(cells, s.index, core::Counter::Admitted);
     return true;
   }
   // Whether `ticket` is of a call the breaker `h` names admitted in the
@@ -123,9 +116,9 @@ struct FastPath {
   // nothing.
   [[gnu::always_inline]] static bool held(uintptr_t cells, Space::Slot s, uint64_t w) {
     if (cells == 0) return false;
-    Registry *reg = Registry::owning(s.index);
-    if (reg == nullptr || !reg->holds_success(uint32_t(s.index - reg->base()), w)) return false;
-    Space::bump_own(cells, s.index, core::Counter::Successes);
+    Registry *reg = Registry::owning(s.index());
+    if (reg == nullptr || !reg->holds_success(uint32_t(s.index() - reg->base()), w)) return false;
+    Space::bump_own(cells, s.cell_offset, core::Counter::Successes);
     return true;
   }
   // A call the breaker `h` names, whose slot `s` held `w`, rejects on its
@@ -136,10 +129,10 @@ struct FastPath {
   // frequent call of an outage.
   [[gnu::always_inline]] static bool rejected(uint64_t h, uintptr_t cells, Space::Slot s,
                                               uint64_t w) {
-    if (cells == 0 || !Handle::names_life(h, w) || !Space::lean_rejections(s.index) ||
+    if (cells == 0 || !Handle::names_life(h, w) || !Space::lean_rejections(s.index()) ||
         !core::Breaker::rejects_early_on_monotonic(*s.hot, w))
       return false;
-    Space::bump_own(cells, s.index, core::Counter::Rejected);
+    Space::bump_own(cells, s.cell_offset, core::Counter::Rejected);
     return true;
   }
 
@@ -173,7 +166,7 @@ struct FastPath {
         (w ^= h, w >>= Handle::kIndexBits) != 0)
       goto not_quiet;
 #endif
-    Space::bump_own(cells, s.index, core::Counter::Successes);
+    Space::bump_own(cells, s.cell_offset, core::Counter::Successes);
     return int(w);  // 0: CB_OK
   not_quiet:
     return slow(h, ticket, outcome);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <new>
 
 namespace lazybreaker::registry {
@@ -171,9 +172,13 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   // Jitter differs between breakers and between runs, so they do not retry in step.
   c.jitter_seed = ((uint64_t(id_) << 32) ^ (base_ + i)) * 0x9e3779b97f4a7c15ull ^ clock_.now();
   configs_[i].store(c);
+  // This life's counts start where the slot's last life left them. A slot
+  // never counted in leaves its base zero and untouched, so a fresh
+  // registry's bases cost no memory.
   const Counts now = raw_counts(i);
-  for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
-    counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
+  if (std::any_of(std::begin(now.n), std::end(now.n), [](uint64_t n) { return n != 0; }))
+    for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
+      counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
   if (!name.empty()) {
     const NameIndex::Insert inserted = index_->insert(name, i);
     if (inserted != NameIndex::Insert::Ok) {
@@ -245,16 +250,48 @@ size_t Registry::list(uint64_t *out, size_t max) const {
 }
 
 Counts Registry::raw_counts(uint32_t index) const {
-  Counts c{};
-  // The stripes ever owned, and the shared one.
-  const uint32_t shared = Space::exclusive_stripes();
-  for (uint32_t s = 0, used = std::min(stripes_used(), shared); s <= used; ++s) {
-    const core::Cell &cell = Space::cell(s < used ? s : shared, base_ + index);
-    for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
-      c.n[k] += cell.n[k].load(std::memory_order_relaxed);
+  const uint32_t slot = base_ + index;
+  // The stripes ever owned: a thread that claims one later counts only
+  // calls made during this read, which it may or may not see.
+  const uint32_t used = std::min(stripes_used(), Space::exclusive_stripes());
+  uint64_t seen[kMaxExclusiveStripes];
+  for (;;) {
+    // A seqlock's reader over every used stripe's sequence word: a fold
+    // anywhere between the two readings moves counts between a cell and
+    // the totals, which this would see twice or not at all, so it reads
+    // again (core::fold).
+    bool folding = false;
+    for (uint32_t s = 0; s < used; ++s) {
+      seen[s] = Space::sequence(s).n.load(std::memory_order_acquire);
+      folding |= (seen[s] & 1) != 0;
+    }
+    if (!folding) {
+      Counts c{};
+      const core::Totals &totals = Space::totals(slot);
+      // Acquire loads (plain loads on x86-64): a count seen here that a
+      // fold moved, or that was made after one, shows the fold's sequence
+      // change below.
+      for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
+        c.n[k] = totals.n[k].load(std::memory_order_acquire);
+      for (uint32_t s = 0; s < used; ++s) {
+        const core::Cell &cell = Space::cell(s, slot);
+        for (unsigned k = 0; k < core::kCellFields; ++k)
+          c.n[k] += cell.n[k].load(std::memory_order_acquire);
+      }
+      bool moved = false;
+      for (uint32_t s = 0; s < used && !moved; ++s)
+        moved = Space::sequence(s).n.load(std::memory_order_relaxed) != seen[s];
+      if (!moved) {
+        c.trips = hot_[index].trips.load(std::memory_order_relaxed);
+        return c;
+      }
+    }
+    // A fold is a few instructions; its thread may have been preempted,
+    // and then this waits for it to run, without a system call.
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
   }
-  c.trips = hot_[index].trips.load(std::memory_order_relaxed);
-  return c;
 }
 
 Counts Registry::counts(uint32_t index) const {

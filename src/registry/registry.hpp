@@ -137,7 +137,7 @@ class Registry {
   // Counts in the thread's own cells if it has them (`own_cells` != 0).
   void count(uint32_t index, uintptr_t own_cells, core::Counter c) {
     if (own_cells != 0)
-      Space::bump_own(own_cells, base_ + index, c);
+      Space::bump_own(own_cells, uint64_t(base_ + index) * sizeof(core::Cell), c);
     else
       tally(index).add(c);
   }

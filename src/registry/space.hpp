@@ -1,9 +1,11 @@
 // The process-wide space every private registry's breakers live in: one hot
-// line per slot index, and one counter cell per slot index for each thread
-// stripe. A registry owns a run of consecutive indexes, and a handle carries
-// its slot's index in this space, so the fast paths find both the breaker and
-// the calling thread's counters from the handle alone: no registry lookup,
-// no bounds check (every index below 2^24 is readable once the space exists).
+// line per slot index, one line of counter totals per slot index, and for
+// each exclusive thread stripe one 8-byte counter cell per slot index
+// (core/counters.hpp). A registry owns a run of consecutive indexes, and a
+// handle carries its slot's index in this space, so the fast paths find both
+// the breaker and the calling thread's counters from the handle alone: no
+// registry lookup, no bounds check (every index below 2^24 is readable once
+// the space exists).
 //
 // The space is reserved whole when the first registry opens, without access;
 // the hot lines are then readable everywhere, and a registry's runs are made
@@ -29,23 +31,45 @@ class [[gnu::visibility("hidden")]] Space {
   static constexpr uint32_t kChunkSlots = 1024;  // a registry's run is whole chunks
   static constexpr uint32_t kChunks = kSlots / kChunkSlots;
 
-  // The hot line of the slot a handle names. Before the space exists every
-  // handle names one empty line.
+  // The hot line of the slot a handle names, and where its counter cell is.
+  // Before the space exists every handle names one empty line. Two words, so
+  // that a Slot passed on goes in registers.
   struct Slot {
-    uint64_t index;
+    uint64_t cell_offset;  // index * sizeof(core::Cell): where its cell is in a stripe
     core::Hot *hot;
+    uint64_t index() const { return cell_offset / sizeof(core::Cell); }
   };
   static Slot slot(uint64_t handle) {
     const uint64_t i = handle & index_mask_.load(std::memory_order_acquire);
-    return {i, hot_.load(std::memory_order_relaxed) + i};
+    // One shift for both arrays: the hot line is at 8 x the cell offset,
+    // which the load's addressing scales for free. Opaque, or the compiler
+    // shifts twice.
+    uint64_t cell_offset = i * sizeof(core::Cell);
+    asm("" : "+r"(cell_offset));
+    static_assert(sizeof(core::Hot) == 8 * sizeof(core::Cell));
+    return {cell_offset, reinterpret_cast<core::Hot *>(
+                             reinterpret_cast<uintptr_t>(hot_.load(std::memory_order_relaxed)) +
+                             cell_offset * 8)};
   }
-  // The calling thread's own counter cells, by slot index, as an address;
-  // 0 while it has none (before its first counted call, or in the shared
-  // stripe).
+  // The calling thread's own counter cells, as an address (a cell is at
+  // its slot's Slot::cell_offset); 0 while it has none (before its first
+  // counted call, or in the shared stripe).
   static uintptr_t own_cells() { return detail::t_own_cells; }
-  // A counter in cells only this thread writes (core::bump_exclusive).
-  static void bump_own(uintptr_t cells, uint64_t index, core::Counter c) {
-    core::bump_exclusive(reinterpret_cast<core::Cell *>(cells)[index].n[unsigned(c)]);
+  // A counter of the slot at `cell_offset` in cells only this thread writes
+  // (core::bump_exclusive), folding the field when it fills.
+  static void bump_own(uintptr_t cells, uint64_t cell_offset, core::Counter c) {
+    auto *cell = reinterpret_cast<core::Cell *>(cells + cell_offset);
+    if (__builtin_expect(core::bump_exclusive(cell->n[unsigned(c)]), 0))
+      fold_own(c, cells, cell_offset);
+  }
+  // bump_own() as the last step of a call that returns `status`: the fold
+  // is then a tail call, so the caller needs no stack frame for it.
+  [[gnu::always_inline]] static int bump_own_last(uintptr_t cells, uint64_t cell_offset,
+                                                  core::Counter c, int status) {
+    auto *cell = reinterpret_cast<core::Cell *>(cells + cell_offset);
+    if (__builtin_expect(core::bump_exclusive(cell->n[unsigned(c)]), 0))
+      return fold_own_last(c, cells, cell_offset, status);
+    return status;
   }
 
   // The slots of the run a registry of `capacity` is given: whole chunks.
@@ -74,25 +98,39 @@ class [[gnu::visibility("hidden")]] Space {
 
   // For a registry's slow paths and readers; only once a run is claimed.
   static core::Hot *hot(uint32_t index) { return hot_.load(std::memory_order_relaxed) + index; }
-  // Stripe `s`'s cell for `index`; s == exclusive_stripes() is the shared stripe.
+  // Exclusive stripe `s`'s cell for `index`, s < exclusive_stripes().
   static core::Cell &cell(uint32_t s, uint32_t index) { return cells_[size_t(s) * kSlots + index]; }
+  static core::Totals &totals(uint32_t index) { return totals_[index]; }
+  static core::StripeSequence &sequence(uint32_t s) { return sequences_[s]; }
   static uint32_t exclusive_stripes() { return exclusive_; }
+  // In a forked child: ends the folds that the parent's other threads were
+  // in the middle of (their sequence words made even).
+  static void settle_orphaned_folds();
   // Where the calling thread counts for `index` (its first call claims a stripe).
   static core::Tally tally(uint32_t index) {
     uint32_t s = detail::t_stripe_plus_one - 1;
     if (__builtin_expect(s == UINT32_MAX, 0))
       s = detail::claim_stripe(exclusive_, reinterpret_cast<uintptr_t>(cells_),
                                uintptr_t(kSlots) * sizeof(core::Cell));
-    return s < exclusive_ ? core::Tally{&cell(s, index), true}
-                          : core::Tally{&cell(exclusive_, index), false};
+    return s < exclusive_ ? core::Tally{&cell(s, index), &sequences_[s], &totals_[index]}
+                          : core::Tally{nullptr, nullptr, &totals_[index]};
   }
 
  private:
   static bool reserve();
+  // The fold of bump_own, out of the fast paths' way. Its arguments are in
+  // this order so that the fast paths' registers stay where their slow
+  // paths want them (bench/callgrind-count.sh counts the difference).
+  [[gnu::cold, gnu::noinline]] static int fold_own_last(core::Counter c, uintptr_t cells,
+                                                        uint64_t cell_offset, int status);
+  [[gnu::cold, gnu::noinline]] static void fold_own(core::Counter c, uintptr_t cells,
+                                                    uint64_t cell_offset);
 
   static std::atomic<uint64_t> index_mask_;
   static std::atomic<core::Hot *> hot_;
-  static core::Cell *cells_;  // [exclusive stripes + 1 shared][kSlots]
+  static core::Cell *cells_;     // [exclusive stripes][kSlots]
+  static core::Totals *totals_;  // [kSlots]
+  static core::StripeSequence sequences_[kMaxExclusiveStripes];
   static uint32_t exclusive_;
   static std::atomic<uint16_t> owners_[kChunks];
   static std::atomic<uint8_t> lean_rejections_[kChunks];

@@ -1,7 +1,9 @@
 // Each thread that calls the library owns one counter stripe for as long as
 // it lives, so it bumps its own counter cells with plain stores (no locked
-// instruction, no cache line shared with another writer). Threads beyond the
-// exclusive stripes share one stripe that is bumped atomically.
+// instruction, no other writer; core/counters.hpp). Threads beyond the
+// exclusive stripes count in the breakers' shared totals, atomically. A
+// thread that exits gives its stripe back, and the next thread to take it
+// goes on counting in its cells.
 #pragma once
 
 #include <cstdint>

@@ -3,10 +3,12 @@
 // scale benchmark (bench/scale.cpp, a million breakers), it pins the bytes
 // per breaker that docs/policies.md states, so that a change which makes
 // breakers bigger fails here. The bounds are today's figures with a margin
-// for the allocator and page granularity; issue 15's targets (128 bytes
-// beyond the name at rest) are not met yet.
+// for the allocator and page granularity; issue 15's target at rest (128
+// bytes beyond the name) is not met yet, its target after 16 threads (8
+// bytes per breaker per thread's counter cell) is.
 #include <unistd.h>
 
+#include <barrier>
 #include <cstdio>
 #include <thread>
 #include <vector>
@@ -49,12 +51,17 @@ Footprint measure(int policy, uint32_t n, int threads) {
     REQUIRE(cb_create(reg, names[i].c_str(), &c, &handles[i]) == CB_OK);
   const long rest = resident_bytes();
   std::vector<std::thread> pool;
+  // No thread exits before every thread has called: each keeps a counter
+  // stripe of its own, as the threads of a pool do (an exited thread's
+  // stripe goes to the next thread).
+  std::barrier all_called(threads);
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&] {
       for (const cb_handle h : handles) {
         cb_ticket k = 0;
         if (cb_allow(h, &k) == CB_OK) cb_done(h, k, CB_SUCCESS);
       }
+      all_called.arrive_and_wait();
     });
   for (auto &t : pool) t.join();
   const long called = resident_bytes();
@@ -65,11 +72,16 @@ Footprint measure(int policy, uint32_t n, int threads) {
 
 }  // namespace
 
-TEST_CASE("a consecutive breaker takes at most 640 bytes at rest and 1,700 after 16 threads") {
+TEST_CASE(
+    "a consecutive breaker takes at most 520 bytes at rest, and 16 threads calling it add at most "
+    "160") {
   const Footprint f = measure(CB_POLICY_CONSECUTIVE, 65536, 16);
   MESSAGE("consecutive: " << f.at_rest << " bytes at rest, " << f.after_calls << " after calls");
-  CHECK(f.at_rest <= 640);
-  CHECK(f.after_calls <= 1700);
+  // No counter page is touched before a call (a fresh slot's counts start
+  // at zero without writing their base).
+  CHECK(f.at_rest <= 520);
+  // 8 bytes of counter cell per thread (core::Cell), and page granularity.
+  CHECK(f.after_calls - f.at_rest <= 160);
 }
 
 TEST_CASE("a count-window breaker takes at most 1,200 bytes at rest") {

@@ -82,6 +82,30 @@ TEST_CASE("a breaker's counters start at zero in a reused slot") {
   CHECK(cb_state(b) == CB_STATE_CLOSED);
 }
 
+TEST_CASE("a breaker's counters start at zero in a slot whose last lives counted in its totals") {
+  ManualRegistry r(1);
+  // Only ignored outcomes: they go to the breaker's totals, its cells stay 0.
+  const cb_handle ignoring = r.create(config(1, 1000));
+  for (int i = 0; i < 3; ++i) REQUIRE(cb_done(ignoring, admit(ignoring), CB_IGNORED) == CB_OK);
+  REQUIRE(cb_destroy(ignoring) == CB_OK);
+  // More successes than a counter cell's field holds: they fold into the totals.
+  const cb_handle folding = r.create(config(1, 1000));
+  CHECK(stats(folding).admitted == 0);
+  CHECK(stats(folding).ignored == 0);
+  for (int i = 0; i < 40'000; ++i) call(folding, CB_SUCCESS);
+  CHECK(stats(folding).successes == 40'000);
+  REQUIRE(cb_destroy(folding) == CB_OK);
+  const cb_handle idle = r.create(config(1, 1000));
+  REQUIRE(cb_destroy(idle) == CB_OK);
+  const cb_handle next = r.create(config(1, 1000));
+  const cb_stats s = stats(next);
+  CHECK(s.admitted == 0);
+  CHECK(s.successes == 0);
+  CHECK(s.ignored == 0);
+  call(next, CB_SUCCESS);
+  CHECK(stats(next).successes == 1);
+}
+
 TEST_CASE("the default registry holds breakers with a monotonic clock") {
   cb_handle h = 0;
   REQUIRE(cb_create(nullptr, "default-registry-test", nullptr, &h) == CB_OK);

@@ -449,3 +449,113 @@ TEST_CASE("OPEN rejections on a monotonic clock from 2 to 80 threads are each co
     cb_registry_close(reg);
   }
 }
+
+namespace {
+
+// Every counter of `now` is at least that of `before`.
+bool no_counter_went_back(const cb_stats &before, const cb_stats &now) {
+  return now.admitted >= before.admitted && now.rejected >= before.rejected &&
+         now.successes >= before.successes && now.failures >= before.failures &&
+         now.ignored >= before.ignored && now.slow >= before.slow;
+}
+
+}  // namespace
+
+TEST_CASE("counts folded from each thread's cell many times stay exact and never go back") {
+  // Each thread's own counters are 16-bit fields that fold into the
+  // breaker's totals every 32,768 counts: 250,000 calls per thread cross
+  // the admitted field's fold 7 times, the successes' 5 and the failures' 2;
+  // 70,000 rejections per thread cross the rejected field's twice. A reader
+  // racing the folds must never see a count twice or miss one.
+  ManualRegistry r;
+  const cb_handle h = r.create(config(CB_MAX_FAILURE_THRESHOLD, CB_MAX_DURATION_NS));
+  const int threads = 6, calls = 250'000, rejections = 70'000;
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> reads{0}, went_back{0};
+  std::thread reader([&] {
+    cb_stats last = stats(h);
+    while (!done.load(std::memory_order_acquire)) {
+      const cb_stats now = stats(h);
+      if (!no_counter_went_back(last, now)) went_back.fetch_add(1);
+      last = now;
+      reads.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  std::barrier tripped(threads + 1);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int n = 0; n < calls; ++n) {
+        const int outcome = (n + t) % 3 == 0   ? CB_FAILURE
+                            : (n + t) % 7 == 0 ? CB_IGNORED
+                                               : CB_SUCCESS;
+        REQUIRE(cb_done(h, admit(h), outcome) == CB_OK);
+      }
+      tripped.arrive_and_wait();  // the main thread trips the breaker
+      tripped.arrive_and_wait();
+      for (int n = 0; n < rejections; ++n) REQUIRE(rejected(h));
+    });
+  tripped.arrive_and_wait();
+  const cb_stats closed = stats(h);
+  REQUIRE(cb_trip(h, CB_MAX_DURATION_NS) == CB_OK);
+  tripped.arrive_and_wait();
+  for (auto &t : pool) t.join();
+  done.store(true, std::memory_order_release);
+  reader.join();
+  uint64_t failures = 0, ignored = 0;
+  for (int t = 0; t < threads; ++t)
+    for (int n = 0; n < calls; ++n) {
+      failures += (n + t) % 3 == 0;
+      ignored += (n + t) % 3 != 0 && (n + t) % 7 == 0;
+    }
+  const uint64_t total = uint64_t(threads) * calls;
+  CHECK(closed.admitted == total);
+  CHECK(closed.failures == failures);
+  CHECK(closed.ignored == ignored);
+  CHECK(closed.successes == total - failures - ignored);
+  const cb_stats s = stats(h);
+  CHECK(s.admitted == total);
+  CHECK(s.successes == total - failures - ignored);
+  CHECK(s.failures == failures);
+  CHECK(s.rejected == uint64_t(threads) * rejections);
+  MESSAGE("concurrent reads: " << reads.load());
+  CHECK(reads.load() > 0);
+  CHECK(went_back.load() == 0);
+}
+
+TEST_CASE("a thread that takes over an exited thread's counter stripe goes on from its counts") {
+  // Fewer threads than stripes, so each wave's threads take the stripes the
+  // last wave gave back; 20,000 calls per thread per wave means a field
+  // folds only under its second owner (at 32,768), and again under its
+  // fourth.
+  ManualRegistry r;
+  const cb_handle h = r.create(config(8, 1000));
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  cb_registry *monotonic = nullptr;
+  REQUIRE(cb_registry_open(&o, &monotonic) == CB_OK);
+  const cb_config c = config(1, CB_MAX_DURATION_NS);
+  cb_handle open = 0;
+  REQUIRE(cb_create(monotonic, nullptr, &c, &open) == CB_OK);
+  call(open, CB_FAILURE);  // OPEN: its rejections take the fast path
+  const int waves = 4, threads = 3, calls = 20'000;
+  for (int wave = 1; wave <= waves; ++wave) {
+    CAPTURE(wave);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (int n = 0; n < calls; ++n) {
+          call(h, CB_SUCCESS);
+          REQUIRE(rejected(open));
+        }
+      });
+    for (auto &t : pool) t.join();
+    const uint64_t expected = uint64_t(wave) * threads * calls;
+    const cb_stats s = stats(h);
+    CHECK(s.admitted == expected);
+    CHECK(s.successes == expected);
+    CHECK(stats(open).rejected == expected);
+    CHECK(stats(open).admitted == 1);
+  }
+  cb_registry_close(monotonic);
+}
