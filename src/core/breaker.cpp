@@ -103,8 +103,9 @@ uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
     d *= std::pow(cfg.open_backoff_multiplier, double(std::min<uint32_t>(trips - 1, 4096)));
   if (cfg.open_jitter > 0.0) {
     // The same factor for every reader of this OPEN period, a different one
-    // for each period and each breaker.
-    const double u = double(mix(cfg.jitter_seed ^ StateWord::epoch(w)) >> 11) * 0x1.0p-53;
+    // for each period, each life and each breaker.
+    const uint64_t period = uint64_t(StateWord::incarnation(w)) << 32 | StateWord::epoch(w);
+    const double u = double(mix(mix(jitter_seed_) ^ period) >> 11) * 0x1.0p-53;
     d *= 1.0 - cfg.open_jitter + 2.0 * cfg.open_jitter * u;
   }
   if (!(d < 0x1.0p64)) return cap;
@@ -358,7 +359,7 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   // calls and has not moved on. Any other outcome is checked: it may be the
   // call that reaches minimum_calls, or older successes may have left.
   const uint32_t warm = StateWord::epoch(w) + 1;
-  if (!failure && !is_slow && !moved && window_.warm.load(kRelaxed) == warm) return Result::Ok;
+  if (!failure && !is_slow && !moved && window_.warm().load(kRelaxed) == warm) return Result::Ok;
   return done_judged(w, Judging::of(cfg), at, cfg.timed_outcomes() ? now : 0);
 }
 
@@ -372,7 +373,7 @@ Result Breaker::done_window_outcome(uint64_t w, bool failure) {
   const uint64_t now = !shape.by_time ? 0 : cheap ? clock_.earliest_now() : clock_.now();
   Window::Position at;
   const bool moved = Window(window_, shape).record(now, failure, false, &at);
-  if (!failure && !moved && window_.warm.load(kRelaxed) == StateWord::epoch(w) + 1)
+  if (!failure && !moved && window_.warm().load(kRelaxed) == StateWord::epoch(w) + 1)
     return Result::Ok;
   Judging j;
   j.shape = shape;
@@ -393,13 +394,14 @@ Result Breaker::done_judged(uint64_t w, const Judging &j, const Window::Position
   // A count window that has not yet recorded `minimum` outcomes since it
   // was emptied holds fewer: nothing to sum. (Once it has been seen warm
   // the bound is not needed, so its stamp arithmetic never wraps.)
-  if (window_.warm.load(kRelaxed) != warm && win.recorded_at_most(at) < minimum) return Result::Ok;
+  if (window_.warm().load(kRelaxed) != warm && win.recorded_at_most(at) < minimum)
+    return Result::Ok;
   const WindowCounts c = win.sum(at, j.slow_call_ns != 0);
   if (c.calls == 0 || c.calls < minimum) {
-    window_.warm.store(0, kRelaxed);
+    window_.warm().store(0, kRelaxed);
     return Result::Ok;
   }
-  window_.warm.store(warm, kRelaxed);
+  window_.warm().store(warm, kRelaxed);
   Reason reason = Reason::None;
   if (j.rates_failures && Config::reaches(c.failures, c.calls, j.failure_rate_billionths))
     reason = Reason::FailureRate;

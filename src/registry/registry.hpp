@@ -13,11 +13,14 @@
 #include <string_view>
 
 #include "core/breaker.hpp"
+#include "registry/config_table.hpp"
 #include "registry/event_queue.hpp"
 #include "registry/free_list.hpp"
 #include "registry/handle.hpp"
 #include "registry/name_index.hpp"
 #include "registry/space.hpp"
+#include "registry/window_pool.hpp"
+#include "registry/words.hpp"
 
 namespace lazybreaker::registry {
 
@@ -75,8 +78,15 @@ class Registry {
   }
 
   // `events` receives its transitions (nullptr: none are reported).
+  // The slot's configuration and window are those of its current life for a
+  // caller that holds a handle from its create (the create's stores happen
+  // before); a caller racing a destroy or a create may get another life's,
+  // and then fails the incarnation check.
   core::Breaker breaker(uint32_t index, core::EventSink *events = nullptr) {
-    return core::Breaker(hot_[index], configs_[index], windows_[index], clock_, events);
+    const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
+    return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
+                         windows_.cells(SlotRefs::window(refs)), clock_,
+                         jitter_seed_ + base_ + index, events);
   }
   core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
 
@@ -90,7 +100,7 @@ class Registry {
     if ((st != core::State::Closed && st != core::State::Disabled) ||
         !core::StateWord::alive_in(w, incarnation))
       return false;
-    const uint64_t slow = configs_[index].slow_call_ns();
+    const uint64_t slow = config(index).slow_call_ns();
     *issued = core::Breaker::call_ticket(
         w, core::Breaker::call_start(slow, slow != 0 ? clock_.now() : 0));
     count(index, own_cells, core::Counter::Admitted);
@@ -132,6 +142,9 @@ class Registry {
   bool name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const;
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
+  // How many configurations the live breakers share among them (each
+  // distinct one is stored once).
+  uint32_t configs_in_use() const { return configs_->in_use(); }
 
   EventQueue &events() { return *events_; }
   uint32_t event_mask() const { return event_mask_.load(std::memory_order_relaxed); }
@@ -144,6 +157,11 @@ class Registry {
   // for it, while the run has spares.
   void retire_slot();
   Counts raw_counts(uint32_t index) const;
+  const core::ConfigCell &config(uint32_t index) const {
+    return configs_->cell(SlotRefs::config(slot_refs_[index].load(std::memory_order_relaxed)));
+  }
+  // Gives back what slot `index` refers to (its life has ended).
+  void release_refs(uint32_t index);
   // Whether a rejection here needs nothing of the registry (Space::lean_rejections).
   bool lean_rejections() const {
     return clock_.kind == core::ClockKind::Monotonic && (event_mask() & kRejectionEvents) == 0;
@@ -163,9 +181,14 @@ class Registry {
   void *arena_ = nullptr;
   size_t arena_size_ = 0;
   core::Hot *hot_ = nullptr;
-  core::ConfigCell *configs_ = nullptr;
+  // Per slot: its configuration entry and window block (SlotRefs).
+  std::atomic<uint64_t> *slot_refs_ = nullptr;
+  std::optional<ConfigTable> configs_;
+  // Different for each registry, and each run: the breakers' jitter seeds
+  // are this + their index in the space (core::Breaker).
+  uint64_t jitter_seed_ = 0;
   std::atomic<uint64_t> (*counts_base_)[unsigned(core::Counter::Count)] = nullptr;
-  core::WindowCells *windows_ = nullptr;
+  WindowPool windows_;
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
   NameStore names_{nullptr};
