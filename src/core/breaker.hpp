@@ -150,6 +150,7 @@ class ConfigCell {
  private:
   std::atomic<uint64_t> words_[kWords];
 };
+static_assert(sizeof(ConfigCell) == 128, "two cache lines, addressed by a shift");
 
 // The words every call touches, in one cache line.
 struct alignas(64) Hot {

@@ -34,13 +34,12 @@ std::optional<uint32_t> ConfigTable::find(const core::ConfigCell::Words &w, uint
     const uint64_t b = at(hash, d).load(kAcquire);
     if (ConfigBucket::kind(b) == ConfigBucket::kEmpty) break;
     if (ConfigBucket::kind(b) != ConfigBucket::kNamed || ConfigBucket::tag(b) != tag) continue;
-    Entry &e = entries_[ConfigBucket::entry(b)];
+    const uint32_t e = ConfigBucket::entry(b);
     // A failed exchange reloads the references: in another life the
     // configuration is compared again (it was written before that life's
     // first reference was published, which the acquire sees).
-    for (uint64_t r = e.refs.load(kAcquire); ConfigRefs::count(r) > 0 && holds(e.config, w);)
-      if (e.refs.compare_exchange_weak(r, r + 1, std::memory_order_acq_rel, kAcquire))
-        return ConfigBucket::entry(b);
+    for (uint64_t r = refs_[e].load(kAcquire); ConfigRefs::count(r) > 0 && holds(configs_[e], w);)
+      if (refs_[e].compare_exchange_weak(r, r + 1, std::memory_order_acq_rel, kAcquire)) return e;
   }
   return std::nullopt;
 }
@@ -70,23 +69,21 @@ std::optional<uint32_t> ConfigTable::acquire(const core::Config &cfg) {
   const std::optional<uint32_t> entry = free_.pop();
   if (!entry) return std::nullopt;
   // Free, so ours alone: no reader takes a reference while the count is 0.
-  Entry &e = entries_[*entry];
-  e.config.store(w);
-  e.refs.store(ConfigRefs::first(e.refs.load(kRelaxed)), std::memory_order_release);
+  configs_[*entry].store(w);
+  refs_[*entry].store(ConfigRefs::first(refs_[*entry].load(kRelaxed)), std::memory_order_release);
   publish(*entry, h);
   return entry;
 }
 
 void ConfigTable::release(uint32_t entry) {
-  Entry &e = entries_[entry];
-  uint64_t r = e.refs.load(kRelaxed);
-  while (
-      !e.refs.compare_exchange_weak(r, ConfigRefs::less(r), std::memory_order_acq_rel, kRelaxed)) {
+  std::atomic<uint64_t> &refs = refs_[entry];
+  uint64_t r = refs.load(kRelaxed);
+  while (!refs.compare_exchange_weak(r, ConfigRefs::less(r), std::memory_order_acq_rel, kRelaxed)) {
   }
   if (ConfigRefs::count(r) > 1) return;
   // The last reference: nobody takes another (the count is 0 in the new
   // life), so the configuration stays as it is until the entry is pushed.
-  const uint64_t h = hash(e.config.words());
+  const uint64_t h = hash(configs_[entry].words());
   for (uint64_t d = 0; d <= mask_; ++d) {
     std::atomic<uint64_t> &bucket = at(h, d);
     const uint64_t b = bucket.load(kAcquire);
@@ -103,7 +100,7 @@ void ConfigTable::release(uint32_t entry) {
 uint32_t ConfigTable::in_use() const {
   uint32_t n = 0;
   for (uint32_t i = 0, end = free_.high_water(); i < end; ++i)
-    n += ConfigRefs::count(entries_[i].refs.load(kRelaxed)) > 0;
+    n += ConfigRefs::count(refs_[i].load(kRelaxed)) > 0;
   return n;
 }
 

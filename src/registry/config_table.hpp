@@ -35,16 +35,13 @@ namespace lazybreaker::registry {
 
 class ConfigTable {
  public:
-  struct Entry {
-    core::ConfigCell config;
-    std::atomic<uint64_t> refs;  // ConfigRefs
-  };
-
-  // `entries` and `links` have room for `capacity`, `buckets` for
-  // 2^log2_buckets >= 2 x capacity; all zero-filled, outliving the table.
-  ConfigTable(Entry *entries, std::atomic<uint32_t> *links, std::atomic<uint64_t> *buckets,
-              unsigned log2_buckets, uint32_t capacity)
-      : entries_(entries),
+  // `configs`, `refs` (ConfigRefs words) and `links` have room for
+  // `capacity` entries, `buckets` for 2^log2_buckets >= 2 x capacity; all
+  // zero-filled, outliving the table.
+  ConfigTable(core::ConfigCell *configs, std::atomic<uint64_t> *refs, std::atomic<uint32_t> *links,
+              std::atomic<uint64_t> *buckets, unsigned log2_buckets, uint32_t capacity)
+      : configs_(configs),
+        refs_(refs),
         buckets_(buckets),
         mask_((uint64_t(1) << log2_buckets) - 1),
         free_(links, capacity, capacity) {}
@@ -55,7 +52,7 @@ class ConfigTable {
   // Gives back a reference acquire() returned; the last one frees the entry.
   void release(uint32_t entry);
   // The configuration in `entry` (any index acquire() ever returned, or 0).
-  const core::ConfigCell &cell(uint32_t entry) const { return entries_[entry].config; }
+  const core::ConfigCell &cell(uint32_t entry) const { return configs_[entry]; }
   // How many entries some breaker holds (for tests and introspection; O(entries)).
   uint32_t in_use() const;
 
@@ -68,7 +65,8 @@ class ConfigTable {
     return buckets_[(hash + distance) & mask_];
   }
 
-  Entry *entries_;
+  core::ConfigCell *configs_;  // two cache lines each, found by a shift
+  std::atomic<uint64_t> *refs_;
   std::atomic<uint64_t> *buckets_;
   uint64_t mask_;
   FreeList free_;

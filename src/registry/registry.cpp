@@ -75,6 +75,11 @@ uint64_t jitter_seed(const void *reg) {
 
 }  // namespace
 
+// Made with new (std::nothrow): an over-aligned Registry would take the
+// aligned operator new, which a program's replaced operator new does not
+// cover (tests/capi/test_alloc_failure.cpp).
+static_assert(alignof(Registry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
   const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
@@ -88,7 +93,8 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   const size_t names_at = layout.add<NameStore::Name>(slots);
   // Every breaker alive at once could have a configuration of its own, and
   // a window of any class.
-  const size_t entries_at = layout.add<ConfigTable::Entry>(capacity);
+  const size_t entries_at = layout.add<core::ConfigCell>(capacity);
+  const size_t entry_refs_at = layout.add<std::atomic<uint64_t>>(capacity);
   const size_t entry_links_at = layout.add<std::atomic<uint32_t>>(capacity);
   const size_t config_buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << log2_buckets);
   size_t blocks_at[WindowPool::kClasses], block_links_at[WindowPool::kClasses];
@@ -135,9 +141,10 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->hot_ = Space::hot(reg->base_);
   reg->slot_refs_ = at<std::atomic<uint64_t>>(arena, refs_at);
   reg->configs_.emplace(
-      at<ConfigTable::Entry>(arena, entries_at), at<std::atomic<uint32_t>>(arena, entry_links_at),
+      at<core::ConfigCell>(arena, entries_at), at<std::atomic<uint64_t>>(arena, entry_refs_at),
+      at<std::atomic<uint32_t>>(arena, entry_links_at),
       at<std::atomic<uint64_t>>(arena, config_buckets_at), log2_buckets, capacity);
-  reg->jitter_seed_ = jitter_seed(reg);
+  reg->jitter_seed_ = jitter_seed(reg) + reg->base_;
   reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
   reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
   for (unsigned k = 0; k < WindowPool::kClasses; ++k)
@@ -199,7 +206,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
     free_->push(i);
     return Status::Full;
   }
-  std::optional<uint32_t> window = 0;
+  std::optional<uint32_t> window = WindowPool::kNoWindow;
   if (cfg.recorded()) window = windows_.take(cfg.window_shape().buckets, cfg.slow_call_ns != 0);
   if (!window) {
     configs_->release(*config);

@@ -85,8 +85,8 @@ class Registry {
   core::Breaker breaker(uint32_t index, core::EventSink *events = nullptr) {
     const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
     return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
-                         windows_.cells(SlotRefs::window(refs)), clock_,
-                         jitter_seed_ + base_ + index, events);
+                         windows_.cells(SlotRefs::window(refs)), clock_, jitter_seed_ + index,
+                         events);
   }
   core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
 
@@ -94,7 +94,8 @@ class Registry {
   // it is CLOSED or DISABLED (its ticket: core::Breaker::call_ticket, with
   // the precise clock's time only if it tracks slow calls), into `*issued`;
   // false says nothing. `own_cells` as for rejects_early().
-  bool admits_call(uint32_t index, uint32_t incarnation, uintptr_t own_cells, uint64_t *issued) {
+  [[gnu::always_inline]] bool admits_call(uint32_t index, uint32_t incarnation, uintptr_t own_cells,
+                                          uint64_t *issued) {
     const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
     const core::State st = core::StateWord::state(w);
     if ((st != core::State::Closed && st != core::State::Disabled) ||
@@ -185,7 +186,7 @@ class Registry {
   std::atomic<uint64_t> *slot_refs_ = nullptr;
   std::optional<ConfigTable> configs_;
   // Different for each registry, and each run: the breakers' jitter seeds
-  // are this + their index in the space (core::Breaker).
+  // are this + their index in the registry (core::Breaker).
   uint64_t jitter_seed_ = 0;
   std::atomic<uint64_t> (*counts_base_)[unsigned(core::Counter::Count)] = nullptr;
   WindowPool windows_;

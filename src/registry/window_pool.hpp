@@ -32,7 +32,7 @@ class WindowPool {
  public:
   static constexpr unsigned kRooms = std::bit_width(core::kMaxBuckets);  // 1, 2, ... 32
   static constexpr unsigned kClasses = 2 * kRooms;                       // without, with slow words
-  static_assert(std::has_single_bit(core::kMaxBuckets) && kClasses <= 16);
+  static_assert(std::has_single_bit(core::kMaxBuckets) && kClasses < 16);
 
   static constexpr uint32_t room(unsigned cls) { return 1u << (cls % kRooms); }
   static constexpr bool slow(unsigned cls) { return cls >= kRooms; }
@@ -43,18 +43,24 @@ class WindowPool {
   static constexpr unsigned class_for(uint32_t buckets, bool slow) {
     return unsigned(std::bit_width(std::bit_ceil(buckets)) - 1) + (slow ? kRooms : 0);
   }
-  // The words of the block that stands in for the window of a breaker
-  // without one (only calls racing a destroy reach it).
+  // The class of the block that stands in for the window of a breaker
+  // without one (only calls racing a destroy reach it): room kMaxBuckets,
+  // slow words, one block.
+  static constexpr unsigned kNone = kClasses;
   static constexpr size_t kScratchWords = core::WindowCells::words(core::kMaxBuckets, true);
+  // The reference of a breaker without a window.
+  static constexpr uint32_t kNoWindow = WindowRef::make(kNone, 0);
 
   // Class `cls` takes its blocks from `blocks` (capacity x block_words(cls)
   // zeroed words) with `links` (capacity) for its free list.
   void place(unsigned cls, std::atomic<uint64_t> *blocks, std::atomic<uint32_t> *links,
              uint32_t capacity) {
-    blocks_[cls] = blocks;
+    classes_[cls] = {blocks, block_words(cls), room(cls), slow(cls)};
     free_[cls].emplace(links, capacity, capacity);
   }
-  void place_scratch(std::atomic<uint64_t> *scratch) { scratch_ = scratch; }
+  void place_scratch(std::atomic<uint64_t> *scratch) {
+    classes_[kNone] = {scratch, kScratchWords, core::kMaxBuckets, true};
+  }
 
   // A block for a window of `buckets`, as a WindowRef (the breaker's first
   // life empties it, core::Breaker::begin_life); nullopt if the class is out.
@@ -65,25 +71,27 @@ class WindowPool {
     return WindowRef::make(cls, *block);
   }
   void give_back(uint32_t ref) {
-    if (ref != 0) free_[WindowRef::size_class(ref)]->push(WindowRef::block(ref));
+    if (WindowRef::size_class(ref) != kNone)
+      free_[WindowRef::size_class(ref)]->push(WindowRef::block(ref));
   }
-  // The memory `ref` names; 0 names the scratch block.
+  // The memory `ref` names (any reference take() or kNoWindow ever gave, or
+  // 0): a few loads, no branch, as every call on a breaker asks for it.
   core::WindowCells cells(uint32_t ref) const {
-    if (ref == 0) return core::WindowCells(header(scratch_), core::kMaxBuckets, true);
-    const unsigned cls = WindowRef::size_class(ref);
+    const Class &c = classes_[WindowRef::size_class(ref)];
     return core::WindowCells(
-        header(blocks_[cls] + size_t(WindowRef::block(ref)) * block_words(cls)), room(cls),
-        slow(cls));
+        reinterpret_cast<core::WindowHeader *>(c.blocks + size_t(WindowRef::block(ref)) * c.words),
+        c.room, c.slow);
   }
 
  private:
-  static core::WindowHeader *header(std::atomic<uint64_t> *words) {
-    return reinterpret_cast<core::WindowHeader *>(words);
-  }
-
-  std::atomic<uint64_t> *blocks_[kClasses] = {};
+  struct Class {
+    std::atomic<uint64_t> *blocks = nullptr;
+    size_t words = 0;  // a block's
+    uint32_t room = 1;
+    bool slow = false;
+  };
+  Class classes_[kClasses + 1];
   std::optional<FreeList> free_[kClasses];
-  std::atomic<uint64_t> *scratch_ = nullptr;
 };
 
 }  // namespace lazybreaker::registry

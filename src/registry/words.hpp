@@ -104,19 +104,19 @@ static_assert(ConfigRefs::first(0x5'00000000ull) == 0x5'00000001ull &&
 // The life wraps without touching the count.
 static_assert(ConfigRefs::less(0xffffffff'00000001ull) == 0);
 
-// A window block's reference: [size class:4 | block + 1:28]; 0 is none
+// A window block's reference: [size class:4 | block:28]
 // (registry/window_pool.hpp).
 struct WindowRef {
   static constexpr unsigned kClassShift = 28;
   static constexpr uint32_t kBlockMask = (1u << kClassShift) - 1;
 
   static constexpr uint32_t make(unsigned cls, uint32_t block) {
-    return (cls << kClassShift) | (block + 1);
+    return (cls << kClassShift) | block;
   }
   static constexpr unsigned size_class(uint32_t ref) { return ref >> kClassShift; }
-  static constexpr uint32_t block(uint32_t ref) { return (ref & kBlockMask) - 1; }
+  static constexpr uint32_t block(uint32_t ref) { return ref & kBlockMask; }
 };
-static_assert(WindowRef::make(11, 0) == 0xb0000001u && WindowRef::size_class(0xb0000001u) == 11 &&
+static_assert(WindowRef::make(11, 0) == 0xb0000000u && WindowRef::size_class(0xb0000005u) == 11 &&
               WindowRef::block(WindowRef::make(3, 4194303)) == 4194303);
 
 // What a slot refers to in its registry's arena, in one word so that one
