@@ -5,12 +5,15 @@
 // C++ layer for the count of configurations in use.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <new>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "capi/fixture.hpp"
 #include "capi/resolve.hpp"
+#include "core/breaker.hpp"
 
 namespace {
 
@@ -30,6 +33,25 @@ void destroy_all(std::vector<cb_handle> &hs) {
 }
 
 }  // namespace
+
+TEST_CASE("equal configurations have equal words, whatever their padding held") {
+  using lazybreaker::core::Config;
+  using lazybreaker::core::ConfigCell;
+  alignas(Config) unsigned char zeros[sizeof(Config)], garbage[sizeof(Config)];
+  std::memset(zeros, 0, sizeof zeros);
+  std::memset(garbage, 0xab, sizeof garbage);
+  // Default-initialised: the members get their initialisers, the padding
+  // keeps what the bytes held.
+  Config *a = new (zeros) Config, *b = new (garbage) Config;
+  a->finish();
+  b->finish();
+  // The padding after WindowShape::by_time, whatever finish() left there.
+  std::memset(reinterpret_cast<unsigned char *>(&b->shape) + 1, 0xab, 3);
+  CHECK(ConfigCell::words(*a) == ConfigCell::words(*b));
+  b->window_buckets = 7;
+  b->finish();
+  CHECK(ConfigCell::words(*a) != ConfigCell::words(*b));
+}
 
 TEST_CASE("breakers with equal configurations share one entry; different ones do not") {
   ManualRegistry r(1024);
