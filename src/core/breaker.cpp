@@ -56,9 +56,10 @@ void Config::finish() {
   slow_rate_billionths = billionths(slow_call_rate_threshold);
   shape = policy == Policy::TimeWindow ? WindowShape::time(window_duration_ns, window_buckets)
                                        : WindowShape::count(window_size);
-  held_limit = policy == Policy::TimeWindow    ? HeldSuccesses::kMaxLimit
-               : policy == Policy::CountWindow ? std::min(HeldSuccesses::kMaxLimit, window_size / 4)
-                                               : 0;
+  shape.held_limit =
+      uint8_t(policy == Policy::TimeWindow    ? HeldSuccesses::kMaxLimit
+              : policy == Policy::CountWindow ? std::min(HeldSuccesses::kMaxLimit, window_size / 4)
+                                              : 0);
 }
 
 void Breaker::begin_life(uint32_t incarnation, const Config &cfg) {
@@ -106,8 +107,9 @@ uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
     d *= std::pow(cfg.open_backoff_multiplier, double(std::min<uint32_t>(trips - 1, 4096)));
   if (cfg.open_jitter > 0.0) {
     // The same factor for every reader of this OPEN period, a different one
-    // for each period and each breaker.
-    const double u = double(mix(cfg.jitter_seed ^ StateWord::epoch(w)) >> 11) * 0x1.0p-53;
+    // for each period, each life and each breaker.
+    const uint64_t period = uint64_t(StateWord::incarnation(w)) << 32 | StateWord::epoch(w);
+    const double u = double(mix(mix(jitter_seed_) ^ period) >> 11) * 0x1.0p-53;
     d *= 1.0 - cfg.open_jitter + 2.0 * cfg.open_jitter * u;
   }
   if (!(d < 0x1.0p64)) return cap;
@@ -360,7 +362,7 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   // calls and has not moved on. Any other outcome is checked: it may be the
   // call that reaches minimum_calls, or older successes may have left.
   const uint32_t warm = StateWord::epoch(w) + 1;
-  if (!failure && !is_slow && !moved && window_.warm.load(kRelaxed) == warm) return Result::Ok;
+  if (!failure && !is_slow && !moved && window_.warm().load(kRelaxed) == warm) return Result::Ok;
   return done_judged(w, Judging::of(cfg), at, cfg.timed_outcomes() ? now : 0);
 }
 
@@ -380,7 +382,7 @@ Result Breaker::done_window_outcome(uint64_t w, bool failure) {
   // whose older outcomes may have left. In a count window it takes the
   // place of an older outcome in the last N, which never raises the rate.
   if (!failure && (!moved || !shape.by_time) &&
-      window_.warm.load(kRelaxed) == StateWord::epoch(w) + 1)
+      window_.warm().load(kRelaxed) == StateWord::epoch(w) + 1)
     return Result::Ok;
   Judging j;
   j.shape = shape;
@@ -437,14 +439,14 @@ Result Breaker::done_judged(uint64_t w, const Judging &j, const Window::Position
   // the bound is not needed, so its stamp arithmetic never wraps.)
   // Every thread's held successes count, as the newest outcomes.
   const uint64_t held = win.held(held_, StateWord::epoch(w), at);
-  if (window_.warm.load(kRelaxed) != warm && win.recorded_at_most(at) + held < minimum)
+  if (window_.warm().load(kRelaxed) != warm && win.recorded_at_most(at) + held < minimum)
     return Result::Ok;
   const WindowCounts c = win.sum(at, j.slow_call_ns != 0, held);
   if (c.calls == 0 || c.calls < minimum) {
-    window_.warm.store(0, kRelaxed);
+    window_.warm().store(0, kRelaxed);
     return Result::Ok;
   }
-  window_.warm.store(warm, kRelaxed);
+  window_.warm().store(warm, kRelaxed);
   Reason reason = Reason::None;
   if (j.rates_failures && Config::reaches(c.failures, c.calls, j.failure_rate_billionths))
     reason = Reason::FailureRate;

@@ -4,6 +4,7 @@
 // implements.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -45,8 +46,7 @@ struct Config {
   double slow_call_rate_threshold = 1.0;
   double open_backoff_multiplier = 1.0;
   uint64_t open_duration_max_ns = 0;  // 0 = the longest duration, CB_MAX_DURATION_NS
-  double open_jitter = 0.0;
-  uint64_t jitter_seed = 0;  // per breaker, so breakers do not retry in step
+  double open_jitter = 0.0;           // the factor's seed is the breaker's (Breaker's jitter_seed)
   // The rate thresholds in billionths (derived): a rate is reached when
   // count * kRateScale >= calls * threshold, in exact integers, so every
   // binding and every reader of docs/policies.md gets the same answer.
@@ -54,12 +54,6 @@ struct Config {
   uint32_t slow_rate_billionths = 1'000'000'000;
   // The window's buckets (derived), so that no outcome divides to find them.
   WindowShape shape;
-  // How many successes a thread may hold back from the window, this one
-  // included, before they settle (derived; HeldSuccesses): a time window
-  // keeps held successes in their own bucket, so HeldSuccesses::kMaxLimit;
-  // a count window counts them as its newest outcomes, so at most a
-  // quarter of it (none for a window under 8). 0: not a window policy.
-  uint32_t held_limit = 0;
 
   // Whether outcomes feed a window, so no CLOSED call takes the write-free
   // path, and whether its calls are timed.
@@ -94,22 +88,42 @@ struct Config {
   }
 };
 
-// A breaker's configuration as stored in its slot: written when the breaker
-// is created, before its state is published, as relaxed atomic words, since a
-// thread racing a destroy may read a recycled slot (and then fails the
-// incarnation check).
+// A configuration as a registry stores it (registry/config_table.hpp: one
+// copy shared by the breakers with equal configurations): written before
+// the first breaker that uses it is published, as relaxed atomic words,
+// since a thread racing a destroy may read a recycled copy (and then fails
+// the incarnation check).
 class ConfigCell {
  public:
-  void store(const Config &c) {
-    uint64_t w[kWords] = {};
-    std::memcpy(w, &c, sizeof c);
+  static constexpr size_t kWords = (sizeof(Config) + 7) / 8;
+  using Words = std::array<uint64_t, kWords>;
+
+  // A configuration as words, its padding zeroed, so that equal
+  // configurations have equal words (a registry shares one copy of them).
+  static Words words(const Config &c) {
+    Words w{};
+    std::memcpy(w.data(), &c, sizeof c);
+    // The bytes between WindowShape::held_limit and WindowShape::buckets.
+    constexpr size_t pad = offsetof(Config, shape) + offsetof(WindowShape, held_limit) + 1;
+    static_assert(offsetof(WindowShape, by_time) == 0 && offsetof(WindowShape, held_limit) == 1 &&
+                  offsetof(WindowShape, buckets) == 4 && pad % 8 == 2 &&
+                  std::endian::native == std::endian::little);
+    w[pad / 8] &= ~(uint64_t(0xffff) << 16);
+    return w;
+  }
+  void store(const Config &c) { store(words(c)); }
+  void store(const Words &w) {
     for (size_t i = 0; i < kWords; ++i) words_[i].store(w[i], std::memory_order_relaxed);
   }
-  Config load() const {
-    uint64_t w[kWords];
+  Words words() const {
+    Words w;
     for (size_t i = 0; i < kWords; ++i) w[i] = words_[i].load(std::memory_order_relaxed);
+    return w;
+  }
+  Config load() const {
+    const Words w = words();
     Config c;
-    std::memcpy(&c, w, sizeof c);
+    std::memcpy(static_cast<void *>(&c), w.data(), sizeof c);
     return c;
   }
   // One field, for the paths that need no more (admitting a CLOSED call,
@@ -142,9 +156,9 @@ class ConfigCell {
   }
 
  private:
-  static constexpr size_t kWords = (sizeof(Config) + 7) / 8;
   std::atomic<uint64_t> words_[kWords];
 };
+static_assert(sizeof(ConfigCell) == 128, "two cache lines, addressed by a shift");
 
 // The words every call touches, in one cache line.
 struct alignas(64) Hot {
@@ -175,11 +189,22 @@ struct Observation {
 
 class Breaker {
  public:
-  // `held`: where the threads hold back successes of this breaker, if it is
-  // a window breaker (HeldCells); empty, every outcome goes to the window.
-  Breaker(Hot &hot, const ConfigCell &cfg, WindowCells &window, const Clock &clock,
-          EventSink *events, const HeldCells &held = {})
-      : hot_(hot), cfg_(cfg), window_(window), clock_(clock), events_(events), held_(held) {}
+  // `window` is the breaker's window memory (any, for a breaker without a
+  // window: it is then touched only by calls racing a destroy).
+  // `jitter_seed` differs between the breakers of a registry, and between
+  // registries; open_duration() hashes it with the breaker's life and the
+  // OPEN period's epoch. `held`: where the threads hold back successes of
+  // this breaker, if it is a window breaker (HeldCells); empty, every
+  // outcome goes to the window.
+  Breaker(Hot &hot, const ConfigCell &cfg, const WindowCells &window, const Clock &clock,
+          uint64_t jitter_seed, EventSink *events, const HeldCells &held = {})
+      : hot_(hot),
+        cfg_(cfg),
+        window_(window),
+        clock_(clock),
+        jitter_seed_(jitter_seed),
+        events_(events),
+        held_(held) {}
 
   // Starts a new life of the slot, CLOSED; the epoch goes on from the last
   // life, so tickets from it stay stale. `cfg` is already in the ConfigCell.
@@ -246,7 +271,7 @@ class Breaker {
     // Not before the window is known to hold minimum_calls: the success
     // that reaches it may trip the breaker, and is judged at once.
     std::atomic<uint64_t> *own = held_.own;
-    if (own == nullptr || window_.warm.load(std::memory_order_relaxed) != StateWord::epoch(w) + 1)
+    if (own == nullptr || window_.warm().load(std::memory_order_relaxed) != StateWord::epoch(w) + 1)
       return false;
     // A time window's on a path of its own: only it reads the clock.
     if (cfg_.field<bool, offsetof(Config, shape) + offsetof(WindowShape, by_time)>())
@@ -329,7 +354,8 @@ class Breaker {
                                               uint64_t w, uint64_t stamp) {
     const uint64_t h = own.load(std::memory_order_relaxed);
     if (h != HeldSuccesses::pack(StateWord::epoch(w), stamp, HeldSuccesses::count(h)) ||
-        HeldSuccesses::count(h) + 1 >= cfg.field<uint32_t, offsetof(Config, held_limit)>())
+        HeldSuccesses::count(h) + 1 >=
+            cfg.field<uint8_t, offsetof(Config, shape) + offsetof(WindowShape, held_limit)>())
       return false;
     own.store(h + 1, std::memory_order_relaxed);
     return true;
@@ -385,8 +411,9 @@ class Breaker {
 
   Hot &hot_;
   const ConfigCell &cfg_;
-  WindowCells &window_;
+  const WindowCells window_;
   const Clock &clock_;
+  uint64_t jitter_seed_;
   EventSink *events_;
   HeldCells held_;
 };

@@ -80,11 +80,18 @@ struct Head {
 WindowShape WindowShape::count(uint32_t size) {
   const uint32_t buckets = std::min(size, kMaxBuckets);
   const uint64_t width = (uint64_t(size) + buckets - 1) / buckets;
-  return {false, uint32_t((size + width - 1) / width), width};
+  WindowShape shape;
+  shape.buckets = uint32_t((size + width - 1) / width);
+  shape.bucket_width = width;
+  return shape;
 }
 
 WindowShape WindowShape::time(uint64_t duration_ns, uint32_t buckets) {
-  return {true, buckets, std::max<uint64_t>(1, duration_ns / buckets)};
+  WindowShape shape;
+  shape.by_time = true;
+  shape.buckets = buckets;
+  shape.bucket_width = std::max<uint64_t>(1, duration_ns / buckets);
+  return shape;
 }
 
 Window::Position Window::of_index(uint64_t index) const {
@@ -99,8 +106,8 @@ bool Window::record(uint64_t now, bool failure, bool slow, Position *at) {
       // The head's stamp is the newest bucket's; the head cannot have moved
       // on 2^20 buckets while this outcome was being recorded.
       const uint64_t s = at->stamp;
-      add(cells_.slow[at->ring], s, 1, 0, shape_.buckets, [this, s] {
-        return (Head::stamp(cells_.head.load(std::memory_order_acquire)) - s) & kStampMask;
+      add(cells_.slow(at->ring), s, 1, 0, shape_.buckets, [this, s] {
+        return (Head::stamp(cells_.head().load(std::memory_order_acquire)) - s) & kStampMask;
       });
     }
     return started;
@@ -127,7 +134,7 @@ bool Window::record_at_index(uint64_t index, uint64_t calls, bool failure, bool 
   // The head of a time window is its newest bucket's index, in full: it
   // says which of two buckets in one ring place is the newer whatever their
   // stamps (see add()). It is raised before the bucket is written.
-  std::atomic<uint64_t> &newest = cells_.head;
+  std::atomic<uint64_t> &newest = cells_.head();
   for (uint64_t n = newest.load(std::memory_order_relaxed);
        n < index && !newest.compare_exchange_weak(n, index, std::memory_order_relaxed);) {
   }
@@ -138,8 +145,8 @@ bool Window::record_at_index(uint64_t index, uint64_t calls, bool failure, bool 
   // Stamp 0 with all counts 0 is the never-used word; a real bucket always
   // counts at least the outcome that created it.
   const bool started =
-      add(cells_.calls[at->ring], at->stamp, calls, failure ? 1 : 0, shape_.buckets, age);
-  if (slow) add(cells_.slow[at->ring], at->stamp, 1, 0, shape_.buckets, age);
+      add(cells_.calls(at->ring), at->stamp, calls, failure ? 1 : 0, shape_.buckets, age);
+  if (slow) add(cells_.slow(at->ring), at->stamp, 1, 0, shape_.buckets, age);
   return started;
 }
 
@@ -150,7 +157,7 @@ bool Window::record_in_head(uint64_t successes, bool failure, Position *at) {
   uint64_t left = successes + (failure ? 1 : 0);
   if (left == 1) return record_one_in_head(failure, at);
   bool started = false;
-  uint64_t cur = cells_.head.load(std::memory_order_relaxed);
+  uint64_t cur = cells_.head().load(std::memory_order_relaxed);
   while (left > 0) {
     uint64_t next, taken;
     if (cur != 0 && Head::calls(cur) < width) {
@@ -163,7 +170,7 @@ bool Window::record_in_head(uint64_t successes, bool failure, Position *at) {
       } else {
         // The full bucket is in the ring before the head leaves it, so a
         // reader that sees the new head finds it there.
-        publish(cells_.calls[Head::ring(cur)],
+        publish(cells_.calls(Head::ring(cur)),
                 pack(Head::stamp(cur), Head::calls(cur), Head::failures(cur)));
         const uint32_t ring = Head::ring(cur) + 1 >= shape_.buckets ? 0 : Head::ring(cur) + 1;
         next = Head::pack((Head::stamp(cur) + 1) & kStampMask, ring, taken, 0);
@@ -171,8 +178,8 @@ bool Window::record_in_head(uint64_t successes, bool failure, Position *at) {
     }
     // The failure is the last outcome: it goes with the last of them.
     if (failure && taken == left) next += 1;
-    if (cells_.head.compare_exchange_weak(cur, next, std::memory_order_release,
-                                          std::memory_order_relaxed)) {
+    if (cells_.head().compare_exchange_weak(cur, next, std::memory_order_release,
+                                            std::memory_order_relaxed)) {
       started |= Head::calls(next) == taken;
       *at = {Head::stamp(next), Head::ring(next), shape_.buckets};
       left -= taken;
@@ -184,7 +191,7 @@ bool Window::record_in_head(uint64_t successes, bool failure, Position *at) {
 
 bool Window::record_one_in_head(bool failure, Position *at) {
   const uint64_t failed = failure ? 1 : 0;
-  uint64_t cur = cells_.head.load(std::memory_order_relaxed);
+  uint64_t cur = cells_.head().load(std::memory_order_relaxed);
   for (;;) {
     uint64_t next;
     if (cur != 0 && Head::calls(cur) < shape_.bucket_width) {
@@ -192,13 +199,13 @@ bool Window::record_one_in_head(bool failure, Position *at) {
     } else if (cur == 0) {
       next = Head::pack(0, 0, 1, failed);
     } else {
-      publish(cells_.calls[Head::ring(cur)],
+      publish(cells_.calls(Head::ring(cur)),
               pack(Head::stamp(cur), Head::calls(cur), Head::failures(cur)));
       const uint32_t ring = Head::ring(cur) + 1 >= shape_.buckets ? 0 : Head::ring(cur) + 1;
       next = Head::pack((Head::stamp(cur) + 1) & kStampMask, ring, 1, failed);
     }
-    if (cells_.head.compare_exchange_weak(cur, next, std::memory_order_release,
-                                          std::memory_order_relaxed)) {
+    if (cells_.head().compare_exchange_weak(cur, next, std::memory_order_release,
+                                            std::memory_order_relaxed)) {
       *at = {Head::stamp(next), Head::ring(next), shape_.buckets};
       return Head::calls(next) == 1;
     }
@@ -217,7 +224,7 @@ uint64_t Window::held(const HeldCells &held, uint32_t epoch, const Position &at)
 
 Window::Position Window::latest(uint64_t now) const {
   if (shape_.by_time) return of_index(now / shape_.bucket_width);
-  const uint64_t h = cells_.head.load(std::memory_order_acquire);
+  const uint64_t h = cells_.head().load(std::memory_order_acquire);
   return {Head::stamp(h), Head::ring(h), h == 0 ? 0 : shape_.buckets};
 }
 
@@ -229,7 +236,7 @@ WindowCounts Window::sum(const Position &at, bool with_slow, uint64_t held) cons
       shape_.by_time ? UINT64_MAX : uint64_t(shape_.buckets) * shape_.bucket_width;
   uint64_t calls = held, failures = 0, slow = 0;
   // A count window's newest buckets may still be in the head.
-  const uint64_t head = shape_.by_time ? 0 : cells_.head.load(std::memory_order_acquire);
+  const uint64_t head = shape_.by_time ? 0 : cells_.head().load(std::memory_order_acquire);
   // Bucket k back sits k places back in the ring: walk it backwards rather
   // than divide for each. Only the newest bucket can be the head (the head
   // is never older than `at`), so the walk over the ring tests no head.
@@ -243,7 +250,7 @@ WindowCounts Window::sum(const Position &at, bool with_slow, uint64_t held) cons
   }
   uint32_t depth = at.depth;
   for (uint32_t p = pos; k < depth; ++k) {
-    const uint64_t word = cells_.calls[p].load(std::memory_order_relaxed);
+    const uint64_t word = cells_.calls(p).load(std::memory_order_relaxed);
     if (word != 0 && stamp(word) == ((at.stamp - k) & kStampMask)) {
       if (calls + high(word) > room && k > 0) {
         depth = k;
@@ -256,7 +263,7 @@ WindowCounts Window::sum(const Position &at, bool with_slow, uint64_t held) cons
   }
   if (with_slow) {
     for (uint32_t j = 0, p = at.ring; j < depth; ++j) {
-      const uint64_t s = cells_.slow[p].load(std::memory_order_relaxed);
+      const uint64_t s = cells_.slow(p).load(std::memory_order_relaxed);
       if (s != 0 && stamp(s) == ((at.stamp - j) & kStampMask)) slow += high(s);
       p = p == 0 ? last : p - 1;
     }
@@ -266,7 +273,7 @@ WindowCounts Window::sum(const Position &at, bool with_slow, uint64_t held) cons
 
 uint64_t Window::recorded_at_most(const Position &at) const {
   if (shape_.by_time) return UINT64_MAX;
-  const uint64_t buckets = (at.stamp - cells_.start.load(std::memory_order_relaxed)) & kStampMask;
+  const uint64_t buckets = (at.stamp - cells_.start().load(std::memory_order_relaxed)) & kStampMask;
   return (buckets + 1) * shape_.bucket_width;
 }
 
@@ -281,21 +288,21 @@ void Window::clear() {
   // next life of the slot may run on another clock.
   uint64_t head = 0;
   if (shape_.by_time)
-    cells_.head.store(0, std::memory_order_release);
+    cells_.head().store(0, std::memory_order_release);
   else
-    head = cells_.head.load(std::memory_order_acquire);
+    head = cells_.head().load(std::memory_order_acquire);
   while (head != 0) {
     const uint32_t ring = Head::ring(head) + 1 >= shape_.buckets ? 0 : Head::ring(head) + 1;
     const uint64_t next = Head::pack((Head::stamp(head) + kMaxBuckets) & kStampMask, ring, 0, 0);
-    if (cells_.head.compare_exchange_weak(head, next, std::memory_order_acq_rel,
-                                          std::memory_order_acquire)) {
+    if (cells_.head().compare_exchange_weak(head, next, std::memory_order_acq_rel,
+                                            std::memory_order_acquire)) {
       head = next;
       break;
     }
   }
-  cells_.start.store(uint32_t(Head::stamp(head)), std::memory_order_relaxed);
-  for (uint32_t b = 0; b < kMaxBuckets; ++b) {
-    for (std::atomic<uint64_t> *word : {&cells_.calls[b], &cells_.slow[b]}) {
+  cells_.start().store(uint32_t(Head::stamp(head)), std::memory_order_relaxed);
+  for (uint32_t b = 0; b < cells_.room(); ++b) {
+    for (std::atomic<uint64_t> *word : {&cells_.calls(b), &cells_.slow(b)}) {
       uint64_t cur = word->load(std::memory_order_relaxed);
       while (cur != 0 && !word->compare_exchange_weak(cur, 0, std::memory_order_relaxed)) {
       }

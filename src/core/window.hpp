@@ -24,8 +24,9 @@ inline constexpr uint32_t kMaxBuckets = 32;
 inline constexpr unsigned kStampBits = 20;
 inline constexpr uint64_t kStampMask = (1ull << kStampBits) - 1;
 
-// The window memory of one breaker.
-struct WindowCells {
+// The header of one breaker's window memory; its bucket words follow it
+// (WindowCells).
+struct WindowHeader {
   // Count windows: the bucket being filled, [stamp:20 | ring position:5 |
   // calls:19 | failures:20]; 0 before the first outcome. Time windows: the
   // index (time / bucket width) of the newest bucket written, in full.
@@ -37,8 +38,46 @@ struct WindowCells {
   // that a judge can tell that fewer than minimum_calls outcomes have been
   // recorded since without summing (Window::recorded_at_most).
   std::atomic<uint32_t> start{0};
-  std::atomic<uint64_t> calls[kMaxBuckets] = {};  // [stamp:20 | calls:22 | failures:22]
-  std::atomic<uint64_t> slow[kMaxBuckets] = {};   // [stamp:20 | slow calls:22 | unused:22]
+};
+static_assert(sizeof(WindowHeader) == 16);
+
+// Where one breaker's window memory is: the header, then room for `room`
+// call words (a power of two, at least the window's buckets; [stamp:20 |
+// calls:22 | failures:22]) and, for a breaker that tracks slow calls, as
+// many slow words ([stamp:20 | slow calls:22 | unused:22]). The registry
+// sizes it when it creates the breaker.
+//
+// A bucket index is taken modulo the room, so that a call racing its
+// breaker's destroy, which may read a recycled configuration's shape or a
+// head written by another shape, stays inside this memory (it may then
+// disturb a bucket of whichever breaker the memory went to, as a stale
+// outcome always could). Without slow words, slow() is the call word: only
+// such a racing call reaches it.
+class WindowCells {
+ public:
+  // The words a window of room `room` takes, its header included.
+  static constexpr size_t words(uint32_t room, bool slow) {
+    return sizeof(WindowHeader) / 8 + size_t(room) * (slow ? 2 : 1);
+  }
+
+  WindowCells(WindowHeader *header, uint32_t room, bool slow)
+      : header_(header), mask_(room - 1), slow_at_(slow ? room : 0) {}
+
+  std::atomic<uint64_t> &head() const { return header_->head; }
+  std::atomic<uint32_t> &warm() const { return header_->warm; }
+  std::atomic<uint32_t> &start() const { return header_->start; }
+  std::atomic<uint64_t> &calls(uint32_t b) const { return bucket_words()[b & mask_]; }
+  std::atomic<uint64_t> &slow(uint32_t b) const { return bucket_words()[slow_at_ + (b & mask_)]; }
+  uint32_t room() const { return mask_ + 1; }
+
+ private:
+  std::atomic<uint64_t> *bucket_words() const {
+    return reinterpret_cast<std::atomic<uint64_t> *>(header_ + 1);
+  }
+
+  WindowHeader *header_;
+  uint32_t mask_;
+  uint32_t slow_at_;
 };
 
 // Successes of one window breaker that one thread holds back rather than
@@ -47,7 +86,7 @@ struct WindowCells {
 // CLOSED period's (state word), `stamp` the bucket they belong to: for a
 // time window the bucket of their time, for a count window the head's when
 // they were held. A thread holds fewer than the breaker's limit
-// (Config::held_limit, at most kMaxLimit); its next outcome that finds the
+// (WindowShape::held_limit, at most kMaxLimit); its next outcome that finds the
 // word full, of another period or another bucket settles them into the
 // window, and a judge counts every thread's held successes
 // that are still inside the window (docs/policies.md, held successes).
@@ -92,6 +131,13 @@ struct WindowCounts {
 // How a breaker's outcomes map to buckets.
 struct WindowShape {
   bool by_time = false;
+  // How many successes a thread may hold back from the window, this one
+  // included, before they settle (HeldSuccesses; set with the policy by
+  // Config::finish): a time window keeps held successes in their own
+  // bucket, so HeldSuccesses::kMaxLimit; a count window counts them as its
+  // newest outcomes, so at most a quarter of it (none for a window under 8).
+  // 0: not a window policy.
+  uint8_t held_limit = 0;
   uint32_t buckets = 1;       // 1..kMaxBuckets
   uint64_t bucket_width = 1;  // outcomes (count window) or nanoseconds (time window)
 
@@ -118,7 +164,7 @@ class Window {
     uint32_t depth;
   };
 
-  Window(WindowCells &cells, const WindowShape &shape) : cells_(cells), shape_(shape) {}
+  Window(const WindowCells &cells, const WindowShape &shape) : cells_(cells), shape_(shape) {}
 
   // Records one outcome (its time `now` places it in a time window) and
   // says where it landed. True if it started its bucket: the window moved
@@ -144,7 +190,7 @@ class Window {
     return shape_.by_time ? (now / shape_.bucket_width) & kStampMask : head_stamp(cells_);
   }
   static uint64_t head_stamp(const WindowCells &cells) {
-    return cells.head.load(std::memory_order_acquire) >> (64 - kStampBits);
+    return cells.head().load(std::memory_order_acquire) >> (64 - kStampBits);
   }
   // The successes held back by any thread (`held`) that are inside the
   // window whose newest bucket is `at`.
@@ -170,7 +216,7 @@ class Window {
   bool record_one_in_head(bool failure, Position *at);
   bool record_at_index(uint64_t index, uint64_t calls, bool failure, bool slow, Position *at);
 
-  WindowCells &cells_;
+  const WindowCells cells_;
   const WindowShape shape_;
 };
 

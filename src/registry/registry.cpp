@@ -2,6 +2,7 @@
 #include "registry/setup_lock.hpp"
 
 #include <sys/mman.h>
+#include <sys/random.h>
 
 #include <algorithm>
 #include <bit>
@@ -63,7 +64,22 @@ T *at(void *base, size_t offset) {
   return reinterpret_cast<T *>(static_cast<char *>(base) + offset);
 }
 
+// A registry's jitter seed: random where the kernel has entropy at hand
+// (never waiting for it), otherwise the clock and the registry's address,
+// so that breakers of different registries and runs do not retry in step.
+uint64_t jitter_seed(const void *reg) {
+  uint64_t seed = 0;
+  if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != ssize_t(sizeof seed))
+    seed = core::Clock::read(CLOCK_MONOTONIC) ^ (reinterpret_cast<uintptr_t>(reg) << 16);
+  return seed;
+}
+
 }  // namespace
+
+// Made with new (std::nothrow): an over-aligned Registry would take the
+// aligned operator new, which a program's replaced operator new does not
+// cover (tests/capi/test_alloc_failure.cpp).
+static_assert(alignof(Registry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
 
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
@@ -73,10 +89,21 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   const uint32_t slots = Space::run_slots(capacity);
 
   Layout layout;
-  const size_t configs_at = layout.add<core::ConfigCell>(slots);
+  const size_t refs_at = layout.add<std::atomic<uint64_t>>(slots);
   const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
   const size_t names_at = layout.add<NameStore::Name>(slots);
-  const size_t windows_at = layout.add<core::WindowCells>(slots);
+  // Every breaker alive at once could have a configuration of its own, and
+  // a window of any class.
+  const size_t entries_at = layout.add<core::ConfigCell>(capacity);
+  const size_t entry_refs_at = layout.add<std::atomic<uint64_t>>(capacity);
+  const size_t entry_links_at = layout.add<std::atomic<uint32_t>>(capacity);
+  const size_t config_buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << log2_buckets);
+  size_t blocks_at[WindowPool::kClasses], block_links_at[WindowPool::kClasses];
+  for (unsigned k = 0; k < WindowPool::kClasses; ++k) {
+    blocks_at[k] = layout.add<std::atomic<uint64_t>>(size_t(capacity) * WindowPool::block_words(k));
+    block_links_at[k] = layout.add<std::atomic<uint32_t>>(capacity);
+  }
+  const size_t scratch_at = layout.add<std::atomic<uint64_t>>(WindowPool::kScratchWords);
   const size_t held_at = layout.add<std::atomic<uint64_t>>(size_t(kMaxExclusiveStripes) * slots);
   const uint32_t event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
   const size_t events_at = layout.add<EventQueue::Cell>(event_cells);
@@ -114,10 +141,18 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->arena_ = arena;
   reg->arena_size_ = layout.size();
   reg->hot_ = Space::hot(reg->base_);
-  reg->configs_ = at<core::ConfigCell>(arena, configs_at);
+  reg->slot_refs_ = at<std::atomic<uint64_t>>(arena, refs_at);
+  reg->configs_.emplace(
+      at<core::ConfigCell>(arena, entries_at), at<std::atomic<uint64_t>>(arena, entry_refs_at),
+      at<std::atomic<uint32_t>>(arena, entry_links_at),
+      at<std::atomic<uint64_t>>(arena, config_buckets_at), log2_buckets, capacity);
+  reg->jitter_seed_ = jitter_seed(reg) + reg->base_;
   reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
   reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
-  reg->windows_ = at<core::WindowCells>(arena, windows_at);
+  for (unsigned k = 0; k < WindowPool::kClasses; ++k)
+    reg->windows_.place(k, at<std::atomic<uint64_t>>(arena, blocks_at[k]),
+                        at<std::atomic<uint32_t>>(arena, block_links_at[k]), capacity);
+  reg->windows_.place_scratch(at<std::atomic<uint64_t>>(arena, scratch_at));
   reg->held_ = at<std::atomic<uint64_t>>(arena, held_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
   reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity, slots);
@@ -166,12 +201,23 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   }
   if (!index) return Status::Full;
   const uint32_t i = *index;
-  // The slot is ours alone until begin_life publishes it.
+  // The slot is ours alone until begin_life publishes it. Every breaker
+  // holds one configuration entry and at most one window block, so neither
+  // runs out below the capacity.
+  const std::optional<uint32_t> config = configs_->acquire(cfg);
+  if (!config) {
+    free_->push(i);
+    return Status::Full;
+  }
+  std::optional<uint32_t> window = WindowPool::kNoWindow;
+  if (cfg.recorded()) window = windows_.take(cfg.window_shape().buckets, cfg.slow_call_ns != 0);
+  if (!window) {
+    configs_->release(*config);
+    free_->push(i);
+    return Status::Full;
+  }
+  slot_refs_[i].store(SlotRefs::pack(*config, *window), std::memory_order_relaxed);
   names_.write(i, name);
-  core::Config c = cfg;
-  // Jitter differs between breakers and between runs, so they do not retry in step.
-  c.jitter_seed = ((uint64_t(id_) << 32) ^ (base_ + i)) * 0x9e3779b97f4a7c15ull ^ clock_.now();
-  configs_[i].store(c);
   // This life's counts start where the slot's last life left them. A slot
   // never counted in leaves its base zero and untouched, so a fresh
   // registry's bases cost no memory.
@@ -182,15 +228,22 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   if (!name.empty()) {
     const NameIndex::Insert inserted = index_->insert(name, i);
     if (inserted != NameIndex::Insert::Ok) {
+      release_refs(i);
       free_->push(i);
       return inserted == NameIndex::Insert::Exists ? Status::Exists : Status::Full;
     }
   }
   const uint32_t incarnation =
       core::StateWord::incarnation(hot_[i].word.load(std::memory_order_acquire));
-  breaker(i).begin_life(incarnation, c);
+  breaker(i).begin_life(incarnation, cfg);
   *handle = this->handle(i, incarnation);
   return Status::Ok;
+}
+
+void Registry::release_refs(uint32_t i) {
+  const uint64_t refs = slot_refs_[i].load(std::memory_order_relaxed);
+  windows_.give_back(SlotRefs::window(refs));
+  configs_->release(SlotRefs::config(refs));
 }
 
 void Registry::retire_slot() { free_->grow(); }
@@ -230,6 +283,9 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   char name[NameStore::kWords * 8];
   const size_t len = names_.read(i, name);
   if (len > 0) index_->erase(std::string_view(name, len), i);
+  // A call racing this destroy may still read them: the entry and the block
+  // stay valid memory, whoever takes them next.
+  release_refs(i);
   if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
     retire_slot();
   else

@@ -14,11 +14,14 @@
 #include <string_view>
 
 #include "core/breaker.hpp"
+#include "registry/config_table.hpp"
 #include "registry/event_queue.hpp"
 #include "registry/free_list.hpp"
 #include "registry/handle.hpp"
 #include "registry/name_index.hpp"
 #include "registry/space.hpp"
+#include "registry/window_pool.hpp"
+#include "registry/words.hpp"
 
 namespace lazybreaker::registry {
 
@@ -76,9 +79,15 @@ class Registry {
   }
 
   // `events` receives its transitions (nullptr: none are reported).
+  // The slot's configuration and window are those of its current life for a
+  // caller that holds a handle from its create (the create's stores happen
+  // before); a caller racing a destroy or a create may get another life's,
+  // and then fails the incarnation check.
   core::Breaker breaker(uint32_t index, core::EventSink *events = nullptr) {
-    return core::Breaker(hot_[index], configs_[index], windows_[index], clock_, events,
-                         held(index));
+    const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
+    return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
+                         windows_.cells(SlotRefs::window(refs)), clock_, jitter_seed_ + index,
+                         events, held(index));
   }
   // Where the threads hold back successes of the breaker at `index`
   // (core::HeldSuccesses): one word per exclusive stripe.
@@ -97,7 +106,9 @@ class Registry {
     if (mine >= Space::exclusive_stripes()) return false;
     core::HeldCells own;
     own.own = &held_[size_t(mine) * slots_ + index];
-    return core::Breaker(hot_[index], configs_[index], windows_[index], clock_, nullptr, own)
+    const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
+    return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
+                         windows_.cells(SlotRefs::window(refs)), clock_, 0, nullptr, own)
         .holds_success(w);
   }
   // The registry that owns the slot of space index `index`, or nullptr.
@@ -108,13 +119,14 @@ class Registry {
   // it is CLOSED or DISABLED (its ticket: core::Breaker::call_ticket, with
   // the precise clock's time only if it tracks slow calls), into `*issued`;
   // false says nothing. `own_cells` as for rejects_early().
-  bool admits_call(uint32_t index, uint32_t incarnation, uintptr_t own_cells, uint64_t *issued) {
+  [[gnu::always_inline]] bool admits_call(uint32_t index, uint32_t incarnation, uintptr_t own_cells,
+                                          uint64_t *issued) {
     const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
     const core::State st = core::StateWord::state(w);
     if ((st != core::State::Closed && st != core::State::Disabled) ||
         !core::StateWord::alive_in(w, incarnation))
       return false;
-    const uint64_t slow = configs_[index].slow_call_ns();
+    const uint64_t slow = config(index).slow_call_ns();
     *issued = core::Breaker::call_ticket(
         w, core::Breaker::call_start(slow, slow != 0 ? clock_.now() : 0));
     count(index, own_cells, core::Counter::Admitted);
@@ -156,6 +168,9 @@ class Registry {
   bool name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const;
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
+  // How many configurations the live breakers share among them (each
+  // distinct one is stored once).
+  uint32_t configs_in_use() const { return configs_->in_use(); }
 
   EventQueue &events() { return *events_; }
   uint32_t event_mask() const { return event_mask_.load(std::memory_order_relaxed); }
@@ -168,6 +183,11 @@ class Registry {
   // for it, while the run has spares.
   void retire_slot();
   Counts raw_counts(uint32_t index) const;
+  const core::ConfigCell &config(uint32_t index) const {
+    return configs_->cell(SlotRefs::config(slot_refs_[index].load(std::memory_order_relaxed)));
+  }
+  // Gives back what slot `index` refers to (its life has ended).
+  void release_refs(uint32_t index);
   // Whether a rejection here needs nothing of the registry (Space::lean_rejections).
   bool lean_rejections() const {
     return clock_.kind == core::ClockKind::Monotonic && (event_mask() & kRejectionEvents) == 0;
@@ -187,9 +207,14 @@ class Registry {
   void *arena_ = nullptr;
   size_t arena_size_ = 0;
   core::Hot *hot_ = nullptr;
-  core::ConfigCell *configs_ = nullptr;
+  // Per slot: its configuration entry and window block (SlotRefs).
+  std::atomic<uint64_t> *slot_refs_ = nullptr;
+  std::optional<ConfigTable> configs_;
+  // Different for each registry, and each run: the breakers' jitter seeds
+  // are this + their index in the registry (core::Breaker).
+  uint64_t jitter_seed_ = 0;
   std::atomic<uint64_t> (*counts_base_)[unsigned(core::Counter::Count)] = nullptr;
-  core::WindowCells *windows_ = nullptr;
+  WindowPool windows_;
   std::atomic<uint64_t> *held_ = nullptr;  // [kMaxExclusiveStripes][slots_]
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};

@@ -54,4 +54,81 @@ static_assert(FreeListHead::next(0, 5) == 0x1'00000005ull &&
 // The tag wraps without touching the top.
 static_assert(FreeListHead::next(0xffffffff'00000001ull, 2) == 2);
 
+// A config-table bucket: [hash tag:32 | entry:24 | unused:6 | kind:2], the
+// tag the top half of the configuration's hash. A bucket goes EMPTY ->
+// NAMED -> GONE -> NAMED ..., never back to EMPTY, so an EMPTY bucket ends
+// every probe sequence that reaches it (registry/config_table.hpp).
+struct ConfigBucket {
+  enum Kind : uint64_t { kEmpty = 0, kNamed = 2, kGone = 3 };
+  static constexpr unsigned kKindBits = 2, kEntryShift = 8, kEntryBits = 24, kTagShift = 32;
+  static constexpr uint64_t kKindMask = (1ull << kKindBits) - 1;
+  static constexpr uint64_t kEntryMask = (1ull << kEntryBits) - 1;
+  static_assert(kEntryShift + kEntryBits <= kTagShift && kKindBits <= kEntryShift);
+
+  static constexpr uint64_t pack(uint32_t tag, uint32_t entry, Kind kind) {
+    return (uint64_t(tag) << kTagShift) | ((entry & kEntryMask) << kEntryShift) | kind;
+  }
+  static constexpr Kind kind(uint64_t b) { return Kind(b & kKindMask); }
+  static constexpr uint32_t tag(uint64_t b) { return uint32_t(b >> kTagShift); }
+  static constexpr uint32_t entry(uint64_t b) { return uint32_t((b >> kEntryShift) & kEntryMask); }
+  static constexpr uint64_t gone(uint64_t b) { return (b & ~kKindMask) | kGone; }
+};
+static_assert(ConfigBucket::pack(0xdeadbeef, 0xabcdef, ConfigBucket::kNamed) ==
+              0xdeadbeefabcdef02ull);
+static_assert(ConfigBucket::gone(0xdeadbeefabcdef02ull) == 0xdeadbeefabcdef03ull &&
+              ConfigBucket::entry(0xdeadbeefabcdef03ull) == 0xabcdef &&
+              ConfigBucket::tag(0xdeadbeefabcdef03ull) == 0xdeadbeef);
+static_assert(ConfigBucket::kind(0) == ConfigBucket::kEmpty);
+
+// A config-table entry's references: [life:32 | breakers:32]. The life
+// moves on when the last breaker lets go, so a reader that saw the entry
+// in use can take a reference only if it has been in use ever since, with
+// the same configuration (registry/config_table.hpp).
+struct ConfigRefs {
+  static constexpr unsigned kLifeShift = 32;
+  static constexpr uint64_t kCountMask = (1ull << kLifeShift) - 1;
+
+  static constexpr uint32_t count(uint64_t r) { return uint32_t(r & kCountMask); }
+  static constexpr uint32_t life(uint64_t r) { return uint32_t(r >> kLifeShift); }
+  // The first breaker of a free entry (count 0), in the same life.
+  static constexpr uint64_t first(uint64_t r) { return (r & ~kCountMask) | 1; }
+  // One breaker less; the last one ends the life.
+  static constexpr uint64_t less(uint64_t r) {
+    return count(r) > 1 ? r - 1 : (r & ~kCountMask) + (1ull << kLifeShift);
+  }
+};
+static_assert(ConfigRefs::first(0x5'00000000ull) == 0x5'00000001ull &&
+              ConfigRefs::less(0x5'00000003ull) == 0x5'00000002ull &&
+              ConfigRefs::less(0x5'00000001ull) == 0x6'00000000ull &&
+              ConfigRefs::count(ConfigRefs::less(0x5'00000001ull)) == 0);
+// The life wraps without touching the count.
+static_assert(ConfigRefs::less(0xffffffff'00000001ull) == 0);
+
+// A window block's reference: [size class:4 | block:28]
+// (registry/window_pool.hpp).
+struct WindowRef {
+  static constexpr unsigned kClassShift = 28;
+  static constexpr uint32_t kBlockMask = (1u << kClassShift) - 1;
+
+  static constexpr uint32_t make(unsigned cls, uint32_t block) {
+    return (cls << kClassShift) | block;
+  }
+  static constexpr unsigned size_class(uint32_t ref) { return ref >> kClassShift; }
+  static constexpr uint32_t block(uint32_t ref) { return ref & kBlockMask; }
+};
+static_assert(WindowRef::make(11, 0) == 0xb0000000u && WindowRef::size_class(0xb0000005u) == 11 &&
+              WindowRef::block(WindowRef::make(3, 4194303)) == 4194303);
+
+// What a slot refers to in its registry's arena, in one word so that one
+// load reads a consistent pair: [window block:32 | config entry:32].
+struct SlotRefs {
+  static constexpr uint64_t pack(uint32_t config, uint32_t window) {
+    return uint64_t(window) << 32 | config;
+  }
+  static constexpr uint32_t config(uint64_t s) { return uint32_t(s); }
+  static constexpr uint32_t window(uint64_t s) { return uint32_t(s >> 32); }
+};
+static_assert(SlotRefs::config(SlotRefs::pack(7, 9)) == 7 &&
+              SlotRefs::window(SlotRefs::pack(7, 9)) == 9);
+
 }  // namespace lazybreaker::registry

@@ -371,6 +371,39 @@ TEST_CASE(
   CHECK(seen.size() > 100);
 }
 
+TEST_CASE("jitter: breakers with equal configurations open for different durations") {
+  // They share one copy of the configuration; the jitter seed is the
+  // breaker's (its registry's seed and its slot), not the configuration's.
+  ManualRegistry r(256);
+  cb_config c = config(1, 100'000);
+  c.open_jitter = 0.2;
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 200; ++i) {
+    const cb_handle h = r.create(c);
+    call(h, CB_FAILURE);
+    const uint64_t d = retry_after(h);
+    CHECK(d >= 80'000);
+    CHECK(d <= 120'000);
+    seen.insert(d);
+  }
+  CHECK(seen.size() > 150);
+}
+
+TEST_CASE("jitter: each life of a slot draws its own factors") {
+  // A capacity of 1: every create takes the same slot, in a new life.
+  ManualRegistry r(1);
+  cb_config c = config(1, 100'000);
+  c.open_jitter = 0.2;
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 100; ++i) {
+    const cb_handle h = r.create(c);
+    call(h, CB_FAILURE);
+    seen.insert(retry_after(h));
+    REQUIRE(cb_destroy(h) == CB_OK);
+  }
+  CHECK(seen.size() > 75);
+}
+
 TEST_CASE("jitter never shortens an open period below CB_MIN_OPEN_DURATION_NS") {
   // Factors in [0.001, 1.999] of 1 us: every period shorter than 1 us is
   // clamped to it, the bound that keeps epochs from wrapping under a held

@@ -19,7 +19,9 @@ namespace {
 struct Bench {
   Hot hot;
   ConfigCell cfg;
-  WindowCells cells;
+  // Room for the widest window, without slow-call words.
+  alignas(64) std::atomic<uint64_t> memory[WindowCells::words(kMaxBuckets, false)] = {};
+  WindowCells cells{reinterpret_cast<WindowHeader *>(memory), kMaxBuckets, false};
   Clock clock;
   std::atomic<uint64_t> held[3] = {};
   Config c;
@@ -38,14 +40,14 @@ struct Bench {
   }
   // Holds up to `limit` - 1 successes whatever the window's size, so that
   // the placements below can be shown on windows of a few outcomes.
-  Bench &holding(uint32_t limit) {
-    c.held_limit = limit;
+  Bench &holding(uint8_t limit) {
+    c.shape.held_limit = limit;
     cfg.store(c);
     return *this;
   }
   // The breaker as thread `stripe` (0..2) sees it.
   Breaker as(uint32_t stripe) {
-    return Breaker(hot, cfg, cells, clock, nullptr, HeldCells{&held[stripe], held, 1, 3});
+    return Breaker(hot, cfg, cells, clock, 0, nullptr, HeldCells{&held[stripe], held, 1, 3});
   }
   uint64_t word() const { return hot.word.load(); }
   // Counts to a shared total: the counters are not what this tests.
@@ -111,7 +113,7 @@ TEST_CASE("a thread holds fewer than the breaker's limit; the next success settl
     Bench b(Policy::CountWindow, size, 1);
     // A quarter of the window, at most 32: 25 of the default 100.
     const uint32_t limit = size == 100 ? 25 : HeldSuccesses::kMaxLimit;
-    CHECK(b.c.held_limit == limit);
+    CHECK(b.c.shape.held_limit == limit);
     b.as(0).begin_life(1, b.c);
     b.outcome(0, false);  // warm from the first outcome (minimum 1)
     for (uint32_t n = 1; n < limit; ++n) b.outcome(0, false);
@@ -127,14 +129,14 @@ TEST_CASE("a thread holds fewer than the breaker's limit; the next success settl
 
 TEST_CASE("a count window under 8 outcomes holds nothing back; a time window up to 32") {
   Bench small(Policy::CountWindow, 7, 1);
-  CHECK(small.c.held_limit == 1);
+  CHECK(small.c.shape.held_limit == 1);
   small.as(0).begin_life(1, small.c);
   for (int n = 0; n < 5; ++n) small.outcome(0, false);
   CHECK(small.held_by(0) == 0);
   Bench timed(Policy::TimeWindow, 4, 1);
-  CHECK(timed.c.held_limit == HeldSuccesses::kMaxLimit);
+  CHECK(timed.c.shape.held_limit == HeldSuccesses::kMaxLimit);
   Bench consecutive(Policy::Consecutive, 4, 1);
-  CHECK(consecutive.c.held_limit == 0);
+  CHECK(consecutive.c.shape.held_limit == 0);
 }
 
 TEST_CASE("held successes of another CLOSED period, or of a bucket that left, count nowhere") {
