@@ -74,7 +74,9 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   Layout layout;
   const size_t configs_at = layout.add<core::ConfigCell>(slots);
   const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
-  const size_t names_at = layout.add<NameStore::Name>(slots);
+  const size_t name_refs_at = layout.add<std::atomic<uint64_t>>(slots);
+  const size_t name_words_at =
+      layout.add<std::atomic<uint64_t>>(NameStore::words_needed(capacity, slots));
   const size_t windows_at = layout.add<core::WindowCells>(slots);
   const uint32_t event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
   const size_t events_at = layout.add<EventQueue::Cell>(event_cells);
@@ -114,11 +116,12 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->hot_ = Space::hot(reg->base_);
   reg->configs_ = at<core::ConfigCell>(arena, configs_at);
   reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
-  reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
+  reg->names_.emplace(at<std::atomic<uint64_t>>(arena, name_refs_at),
+                      at<std::atomic<uint64_t>>(arena, name_words_at), capacity, slots);
   reg->windows_ = at<core::WindowCells>(arena, windows_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
   reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity, slots);
-  reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, reg->names_);
+  reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, *reg->names_);
   table_[id].store(reg, std::memory_order_release);
   Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
   *out = reg;
@@ -154,6 +157,10 @@ void Registry::close(Registry *reg) {
 }
 
 Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t *handle) {
+  // The home bucket is a cache miss of its own in a large registry: its
+  // load runs while the slot is set up.
+  const uint64_t hash = name.empty() ? 0 : NameIndex::hash(name);
+  if (!name.empty()) index_->prefetch(hash);
   std::optional<uint32_t> index = free_->pop();
   // A retired slot (core::StateWord::ended) is never handed out again; one
   // from an earlier registry's run may still come up fresh here.
@@ -164,7 +171,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   if (!index) return Status::Full;
   const uint32_t i = *index;
   // The slot is ours alone until begin_life publishes it.
-  names_.write(i, name);
+  names_->write(i, name);
   core::Config c = cfg;
   // Jitter differs between breakers and between runs, so they do not retry in step.
   c.jitter_seed = ((uint64_t(id_) << 32) ^ (base_ + i)) * 0x9e3779b97f4a7c15ull ^ clock_.now();
@@ -173,8 +180,9 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
     counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
   if (!name.empty()) {
-    const NameIndex::Insert inserted = index_->insert(name, i);
+    const NameIndex::Insert inserted = index_->insert(name, hash, i);
     if (inserted != NameIndex::Insert::Ok) {
+      names_->release(i);
       free_->push(i);
       return inserted == NameIndex::Insert::Exists ? Status::Exists : Status::Full;
     }
@@ -197,7 +205,7 @@ Status Registry::lookup(std::string_view name, uint64_t *handle) const {
     // from before the name was read until after.
     const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
     if (core::StateWord::state(w) == core::State::Free) return Status::NotFound;
-    const bool same_name = names_.equals(i, name);
+    const bool same_name = names_->equals(i, name);
     if (same_life(i, w) && same_name) {
       *handle = this->handle(i, core::StateWord::incarnation(w));
       return Status::Ok;
@@ -208,7 +216,7 @@ Status Registry::lookup(std::string_view name, uint64_t *handle) const {
 bool Registry::name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const {
   const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
   if (!core::StateWord::alive_in(w, incarnation)) return false;
-  *len = names_.read(index, buf);
+  *len = names_->read(index, buf);
   return same_life(index, w);
 }
 
@@ -220,9 +228,13 @@ bool Registry::same_life(uint32_t index, uint64_t w) const {
 
 Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   if (!breaker(i).end_life(incarnation)) return Status::BadHandle;
-  char name[NameStore::kWords * 8];
-  const size_t len = names_.read(i, name);
-  if (len > 0) index_->erase(std::string_view(name, len), i);
+  // The slot is ours alone again: its name is still the one it had.
+  char name[NameStore::kMaxBytes + 1];
+  const size_t len = names_->read(i, name);
+  if (len > 0) index_->erase(NameIndex::hash(std::string_view(name, len)), i);
+  // Out of the index first, so that no lookup finds the name's space in
+  // its next use (one that raced the erase fails the life check).
+  names_->release(i);
   if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
     retire_slot();
   else
