@@ -159,6 +159,7 @@ class Registry {
   uint32_t capacity_ = 0;  // breakers alive at once, at most
   uint32_t slots_ = 0;     // the run: whole chunks of the space
   core::Clock clock_;
+  uint64_t jitter_base_ = 0;  // this registry's share of every breaker's jitter seed
   void *arena_ = nullptr;
   size_t arena_size_ = 0;
   core::Hot *hot_ = nullptr;
