@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "registry/name_index.hpp"
 
@@ -106,21 +107,28 @@ TEST_CASE("a million random-length names through a small store: no space is lost
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     return uint32_t(x >> 33);
   };
-  std::string live[64];
+  std::vector<std::string> all;  // all[slot * 255 + length - 1]
+  for (uint32_t slot = 0; slot < 64; ++slot)
+    for (size_t length = 1; length <= NameStore::kMaxBytes; ++length)
+      all.push_back(name_of(slot, length));
+  const std::string *live[64] = {};
+  char buf[NameStore::kMaxBytes + 1];
   for (int n = 0; n < 1'000'000; ++n) {
     const uint32_t slot = next() % 64;
-    if (!live[slot].empty()) {
-      REQUIRE(s.read(slot) == live[slot]);
+    if (live[slot] != nullptr) {
+      REQUIRE(s.names->read(slot, buf) == live[slot]->size());
+      REQUIRE(*live[slot] == buf);
       s.names->release(slot);
-      live[slot].clear();
+      live[slot] = nullptr;
     } else {
-      live[slot] = name_of(slot, 1 + next() % NameStore::kMaxBytes);
-      s.names->write(slot, live[slot]);
+      live[slot] = &all[slot * NameStore::kMaxBytes + next() % NameStore::kMaxBytes];
+      s.names->write(slot, *live[slot]);
     }
   }
   for (uint32_t slot = 0; slot < 64; ++slot) {
-    REQUIRE(s.read(slot) == live[slot]);
-    if (!live[slot].empty()) s.names->release(slot);
+    if (live[slot] == nullptr) continue;
+    REQUIRE(s.read(slot) == *live[slot]);
+    s.names->release(slot);
   }
   // Every carved word is back on a free list, and no name is left in a
   // slot's own words.
