@@ -100,7 +100,7 @@ class NameStore {
   size_t pool_words_;  // the pool is words_[0, pool_words_); slot s owns 32 words after it
   size_t end_;
   // What creates write, 64 bytes away from what every read reads above.
-  char pad_[64];
+  [[maybe_unused]] char pad_[64];
   std::atomic<uint64_t> carved_{0};
   std::atomic<uint64_t> in_own_words_{0};
   // One Treiber stack of free pool space per size class (FreeListHead words,
@@ -109,7 +109,7 @@ class NameStore {
   // not aligned: the registry stays an ordinary allocation).
   struct Head {
     std::atomic<uint64_t> word{0};
-    char pad[56];
+    [[maybe_unused]] char pad[56];
   };
   Head free_[kMaxWords + 1];
 };
