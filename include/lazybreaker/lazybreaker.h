@@ -471,7 +471,8 @@ typedef struct cb_event {
   int to;                           /**< cb_state_t after (== from for CB_REASON_REJECTED) */
   int reason;                       /**< a cb_reason_t */
   uint64_t at_ns;                   /**< registry clock */
-  char name[CB_MAX_NAME_BYTES + 1]; /**< the breaker's name; "" if anonymous */
+  char name[CB_MAX_NAME_BYTES + 1]; /**< the breaker's name; "" if anonymous, or if the
+                                         breaker was destroyed while the event was recorded */
   /* later fields are appended here */
 } cb_event;
 

@@ -53,8 +53,8 @@ static_assert(registry::Space::run_slots(CB_MAX_CAPACITY) <= registry::Space::kS
 static_assert(CB_DEFAULT_REGISTRY_CAPACITY <= CB_MAX_CAPACITY &&
               registry::Registry::kDefaultCapacity <= CB_MAX_CAPACITY);
 static_assert(registry::Registry::kDefaultEventCapacity <= CB_MAX_EVENT_CAPACITY);
-// Names: a name store slot holds the longest name and its terminator.
-static_assert(CB_MAX_NAME_BYTES + 1 <= registry::NameStore::kWords * 8);
+// Names: the name store holds the longest name (read() adds the terminator).
+static_assert(CB_MAX_NAME_BYTES <= registry::NameStore::kMaxBytes);
 // An open period of the longest duration from the largest clock reading a
 // manual clock reaches in practice still fits: deadlines saturate.
 static_assert(CB_MAX_DURATION_NS < UINT64_MAX / 2);

@@ -26,7 +26,10 @@ class BreakerEvents final : public core::EventSink {
     e.to = uint32_t(t.to);
     e.reason = uint32_t(t.reason);
     e.epoch = t.epoch;
-    reg_.name(index_, e.name);
+    // A destroy racing the call may have given the name's space to another
+    // breaker: then the event has the handle alone.
+    size_t len = 0;
+    if (!reg_.name(index_, Handle::incarnation(handle_), e.name, &len)) e.name[0] = '\0';
     reg_.events().publish(token, e);
   }
   void cancel(uint64_t token) noexcept override { reg_.events().cancel(token); }

@@ -1,5 +1,6 @@
 #include "registry/name_index.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace lazybreaker::registry {
@@ -7,52 +8,127 @@ namespace {
 constexpr auto kSeqCst = std::memory_order_seq_cst;
 }
 
-// Byte 0 holds the length, bytes 1..255 the name, packed into words so that
-// a reader racing a recycled slot reads atomically (and then fails the
-// caller's validation) instead of racing. Stores release and loads acquire:
-// a reader that sees a word of the slot's next life then also sees that the
-// life it read the state of has ended.
+namespace {
+// The name's bytes from `at` as one little-endian word, zero past its end.
+uint64_t word_of(std::string_view name, size_t at) {
+  uint64_t w = 0;
+  std::memcpy(&w, name.data() + at, std::min<size_t>(8, name.size() - at));
+  return w;
+}
+}  // namespace
+
 void NameStore::write(uint32_t slot, std::string_view name) {
-  unsigned char bytes[kWords * 8] = {};
-  bytes[0] = static_cast<unsigned char>(name.size());
-  if (!name.empty()) std::memcpy(bytes + 1, name.data(), name.size());
-  for (size_t i = 0; i < kWords; ++i) {
-    uint64_t w;
-    std::memcpy(&w, bytes + 8 * i, 8);
-    names_[slot].words[i].store(w, std::memory_order_release);
+  if (name.empty()) {
+    refs_[slot].store(0, std::memory_order_release);
+    return;
+  }
+  const uint32_t words = words_for(name.size());
+  const uint32_t at = allocate(slot, words);
+  for (uint32_t i = 0; i < words; ++i)
+    words_[at + i].store(word_of(name, size_t(i) * 8), std::memory_order_release);
+  refs_[slot].store(NameRef::pack(at, uint32_t(name.size())), std::memory_order_release);
+}
+
+void NameStore::release(uint32_t slot) {
+  const uint64_t r = refs_[slot].load(std::memory_order_relaxed);
+  const uint32_t words = words_for(NameRef::length(r));
+  if (words == 0) return;
+  refs_[slot].store(0, std::memory_order_release);
+  if (NameRef::offset(r) < pool_words_)
+    push(words, NameRef::offset(r));
+  else
+    in_own_words_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+uint32_t NameStore::allocate(uint32_t slot, uint32_t words) {
+  if (const std::optional<uint32_t> reused = pop(words)) return *reused;
+  uint64_t carved = carved_.load(std::memory_order_relaxed);
+  while (carved + words <= pool_words_)
+    if (carved_.compare_exchange_weak(carved, carved + words, std::memory_order_relaxed))
+      return uint32_t(carved);
+  // The pool is spent on other classes' free space: the slot's own words.
+  in_own_words_.fetch_add(1, std::memory_order_relaxed);
+  return uint32_t(pool_words_ + size_t(slot) * kMaxWords);
+}
+
+std::optional<uint32_t> NameStore::pop(uint32_t words) {
+  std::atomic<uint64_t> &head = free_[words].word;
+  uint64_t h = head.load(std::memory_order_acquire);
+  for (;;) {
+    const uint32_t top = FreeListHead::top_plus_one(h);
+    if (top == 0) return std::nullopt;
+    // The link may be a name's bytes already, if the space was taken
+    // meanwhile; then the head's tag has changed and the exchange fails.
+    const uint64_t link = words_[top - 1].load(std::memory_order_relaxed);
+    if (head.compare_exchange_weak(h, FreeListHead::next(h, uint32_t(link)),
+                                   std::memory_order_acq_rel, std::memory_order_acquire))
+      return top - 1;
   }
 }
 
-size_t NameStore::read(uint32_t slot, char *buf) const {
-  unsigned char bytes[kWords * 8];
-  for (size_t i = 0; i < kWords; ++i) {
-    const uint64_t w = names_[slot].words[i].load(std::memory_order_acquire);
-    std::memcpy(bytes + 8 * i, &w, 8);
+void NameStore::push(uint32_t words, uint32_t offset) {
+  std::atomic<uint64_t> &head = free_[words].word;
+  uint64_t h = head.load(std::memory_order_relaxed);
+  for (;;) {
+    words_[offset].store(FreeListHead::top_plus_one(h), std::memory_order_relaxed);
+    if (head.compare_exchange_weak(h, FreeListHead::next(h, offset + 1), std::memory_order_release,
+                                   std::memory_order_relaxed))
+      return;
   }
-  const size_t len = bytes[0];
-  std::memcpy(buf, bytes + 1, len);
+}
+
+uint64_t NameStore::pool_words_free() const {
+  uint64_t n = 0;
+  for (uint32_t words = 1; words <= kMaxWords; ++words)
+    for (uint32_t top =
+             FreeListHead::top_plus_one(free_[words].word.load(std::memory_order_acquire));
+         top != 0; top = uint32_t(words_[top - 1].load(std::memory_order_relaxed)))
+      n += words;
+  return n;
+}
+
+size_t NameStore::read(uint32_t slot, char *buf) const {
+  const uint64_t r = refs_[slot].load(std::memory_order_acquire);
+  const size_t len = NameRef::length(r), at = NameRef::offset(r);
+  if (at + words_for(len) > end_) {  // never written so: a corrupt reference reads as no name
+    buf[0] = '\0';
+    return 0;
+  }
+  for (size_t i = 0; i < words_for(len); ++i) {
+    const uint64_t w = words_[at + i].load(std::memory_order_acquire);
+    std::memcpy(buf + 8 * i, &w, std::min<size_t>(8, len - 8 * i));
+  }
   buf[len] = '\0';
   return len;
 }
 
 bool NameStore::equals(uint32_t slot, std::string_view name) const {
-  char buf[kWords * 8];
-  const size_t len = read(slot, buf);
-  return len == name.size() && std::memcmp(buf, name.data(), len) == 0;
+  const uint64_t r = refs_[slot].load(std::memory_order_acquire);
+  const size_t len = NameRef::length(r), at = NameRef::offset(r);
+  if (len != name.size() || at + words_for(len) > end_) return false;
+  for (size_t i = 0; i < words_for(len); ++i)
+    if (words_[at + i].load(std::memory_order_acquire) != word_of(name, 8 * i)) return false;
+  return true;
 }
 
 uint64_t NameIndex::hash(std::string_view name) {
-  // FNV-1a, then a finaliser so that both halves are well mixed.
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  // A word at a time (names are a few words long; a byte at a time was a
+  // chain of 32 multiplies for a 32-byte name), then MurmurHash3's
+  // finaliser, so that both halves (home bucket and tag) are well mixed.
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ name.size();
+  for (size_t at = 0; at < name.size(); at += 8) {
+    h ^= word_of(name, at) * 0xbf58476d1ce4e5b9ull;
+    h = ((h << 31) | (h >> 33)) * 0x94d049bb133111ebull;
+  }
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 33;
   return h;
 }
 
-NameIndex::Insert NameIndex::insert(std::string_view name, uint32_t slot) {
-  const uint64_t h = hash(name);
+NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t slot) {
   const uint32_t tag = NameBucket::tag_of_hash(h);
   const uint64_t mine_claimed = bucket(tag, slot, kClaimed);
 
@@ -106,8 +182,7 @@ uint32_t NameIndex::find(std::string_view name) const {
   return UINT32_MAX;
 }
 
-bool NameIndex::erase(std::string_view name, uint32_t slot) {
-  const uint64_t h = hash(name);
+bool NameIndex::erase(uint64_t h, uint32_t slot) {
   const uint32_t tag = NameBucket::tag_of_hash(h);
   const uint64_t named = bucket(tag, slot, kNamed);
   const uint64_t limit = longest_probe_.load(kSeqCst);

@@ -17,29 +17,101 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "registry/words.hpp"
 
 namespace lazybreaker::registry {
 
-// Names live in the registry's slots; the index reads them through this.
+// The registry's breaker names, each in about its own length: a slot holds
+// a NameRef (registry/words.hpp) to ceil(length / 8) words of a pool, so a
+// 32-byte name costs 40 bytes, not the 256 of a fixed place for the longest.
+// Index based (word offsets, never pointers), so that it can live in a
+// mapped file, and lock-free: cb_create and cb_destroy run at once from
+// many threads, and a process killed at any instruction holds nothing.
+//
+// Space comes, in this order, from a free list per size class (1..32 words:
+// a destroyed breaker's name is reused by the next name of its class), from
+// a bump pointer over a pool of capacity x 32 words (as if every live name
+// were 255 bytes), and last from the slot's own 32 words, reserved for each
+// slot beside the pool. A class's free space serves no other class, so
+// create/destroy cycles with shifting lengths can use the whole pool up;
+// the slot's own words then take the name, so a name always fits: writing
+// one never fails. Only touched pages cost memory (the reservation is
+// address space), and the slots' own words are touched only in that case.
+//
+// Readers (lookup, cb_name, metrics, events) race a destroy: every word is
+// atomic, so a reader of a destroyed breaker's name reads valid memory,
+// perhaps a name the space was reused for, and then fails its caller's
+// check that the breaker's life did not change. Stores release and loads
+// acquire: a reader that sees a word of a later name also sees that the
+// life whose name it meant to read has ended (a name's space is released
+// after its breaker's life ends, and the free lists hand it on with
+// release/acquire).
 class NameStore {
  public:
-  static constexpr size_t kWords = 32;  // 256 bytes: up to 255 name bytes and a length byte
+  static constexpr uint32_t kMaxBytes = 255;
+  static constexpr uint32_t kMaxWords = (kMaxBytes + 7) / 8;
 
-  struct Name {
-    std::atomic<uint64_t> words[kWords];
-  };
+  // Words a store needs for `slots` slots of which at most `capacity` have
+  // a name at once.
+  static constexpr size_t words_needed(uint32_t capacity, uint32_t slots) {
+    return (size_t(capacity) + slots) * kMaxWords;
+  }
 
-  NameStore(Name *names) : names_(names) {}
+  // `refs` has `slots` zeroed entries and `words` words_needed() zeroed
+  // words; both outlive the store.
+  NameStore(std::atomic<uint64_t> *refs, std::atomic<uint64_t> *words, uint32_t capacity,
+            uint32_t slots)
+      : refs_(refs),
+        words_(words),
+        pool_words_(size_t(capacity) * kMaxWords),
+        end_(words_needed(capacity, slots)) {}
+  NameStore(const NameStore &) = delete;
+  NameStore &operator=(const NameStore &) = delete;
+
+  // Gives slot `slot` (the caller's alone, without a name) the name `name`
+  // (at most kMaxBytes bytes; empty = anonymous).
   void write(uint32_t slot, std::string_view name);
+  // Takes slot `slot`'s name away (the caller's alone) for reuse.
+  void release(uint32_t slot);
   bool equals(uint32_t slot, std::string_view name) const;
-  // Copies the name into buf (size >= 256); returns its length.
+  // Copies the name into buf (size > kMaxBytes) with a terminator; returns
+  // its length.
   size_t read(uint32_t slot, char *buf) const;
 
+  // For tests: pool words handed out from the bump pointer so far, pool
+  // words now on the free lists (walks them: only when nobody writes), and
+  // names now kept in their slot's own words.
+  uint64_t pool_words_carved() const { return carved_.load(std::memory_order_relaxed); }
+  uint64_t pool_words_free() const;
+  uint64_t names_in_own_words() const { return in_own_words_.load(std::memory_order_relaxed); }
+
  private:
-  Name *names_;
+  static constexpr uint32_t words_for(size_t length) { return uint32_t((length + 7) / 8); }
+  // Word offset of `words` words for slot `slot`'s next name.
+  uint32_t allocate(uint32_t slot, uint32_t words);
+  std::optional<uint32_t> pop(uint32_t words);
+  void push(uint32_t words, uint32_t offset);
+
+  std::atomic<uint64_t> *refs_;
+  std::atomic<uint64_t> *words_;
+  size_t pool_words_;  // the pool is words_[0, pool_words_); slot s owns 32 words after it
+  size_t end_;
+  // What creates write, 64 bytes away from what every read reads above.
+  [[maybe_unused]] char pad_[64];
+  std::atomic<uint64_t> carved_{0};
+  std::atomic<uint64_t> in_own_words_{0};
+  // One Treiber stack of free pool space per size class (FreeListHead words,
+  // registry/words.hpp: a free record's first word links to the next), 64
+  // bytes apart so that creates of different classes do not contend (padded,
+  // not aligned: the registry stays an ordinary allocation).
+  struct Head {
+    std::atomic<uint64_t> word{0};
+    [[maybe_unused]] char pad[56];
+  };
+  Head free_[kMaxWords + 1];
 };
 
 class NameIndex {
@@ -49,14 +121,18 @@ class NameIndex {
       : buckets_(buckets), mask_((1ull << log2_buckets) - 1), names_(names) {}
 
   static uint64_t hash(std::string_view name);
+  // Starts loading the home bucket of a name of hash `h`, so that a create
+  // that does other work first finds it in cache.
+  void prefetch(uint64_t h) const { __builtin_prefetch(&at(h, 0), 1); }
 
   enum class Insert { Ok, Exists, Full };
-  // The slot's name must already be in the NameStore.
-  Insert insert(std::string_view name, uint32_t slot);
+  // The slot's name must already be in the NameStore; `h` is hash(name).
+  Insert insert(std::string_view name, uint64_t h, uint32_t slot);
   // UINT32_MAX when absent.
   uint32_t find(std::string_view name) const;
-  // Removes the entry naming `slot`; false when there is none.
-  bool erase(std::string_view name, uint32_t slot);
+  // Removes the entry of `slot` under a name of hash `h`; false when there
+  // is none.
+  bool erase(uint64_t h, uint32_t slot);
 
  private:
   using Kind = NameBucket::Kind;

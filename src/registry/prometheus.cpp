@@ -55,7 +55,8 @@ std::vector<Snapshot> snapshot(Registry &reg) {
       continue;  // destroyed meanwhile
     s.counts = reg.counts(i);
     char name[CB_MAX_NAME_BYTES + 1];
-    reg.name(i, name);
+    size_t len = 0;
+    if (!reg.name(i, Handle::incarnation(h), name, &len)) continue;  // destroyed meanwhile
     if (name[0] == '\0') std::snprintf(name, sizeof name, "#%016" PRIx64, h);
     s.label = escape(name);
     out.push_back(std::move(s));

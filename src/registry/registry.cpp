@@ -74,6 +74,22 @@ uint64_t jitter_seed(const void *reg) {
   return seed;
 }
 
+// The name index is read at random, one bucket per create, lookup and
+// destroy: on 4 KB pages nearly each of those missed the TLB, a page walk
+// of a few hundred ns in a virtual machine, the largest part of creating a
+// breaker in a large registry. Huge pages make that walk rare. Random
+// hashing touches every 4 KB page of a table after a few thousand names
+// anyway, so a table of several huge pages costs no more memory on them;
+// smaller tables are left alone. Best effort: without transparent huge
+// pages nothing changes.
+void prefer_huge_pages(void *begin, size_t bytes) {
+  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  if (bytes < 2 * kHuge) return;
+  const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t to = (reinterpret_cast<uintptr_t>(begin) + bytes) & ~(kHuge - 1);
+  if (from < to) madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
+}
+
 }  // namespace
 
 // Made with new (std::nothrow): an over-aligned Registry would take the
@@ -91,7 +107,9 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   Layout layout;
   const size_t refs_at = layout.add<std::atomic<uint64_t>>(slots);
   const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
-  const size_t names_at = layout.add<NameStore::Name>(slots);
+  const size_t name_refs_at = layout.add<std::atomic<uint64_t>>(slots);
+  const size_t name_words_at =
+      layout.add<std::atomic<uint64_t>>(NameStore::words_needed(capacity, slots));
   // Every breaker alive at once could have a configuration of its own, and
   // a window of any class.
   const size_t entries_at = layout.add<core::ConfigCell>(capacity);
@@ -115,6 +133,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   void *arena = mmap(nullptr, layout.size(), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (arena == MAP_FAILED) return Status::NoMemory;
+  prefer_huge_pages(at<char>(arena, buckets_at), sizeof(uint64_t) << log2_buckets);
   auto *reg = new (std::nothrow) Registry();
   if (reg == nullptr) {
     munmap(arena, layout.size());
@@ -148,7 +167,8 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
       at<std::atomic<uint64_t>>(arena, config_buckets_at), log2_buckets, capacity);
   reg->jitter_seed_ = jitter_seed(reg) + reg->base_;
   reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
-  reg->names_ = NameStore(at<NameStore::Name>(arena, names_at));
+  reg->names_.emplace(at<std::atomic<uint64_t>>(arena, name_refs_at),
+                      at<std::atomic<uint64_t>>(arena, name_words_at), capacity, slots);
   for (unsigned k = 0; k < WindowPool::kClasses; ++k)
     reg->windows_.place(k, at<std::atomic<uint64_t>>(arena, blocks_at[k]),
                         at<std::atomic<uint32_t>>(arena, block_links_at[k]), capacity);
@@ -156,7 +176,7 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   reg->held_ = at<std::atomic<uint64_t>>(arena, held_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
   reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity, slots);
-  reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, reg->names_);
+  reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, *reg->names_);
   table_[id].store(reg, std::memory_order_release);
   Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
   *out = reg;
@@ -192,6 +212,10 @@ void Registry::close(Registry *reg) {
 }
 
 Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t *handle) {
+  // The home bucket is a cache miss of its own in a large registry: its
+  // load runs while the slot is set up.
+  const uint64_t hash = name.empty() ? 0 : NameIndex::hash(name);
+  if (!name.empty()) index_->prefetch(hash);
   std::optional<uint32_t> index = free_->pop();
   // A retired slot (core::StateWord::ended) is never handed out again; one
   // from an earlier registry's run may still come up fresh here.
@@ -217,7 +241,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
     return Status::Full;
   }
   slot_refs_[i].store(SlotRefs::pack(*config, *window), std::memory_order_relaxed);
-  names_.write(i, name);
+  names_->write(i, name);
   // This life's counts start where the slot's last life left them. A slot
   // never counted in leaves its base zero and untouched, so a fresh
   // registry's bases cost no memory.
@@ -226,8 +250,9 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
     for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
       counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
   if (!name.empty()) {
-    const NameIndex::Insert inserted = index_->insert(name, i);
+    const NameIndex::Insert inserted = index_->insert(name, hash, i);
     if (inserted != NameIndex::Insert::Ok) {
+      names_->release(i);
       release_refs(i);
       free_->push(i);
       return inserted == NameIndex::Insert::Exists ? Status::Exists : Status::Full;
@@ -257,7 +282,7 @@ Status Registry::lookup(std::string_view name, uint64_t *handle) const {
     // from before the name was read until after.
     const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
     if (core::StateWord::state(w) == core::State::Free) return Status::NotFound;
-    const bool same_name = names_.equals(i, name);
+    const bool same_name = names_->equals(i, name);
     if (same_life(i, w) && same_name) {
       *handle = this->handle(i, core::StateWord::incarnation(w));
       return Status::Ok;
@@ -268,7 +293,7 @@ Status Registry::lookup(std::string_view name, uint64_t *handle) const {
 bool Registry::name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const {
   const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
   if (!core::StateWord::alive_in(w, incarnation)) return false;
-  *len = names_.read(index, buf);
+  *len = names_->read(index, buf);
   return same_life(index, w);
 }
 
@@ -279,12 +304,22 @@ bool Registry::same_life(uint32_t index, uint64_t w) const {
 }
 
 Status Registry::destroy(uint32_t i, uint32_t incarnation) {
+  if (!core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
+    return Status::BadHandle;
+  // The name is read, and its home bucket's load started, before the life
+  // ends: if it ends by our hand, no other life came between, so the name
+  // was this life's (and stays it: the slot is ours alone then).
+  char name[NameStore::kMaxBytes + 1];
+  const size_t len = names_->read(i, name);
+  const uint64_t hash = len > 0 ? NameIndex::hash(std::string_view(name, len)) : 0;
+  if (len > 0) index_->prefetch(hash);
   if (!breaker(i).end_life(incarnation)) return Status::BadHandle;
-  char name[NameStore::kWords * 8];
-  const size_t len = names_.read(i, name);
-  if (len > 0) index_->erase(std::string_view(name, len), i);
-  // A call racing this destroy may still read them: the entry and the block
-  // stay valid memory, whoever takes them next.
+  if (len > 0) index_->erase(hash, i);
+  // Out of the index first, so that no lookup finds the name's space in
+  // its next use (one that raced the erase fails the life check). A call
+  // racing this destroy may still read the configuration entry and the
+  // window block: they stay valid memory, whoever takes them next.
+  names_->release(i);
   release_refs(i);
   if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
     retire_slot();

@@ -160,11 +160,10 @@ class Registry {
   Status destroy(uint32_t index, uint32_t incarnation);
   // Counters since the breaker was created; the caller validates the handle.
   Counts counts(uint32_t index) const;
-  // The name of slot `index` as it stands (for events and metrics, where a
-  // racing destroy may leave it a moment behind).
-  size_t name(uint32_t index, char *buf) const { return names_.read(index, buf); }
-  // The name of the breaker in its `incarnation`-th life; false if that
-  // life is over (or ended while the name was read).
+  // The name of the breaker in its `incarnation`-th life (into buf, of
+  // more than NameStore::kMaxBytes bytes, with a terminator); false if that
+  // life is over (or ended while the name was read: its space may hold
+  // another breaker's name by then).
   bool name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const;
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
@@ -218,7 +217,7 @@ class Registry {
   std::atomic<uint64_t> *held_ = nullptr;  // [kMaxExclusiveStripes][slots_]
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
-  NameStore names_{nullptr};
+  std::optional<NameStore> names_;
   std::optional<FreeList> free_;
   std::optional<NameIndex> index_;
 };

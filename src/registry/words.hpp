@@ -33,6 +33,30 @@ static_assert(NameBucket::kind(NameBucket::pack(1, 2, NameBucket::kGone)) == Nam
 // Zero-filled memory is an empty bucket.
 static_assert(NameBucket::kind(0) == NameBucket::kEmpty);
 
+// A slot's reference to its name in the name store: [unused:24 | length:8 |
+// word offset:32]; 0 is the empty name (registry/name_index.hpp). The
+// length lives here, not beside the bytes, so that a name of another
+// length is told apart without reading the bytes, and one load gives a
+// reader the place and the length of one life's name together.
+struct NameRef {
+  static constexpr unsigned kLengthShift = 32, kLengthBits = 8;
+  static constexpr uint64_t kOffsetMask = (1ull << kLengthShift) - 1;
+  static constexpr uint64_t kLengthMask = (1ull << kLengthBits) - 1;
+
+  static constexpr uint64_t pack(uint32_t offset, uint32_t length) {
+    return (uint64_t(length & kLengthMask) << kLengthShift) | offset;
+  }
+  static constexpr uint32_t offset(uint64_t r) { return uint32_t(r & kOffsetMask); }
+  static constexpr uint32_t length(uint64_t r) {
+    return uint32_t((r >> kLengthShift) & kLengthMask);
+  }
+};
+static_assert(NameRef::pack(0x12345678, 0xff) == 0xff'12345678ull);
+static_assert(NameRef::offset(NameRef::pack(7, 32)) == 7 &&
+              NameRef::length(NameRef::pack(7, 32)) == 32);
+// Zero-filled memory is the empty name.
+static_assert(NameRef::length(0) == 0);
+
 // The free list's head: [ABA tag:32 | top slot + 1:32]; top 0 is an empty
 // stack. Every change adds one to the tag, so a head that was popped and
 // pushed back meanwhile never compares equal (registry/free_list.hpp).
