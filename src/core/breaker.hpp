@@ -276,7 +276,13 @@ class Breaker {
     // A time window's on a path of its own: only it reads the clock.
     if (cfg_.field<bool, offsetof(Config, shape) + offsetof(WindowShape, by_time)>())
       return holds_timed_success(cfg_, clock_, *own, w);
-    return holds_in(cfg_, *own, w, Window::head_stamp(window_));
+    // A count window's held successes count as its newest outcomes
+    // wherever the head is, so a thread goes on holding while the head is
+    // less than half the window past its word's bucket (other threads'
+    // settling moves it): they are then still inside when they settle.
+    return holds_in(cfg_, *own, w, Window::head_stamp(window_),
+                    cfg_.field<uint32_t, offsetof(Config, shape) + offsetof(WindowShape, buckets)>() /
+                        2);
   }
 
   // The ticket of a call admitted in CLOSED or DISABLED (state word `w`),
@@ -349,11 +355,13 @@ class Breaker {
   [[gnu::noinline]] static bool holds_timed_success(const ConfigCell &cfg, const Clock &clock,
                                                     std::atomic<uint64_t> &own, uint64_t w);
   // Holds the success in the thread's word `own` if that holds this
-  // period's successes of bucket `stamp` and is not full.
+  // period's successes of bucket `stamp`, or of one at most `slack` buckets
+  // before it, and is not full.
   [[gnu::always_inline]] static bool holds_in(const ConfigCell &cfg, std::atomic<uint64_t> &own,
-                                              uint64_t w, uint64_t stamp) {
+                                              uint64_t w, uint64_t stamp, uint32_t slack = 0) {
     const uint64_t h = own.load(std::memory_order_relaxed);
-    if (h != HeldSuccesses::pack(StateWord::epoch(w), stamp, HeldSuccesses::count(h)) ||
+    if (HeldSuccesses::epoch(h) != (StateWord::epoch(w) & StateWord::kEpochMask) ||
+        ((stamp - HeldSuccesses::stamp(h)) & kStampMask) > slack ||
         HeldSuccesses::count(h) + 1 >=
             cfg.field<uint8_t, offsetof(Config, shape) + offsetof(WindowShape, held_limit)>())
       return false;
