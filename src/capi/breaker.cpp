@@ -108,7 +108,7 @@ int force(cb_handle h, State target, const char *what) {
                 outcome);
   BreakerEvents events(*t.reg, t.index, h);
   const Result r =
-      t.reg->breaker(t.index, &events)
+      t.reg->recorder(t.index, &events)
           .done(Handle::incarnation(h), t.reg->tally(t.index), issued, Outcome(outcome));
   return r == Result::Ok ? CB_OK : result_to_code(r, h, "cb_done");
 }
@@ -121,7 +121,7 @@ int force(cb_handle h, State target, const char *what) {
   if (reg == nullptr) return done_checked(h, ticket, failure ? CB_FAILURE : CB_SUCCESS);
   const uint32_t index = uint32_t(s.index() - reg->base());
   BreakerEvents events(*reg, index, h);
-  reg->breaker(index, &events).done_window(w, reg->tally(index), failure);
+  reg->recorder(index, &events).done_window(w, reg->tally(index), failure);
   return CB_OK;
 }
 
@@ -214,7 +214,7 @@ CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_stats_get");
   lazybreaker::core::Observation o;
-  const Result r = t.reg->breaker(t.index).observe(Handle::incarnation(h), &o);
+  const Result r = t.reg->recorder(t.index).observe(Handle::incarnation(h), &o);
   if (r != Result::Ok) return result_to_code(r, h, "cb_stats_get");
   const lazybreaker::registry::Counts c = t.reg->counts(t.index);
   cb_stats s;

@@ -280,9 +280,9 @@ class Breaker {
     // wherever the head is, so a thread goes on holding while the head is
     // less than half the window past its word's bucket (other threads'
     // settling moves it): they are then still inside when they settle.
-    return holds_in(cfg_, *own, w, Window::head_stamp(window_),
-                    cfg_.field<uint32_t, offsetof(Config, shape) + offsetof(WindowShape, buckets)>() /
-                        2);
+    return holds_in(
+        cfg_, *own, w, Window::head_stamp(window_),
+        cfg_.field<uint32_t, offsetof(Config, shape) + offsetof(WindowShape, buckets)>() / 2);
   }
 
   // The ticket of a call admitted in CLOSED or DISABLED (state word `w`),

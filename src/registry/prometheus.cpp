@@ -49,7 +49,7 @@ std::vector<Snapshot> snapshot(Registry &reg) {
   for (const uint64_t h : handles) {
     const uint32_t i = Handle::index(h) - reg.base();
     Snapshot s;
-    core::Breaker b = reg.breaker(i);
+    core::Breaker b = reg.recorder(i);
     if (b.state(Handle::incarnation(h), &s.state) != Result::Ok ||
         b.observe(Handle::incarnation(h), &s.observed) != Result::Ok)
       continue;  // destroyed meanwhile

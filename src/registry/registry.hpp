@@ -87,6 +87,14 @@ class Registry {
     const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
     return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
                          windows_.cells(SlotRefs::window(refs)), clock_, jitter_seed_ + index,
+                         events);
+  }
+  // breaker() for what reads or records a window's outcomes (cb_done,
+  // cb_stats_get): it also sees where the threads hold successes back.
+  core::Breaker recorder(uint32_t index, core::EventSink *events = nullptr) {
+    const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
+    return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
+                         windows_.cells(SlotRefs::window(refs)), clock_, jitter_seed_ + index,
                          events, held(index));
   }
   // Where the threads hold back successes of the breaker at `index`
