@@ -367,6 +367,10 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
 }
 
 Result Breaker::done_window_outcome(uint64_t w, bool failure) {
+  // The caller checked the ticket against `w`; a breaker destroyed since
+  // (whose window block another may hold now) takes none of this thread's
+  // held successes, nor this outcome, into a window.
+  if (hot_.word.load(kAcquire) != w) return Result::Ok;
   const WindowShape shape = cfg_.window_shape();
   // Only a time window places an outcome by its time, and a success by the
   // cheap clock where its buckets are wider than that clock's slack: it may
@@ -438,10 +442,10 @@ Result Breaker::done_judged(uint64_t w, const Judging &j, const Window::Position
   // was emptied holds fewer: nothing to sum. (Once it has been seen warm
   // the bound is not needed, so its stamp arithmetic never wraps.)
   // Every thread's held successes count, as the newest outcomes.
-  const uint64_t held = win.held(held_, StateWord::epoch(w), at);
-  if (window_.warm().load(kRelaxed) != warm && win.recorded_at_most(at) + held < minimum)
+  if (window_.warm().load(kRelaxed) != warm &&
+      win.recorded_at_most(at) + win.held(held_, StateWord::epoch(w), at) < minimum)
     return Result::Ok;
-  const WindowCounts c = win.sum(at, j.slow_call_ns != 0, held);
+  const WindowCounts c = win.sum(at, j.slow_call_ns != 0, &held_, StateWord::epoch(w));
   if (c.calls == 0 || c.calls < minimum) {
     window_.warm().store(0, kRelaxed);
     return Result::Ok;
@@ -526,7 +530,7 @@ Result Breaker::observe(uint32_t incarnation, Observation *out) const {
     // The window as it stands, without recording anything.
     const Window win = window(cfg);
     const Window::Position at = win.latest(now);
-    const WindowCounts c = win.sum(at, true, win.held(held_, StateWord::epoch(w), at));
+    const WindowCounts c = win.sum(at, true, &held_, StateWord::epoch(w));
     if (c.calls != 0) {
       o.failure_rate = double(c.failures) / double(c.calls);
       o.slow_rate = double(c.slow) / double(c.calls);

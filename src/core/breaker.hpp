@@ -265,7 +265,7 @@ class Breaker {
   // The success of a call admitted in the CLOSED period of state word `w`
   // (mode kClosedWindowMode, the ticket checked against it), held back in
   // the calling thread's own word, unless it is the one that settles them
-  // (then false: done() records it). For the registry's fast path; the
+  // (then false: done_window() records it). For the registry's fast path; the
   // caller counts the success.
   [[gnu::always_inline]] bool holds_success(uint64_t w) const {
     // Not before the window is known to hold minimum_calls: the success

@@ -48,7 +48,9 @@ bool add(std::atomic<uint64_t> &word, uint64_t s, uint64_t hi, uint64_t lo, uint
 void publish(std::atomic<uint64_t> &word, uint64_t bucket) {
   uint64_t cur = word.load(std::memory_order_relaxed);
   while (cur == 0 || later(stamp(bucket), stamp(cur))) {
-    if (word.compare_exchange_weak(cur, bucket, std::memory_order_relaxed)) return;
+    if (word.compare_exchange_weak(cur, bucket, std::memory_order_release,
+                                   std::memory_order_relaxed))
+      return;
   }
 }
 
@@ -228,42 +230,53 @@ Window::Position Window::latest(uint64_t now) const {
   return {Head::stamp(h), Head::ring(h), h == 0 ? 0 : shape_.buckets};
 }
 
-WindowCounts Window::sum(const Position &at, bool with_slow, uint64_t held) const {
-  // Successes held back by the threads are the newest outcomes, so in a
-  // count window they push the oldest buckets out: it keeps as many whole
-  // buckets, newest first, as fit in its buckets x width outcomes with them.
-  const uint64_t room =
-      shape_.by_time ? UINT64_MAX : uint64_t(shape_.buckets) * shape_.bucket_width;
-  uint64_t calls = held, failures = 0, slow = 0;
-  // A count window's newest buckets may still be in the head.
+WindowCounts Window::sum(const Position &at, bool with_slow, const HeldCells *held_cells,
+                         uint32_t epoch) const {
+  // The buckets first, newest first. A count window's newest may still be
+  // in the head. Bucket k back sits k places back in the ring: walk it
+  // backwards rather than divide for each. Only the newest bucket can be
+  // the head (the head is never older than `at`), so the walk over the ring
+  // tests no head.
+  uint64_t bucket_calls[kMaxBuckets], bucket_failures[kMaxBuckets];
   const uint64_t head = shape_.by_time ? 0 : cells_.head().load(std::memory_order_acquire);
-  // Bucket k back sits k places back in the ring: walk it backwards rather
-  // than divide for each. Only the newest bucket can be the head (the head
-  // is never older than `at`), so the walk over the ring tests no head.
   const uint32_t last = shape_.buckets - 1;
   uint32_t k = 0, pos = at.ring;
   if (at.depth > 0 && head != 0 && Head::stamp(head) == at.stamp) {
-    calls += Head::calls(head);
-    failures += Head::failures(head);
+    bucket_calls[0] = Head::calls(head);
+    bucket_failures[0] = Head::failures(head);
     k = 1;
     pos = pos == 0 ? last : pos - 1;
   }
-  uint32_t depth = at.depth;
-  for (uint32_t p = pos; k < depth; ++k) {
-    const uint64_t word = cells_.calls(p).load(std::memory_order_relaxed);
-    if (word != 0 && stamp(word) == ((at.stamp - k) & kStampMask)) {
-      if (calls + high(word) > room && k > 0) {
-        depth = k;
-        break;
-      }
-      calls += high(word);
-      failures += low(word);
-    }
+  for (uint32_t p = pos; k < at.depth; ++k) {
+    const uint64_t word = cells_.calls(p).load(std::memory_order_acquire);
+    const bool inside = word != 0 && stamp(word) == ((at.stamp - k) & kStampMask);
+    bucket_calls[k] = inside ? high(word) : 0;
+    bucket_failures[k] = inside ? low(word) : 0;
     p = p == 0 ? last : p - 1;
+  }
+  // Then the successes the threads hold back: a thread that settles empties
+  // its word before its successes reach the window (Breaker::settle_held),
+  // so a success that reached a bucket read above reads as settled here
+  // (the acquire loads above order these after it), and none counts twice.
+  uint64_t calls = held_cells != nullptr ? held(*held_cells, epoch, at) : 0;
+  // They are the newest outcomes, so in a count window they push the oldest
+  // buckets out: it keeps as many whole buckets, newest first, as fit in its
+  // buckets x width outcomes with them.
+  const uint64_t room =
+      shape_.by_time ? UINT64_MAX : uint64_t(shape_.buckets) * shape_.bucket_width;
+  uint64_t failures = 0, slow = 0;
+  uint32_t depth = at.depth;
+  for (k = 0; k < depth; ++k) {
+    if (k > 0 && calls + bucket_calls[k] > room) {
+      depth = k;
+      break;
+    }
+    calls += bucket_calls[k];
+    failures += bucket_failures[k];
   }
   if (with_slow) {
     for (uint32_t j = 0, p = at.ring; j < depth; ++j) {
-      const uint64_t s = cells_.slow(p).load(std::memory_order_relaxed);
+      const uint64_t s = cells_.slow(p).load(std::memory_order_acquire);
       if (s != 0 && stamp(s) == ((at.stamp - j) & kStampMask)) slow += high(s);
       p = p == 0 ? last : p - 1;
     }
@@ -301,6 +314,8 @@ void Window::clear() {
     }
   }
   cells_.start().store(uint32_t(Head::stamp(head)), std::memory_order_relaxed);
+  // The block may have been another breaker's, whose epochs were others.
+  cells_.warm().store(0, std::memory_order_relaxed);
   for (uint32_t b = 0; b < cells_.room(); ++b) {
     for (std::atomic<uint64_t> *word : {&cells_.calls(b), &cells_.slow(b)}) {
       uint64_t cur = word->load(std::memory_order_relaxed);

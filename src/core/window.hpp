@@ -198,9 +198,11 @@ class Window {
   // The newest bucket as the window stands (nothing recorded yet: depth 0).
   Position latest(uint64_t now) const;
   // The counts of the window whose newest bucket is `at` (slow calls only
-  // when asked for), with `held` successes held back by the threads, which
-  // count as its newest outcomes (held()).
-  WindowCounts sum(const Position &at, bool with_slow = true, uint64_t held = 0) const;
+  // when asked for), with the successes the threads hold back in `held`
+  // (if given) for the CLOSED period `epoch`, which count as its newest
+  // outcomes (held()), read after the window so that none counts twice.
+  WindowCounts sum(const Position &at, bool with_slow = true, const HeldCells *held = nullptr,
+                   uint32_t epoch = 0) const;
   // For a count window, at least as many outcomes as it has recorded since
   // it was last emptied, given the bucket `at` of one just recorded; while
   // this is under 2^20 buckets' worth it is exact to a bucket. A time

@@ -26,7 +26,8 @@ enum class State : uint32_t {
 // consecutive policy: a failure run in the state word), in a window whose
 // calls are timed (slow-call tracking: every call reads the clock), or in a
 // window alone (a count or time window without slow-call tracking, whose
-// successes a thread may hold back and settle later: core/pending.hpp).
+// successes a thread may hold back and settle later: HeldSuccesses in
+// core/window.hpp).
 enum class Recording : uint8_t { None, Timed, Window };
 
 // State word: [mode:4 | aux:16 | incarnation:20 | epoch:24]
@@ -58,7 +59,7 @@ struct StateWord {
   static constexpr uint32_t kTripsMax = kExplicitOpen - 1;
   static constexpr uint32_t kRetired = 1;
 
-  // The top nibble. The states keep their numbers; CLOSED has three modes,
+  // The top nibble. The states keep their numbers; CLOSED has four modes,
   // and only the write-free one has the high bit. Tickets' kind codes
   // (Ticket below) are nibbles no mode uses.
   enum Mode : uint64_t {

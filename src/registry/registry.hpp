@@ -120,7 +120,12 @@ class Registry {
         .holds_success(w);
   }
   // The registry that owns the slot of space index `index`, or nullptr.
-  static Registry *owning(uint64_t index) { return by_id(Space::owner(uint32_t(index))); }
+  static Registry *owning(uint64_t index) {
+    Registry *r = by_id(Space::owner(uint32_t(index)));
+    // A registry that closed meanwhile may have passed its id to one with
+    // another run.
+    return r != nullptr && index - r->base_ < r->slots_ ? r : nullptr;
+  }
   core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
 
   // Admits and counts a call on the breaker in its `incarnation`-th life if

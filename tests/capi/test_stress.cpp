@@ -559,3 +559,39 @@ TEST_CASE("a thread that takes over an exited thread's counter stripe goes on fr
   }
   cb_registry_close(monotonic);
 }
+
+TEST_CASE("held successes are never counted twice: a reader racing a settling thread") {
+  // One thread reports successes, which it holds back and settles every
+  // 32nd; the main thread reads the failure rate meanwhile. The window
+  // holds exactly 100 failures, so the rate says how many calls the reader
+  // counted: never more than had completed by the end of its read, plus
+  // the one in flight (docs/policies.md, held successes).
+  ManualRegistry r;
+  cb_config c = config(1, 1000);
+  c.policy = CB_POLICY_TIME_WINDOW;
+  c.window_duration_ns = 60'000'000'000ull;  // the manual clock stays in one bucket
+  c.minimum_calls = 50;
+  c.failure_rate_threshold = 1.0;
+  const cb_handle h = r.create(c);
+  REQUIRE(cb_done(h, admit(h), CB_SUCCESS) == CB_OK);
+  for (int n = 0; n < 100; ++n) REQUIRE(cb_done(h, admit(h), CB_FAILURE) == CB_OK);
+  std::atomic<uint64_t> done{0};
+  std::atomic<bool> stop{false};
+  std::thread reporter([&] {
+    while (!stop.load()) {
+      REQUIRE(cb_done(h, admit(h), CB_SUCCESS) == CB_OK);
+      done.fetch_add(1);
+    }
+  });
+  uint64_t too_many = 0;
+  for (int n = 0; n < 200'000; ++n) {
+    const cb_stats s = stats(h);
+    const uint64_t completed = done.load();
+    const double calls = 100.0 / s.failure_rate;
+    if (calls > double(101 + completed + 1) + 0.5) ++too_many;
+  }
+  stop = true;
+  reporter.join();
+  CHECK(too_many == 0);
+  CHECK(cb_state(h) == CB_STATE_CLOSED);
+}
