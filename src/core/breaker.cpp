@@ -442,9 +442,11 @@ Result Breaker::done_judged(uint64_t w, const Judging &j, const Window::Position
   // was emptied holds fewer: nothing to sum. (Once it has been seen warm
   // the bound is not needed, so its stamp arithmetic never wraps.)
   // Every thread's held successes count, as the newest outcomes.
-  if (window_.warm().load(kRelaxed) != warm &&
-      win.recorded_at_most(at) + win.held(held_, StateWord::epoch(w), at) < minimum)
-    return Result::Ok;
+  if (window_.warm().load(kRelaxed) != warm) {
+    const uint64_t recorded = win.recorded_at_most(at);  // UINT64_MAX: no bound
+    if (recorded < minimum && recorded + win.held(held_, StateWord::epoch(w), at) < minimum)
+      return Result::Ok;
+  }
   const WindowCounts c = win.sum(at, j.slow_call_ns != 0, &held_, StateWord::epoch(w));
   if (c.calls == 0 || c.calls < minimum) {
     window_.warm().store(0, kRelaxed);

@@ -236,44 +236,51 @@ WindowCounts Window::sum(const Position &at, bool with_slow, const HeldCells *he
   // in the head. Bucket k back sits k places back in the ring: walk it
   // backwards rather than divide for each. Only the newest bucket can be
   // the head (the head is never older than `at`), so the walk over the ring
-  // tests no head.
+  // tests no head. A count window keeps each bucket's counts for the
+  // trimming below.
   uint64_t bucket_calls[kMaxBuckets], bucket_failures[kMaxBuckets];
-  const uint64_t head = shape_.by_time ? 0 : cells_.head().load(std::memory_order_acquire);
+  const bool by_count = !shape_.by_time;
+  const uint64_t head = by_count ? cells_.head().load(std::memory_order_acquire) : 0;
   const uint32_t last = shape_.buckets - 1;
+  uint64_t calls = 0, failures = 0, slow = 0;
   uint32_t k = 0, pos = at.ring;
   if (at.depth > 0 && head != 0 && Head::stamp(head) == at.stamp) {
-    bucket_calls[0] = Head::calls(head);
-    bucket_failures[0] = Head::failures(head);
+    calls = bucket_calls[0] = Head::calls(head);
+    failures = bucket_failures[0] = Head::failures(head);
     k = 1;
     pos = pos == 0 ? last : pos - 1;
   }
   for (uint32_t p = pos; k < at.depth; ++k) {
     const uint64_t word = cells_.calls(p).load(std::memory_order_acquire);
     const bool inside = word != 0 && stamp(word) == ((at.stamp - k) & kStampMask);
-    bucket_calls[k] = inside ? high(word) : 0;
-    bucket_failures[k] = inside ? low(word) : 0;
+    const uint64_t c = inside ? high(word) : 0, f = inside ? low(word) : 0;
+    calls += c;
+    failures += f;
+    if (by_count) bucket_calls[k] = c, bucket_failures[k] = f;
     p = p == 0 ? last : p - 1;
   }
   // Then the successes the threads hold back: a thread that settles empties
   // its word before its successes reach the window (Breaker::settle_held),
   // so a success that reached a bucket read above reads as settled here
   // (the acquire loads above order these after it), and none counts twice.
-  uint64_t calls = held_cells != nullptr ? held(*held_cells, epoch, at) : 0;
+  const uint64_t held = held_cells != nullptr ? this->held(*held_cells, epoch, at) : 0;
+  uint32_t depth = at.depth;
   // They are the newest outcomes, so in a count window they push the oldest
   // buckets out: it keeps as many whole buckets, newest first, as fit in its
   // buckets x width outcomes with them.
-  const uint64_t room =
-      shape_.by_time ? UINT64_MAX : uint64_t(shape_.buckets) * shape_.bucket_width;
-  uint64_t failures = 0, slow = 0;
-  uint32_t depth = at.depth;
-  for (k = 0; k < depth; ++k) {
-    if (k > 0 && calls + bucket_calls[k] > room) {
-      depth = k;
-      break;
+  const uint64_t room = uint64_t(shape_.buckets) * shape_.bucket_width;
+  if (by_count && held != 0 && calls + held > room) {
+    calls = failures = 0;
+    for (k = 0; k < depth; ++k) {
+      if (k > 0 && held + calls + bucket_calls[k] > room) {
+        depth = k;
+        break;
+      }
+      calls += bucket_calls[k];
+      failures += bucket_failures[k];
     }
-    calls += bucket_calls[k];
-    failures += bucket_failures[k];
   }
+  calls += held;
   if (with_slow) {
     for (uint32_t j = 0, p = at.ring; j < depth; ++j) {
       const uint64_t s = cells_.slow(p).load(std::memory_order_acquire);

@@ -188,3 +188,21 @@ TEST_CASE("a time window's held successes settle into their own bucket while it 
         0);
   CHECK(b.failure_rate() == 0.0);
 }
+
+TEST_CASE("a time window below minimum_calls is judged with the held successes counted in") {
+  Bench b(Policy::TimeWindow, 4, 5, 0.4);  // 4 buckets of 10 ns, minimum 5
+  b.as(0).begin_life(1, b.c);
+  b.clock.manual_ns = 5;
+  for (int n = 0; n < 4; ++n) b.outcome(0, false);
+  b.outcome(0, true);  // 1 of 5 in bucket 0: warm
+  b.clock.manual_ns = 15;
+  b.outcome(1, false);  // recorded in bucket 1 (stripe 1's first)
+  b.outcome(1, false);
+  b.outcome(1, false);  // two held in bucket 1
+  CHECK(b.held_by(1) == 2);
+  b.clock.manual_ns = 45;  // bucket 0 has left
+  b.outcome(0, true);      // 1 S + 2 held + 1 F: under the minimum, no longer warm
+  CHECK(StateWord::state(b.word()) == State::Closed);
+  b.outcome(0, true);  // 1 S + 2 held + 2 F = 5: 2 of 5 reaches 0.4
+  CHECK(StateWord::state(b.word()) == State::Open);
+}
