@@ -1,4 +1,5 @@
 #include "core/breaker.hpp"
+#include "core/mix.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -32,14 +33,6 @@ Counter counter_for(Outcome o) {
       break;
   }
   return Counter::Ignored;
-}
-
-// A well-mixed 64-bit hash (splitmix64's finaliser).
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 }  // namespace
@@ -109,7 +102,7 @@ uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
     // The same factor for every reader of this OPEN period, a different one
     // for each period, each life and each breaker.
     const uint64_t period = uint64_t(StateWord::incarnation(w)) << 32 | StateWord::epoch(w);
-    const double u = double(mix(mix(jitter_seed_) ^ period) >> 11) * 0x1.0p-53;
+    const double u = double(mix64(mix64(jitter_seed_) ^ period) >> 11) * 0x1.0p-53;
     d *= 1.0 - cfg.open_jitter + 2.0 * cfg.open_jitter * u;
   }
   if (!(d < 0x1.0p64)) return cap;
@@ -441,13 +434,17 @@ Result Breaker::done_judged(uint64_t w, const Judging &j, const Window::Position
   // A count window that has not yet recorded `minimum` outcomes since it
   // was emptied holds fewer: nothing to sum. (Once it has been seen warm
   // the bound is not needed, so its stamp arithmetic never wraps.)
-  // Every thread's held successes count, as the newest outcomes.
+  // Every thread's held successes count, as the newest outcomes (only a
+  // window without slow-call tracking has them).
+  const HeldCells *held =
+      StateWord::recording(w) == Recording::Window && held_.stripes != 0 ? &held_ : nullptr;
   if (window_.warm().load(kRelaxed) != warm) {
     const uint64_t recorded = win.recorded_at_most(at);  // UINT64_MAX: no bound
-    if (recorded < minimum && recorded + win.held(held_, StateWord::epoch(w), at) < minimum)
+    if (recorded < minimum &&
+        recorded + (held != nullptr ? win.held(*held, StateWord::epoch(w), at) : 0) < minimum)
       return Result::Ok;
   }
-  const WindowCounts c = win.sum(at, j.slow_call_ns != 0, &held_, StateWord::epoch(w));
+  const WindowCounts c = win.sum(at, j.slow_call_ns != 0, held, StateWord::epoch(w));
   if (c.calls == 0 || c.calls < minimum) {
     window_.warm().store(0, kRelaxed);
     return Result::Ok;

@@ -1,5 +1,6 @@
 #include "registry/config_table.hpp"
 
+#include "core/mix.hpp"
 #include "registry/words.hpp"
 
 namespace lazybreaker::registry {
@@ -7,13 +8,6 @@ namespace {
 
 constexpr auto kAcquire = std::memory_order_acquire;
 constexpr auto kRelaxed = std::memory_order_relaxed;
-
-uint64_t mix(uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 bool holds(const core::ConfigCell &cell, const core::ConfigCell::Words &w) {
   return cell.words() == w;
@@ -23,7 +17,7 @@ bool holds(const core::ConfigCell &cell, const core::ConfigCell::Words &w) {
 
 uint64_t ConfigTable::hash(const core::ConfigCell::Words &w) {
   uint64_t h = 0;
-  for (const uint64_t word : w) h = mix(h ^ word);
+  for (const uint64_t word : w) h = core::mix64(h ^ word);
   return h;
 }
 

@@ -84,18 +84,12 @@ class Registry {
   // before); a caller racing a destroy or a create may get another life's,
   // and then fails the incarnation check.
   core::Breaker breaker(uint32_t index, core::EventSink *events = nullptr) {
-    const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
-    return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
-                         windows_.cells(SlotRefs::window(refs)), clock_, jitter_seed_ + index,
-                         events);
+    return make_breaker(index, events, {});
   }
   // breaker() for what reads or records a window's outcomes (cb_done,
   // cb_stats_get): it also sees where the threads hold successes back.
   core::Breaker recorder(uint32_t index, core::EventSink *events = nullptr) {
-    const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
-    return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
-                         windows_.cells(SlotRefs::window(refs)), clock_, jitter_seed_ + index,
-                         events, held(index));
+    return make_breaker(index, events, held(index));
   }
   // Where the threads hold back successes of the breaker at `index`
   // (core::HeldSuccesses): one word per exclusive stripe.
@@ -114,10 +108,7 @@ class Registry {
     if (mine >= Space::exclusive_stripes()) return false;
     core::HeldCells own;
     own.own = &held_[size_t(mine) * slots_ + index];
-    const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
-    return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
-                         windows_.cells(SlotRefs::window(refs)), clock_, 0, nullptr, own)
-        .holds_success(w);
+    return make_breaker(index, nullptr, own).holds_success(w);
   }
   // The registry that owns the slot of space index `index`, or nullptr.
   static Registry *owning(uint64_t index) {
@@ -190,6 +181,15 @@ class Registry {
 
  private:
   Registry() = default;
+  // The breaker at `index`, with its configuration and window found through
+  // the slot's references.
+  [[gnu::always_inline]] core::Breaker make_breaker(uint32_t index, core::EventSink *events,
+                                                    const core::HeldCells &held) {
+    const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
+    return core::Breaker(hot_[index], configs_->cell(SlotRefs::config(refs)),
+                         windows_.cells(SlotRefs::window(refs)), clock_, jitter_seed_ + index,
+                         events, held);
+  }
   // A slot has had its last life (after 2^20 breakers) and is never handed
   // out again: a spare slot of the run (whole chunks of the space) stands in
   // for it, while the run has spares.
