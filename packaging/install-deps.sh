@@ -19,6 +19,9 @@ packages=(
   luarocks
   # Go: Debian's toolchain (1.19), the standard library only, no module proxy
   golang-go
+  # cbctl (lazybreaker-tools): its arguments, its /metrics server, and its
+  # tests (watch in tmux, a real Prometheus scraping serve, curl)
+  libcli11-dev libcpp-httplib-dev prometheus tmux curl
 )
 
 # C#: the .NET SDK (8 or later, `dotnet` on PATH) is not in Debian's

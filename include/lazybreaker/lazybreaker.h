@@ -67,7 +67,7 @@ extern "C" {
  *  cb_version_number() (the library you run with).
  *  @{ */
 #define CB_VERSION_MAJOR 1
-#define CB_VERSION_MINOR 1
+#define CB_VERSION_MINOR 2
 #define CB_VERSION_PATCH 0
 #define CB_VERSION_NUMBER (CB_VERSION_MAJOR * 10000 + CB_VERSION_MINOR * 100 + CB_VERSION_PATCH)
 #define CB_VERSION_STRINGIFY_(x) #x
@@ -232,13 +232,27 @@ typedef struct cb_registry_options {
   uint32_t capacity;       /**< most breakers it may hold; 0 = 65,536;
                                 at most CB_MAX_CAPACITY */
   int clock;               /**< CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL */
-  const char *path;        /**< NULL = private, in memory. Shared registries in a
-                                file are not supported yet: CB_EINVAL */
+  const char *path;        /**< NULL = private, in memory; else a registry file that
+                                every process opening the same path shares
+                                (docs/shared-registries.md) */
   uint32_t event_capacity; /**< @since 1.1: events the queue holds before it drops the
                                 oldest; 0 = 1,024; at most CB_MAX_EVENT_CAPACITY
-                                (rounded up to a power of two) */
+                                (rounded up to a power of two). Per process, also
+                                for a shared registry */
+  uint32_t flags;          /**< @since 1.2: CB_REGISTRY_* flags, for a path */
+  uint32_t mode;           /**< @since 1.2: the permission bits of a file this open
+                                creates (before the umask); 0 = 0600 */
   /* later fields are appended here */
 } cb_registry_options;
+
+/** @name cb_registry_options.flags @since 1.2
+ *  @{ */
+/** Create the registry file if it is missing (without it, a missing file is
+ *  CB_ENOENT). */
+#define CB_REGISTRY_CREATE 1u
+/** With CB_REGISTRY_CREATE: CB_EEXIST if the file exists. */
+#define CB_REGISTRY_EXCLUSIVE 2u
+/** @} */
 
 /** The largest capacity a registry may have (and the size of the default
  *  registry). */
@@ -265,8 +279,20 @@ static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCE
  *  all registries' breakers share (docs/semantics.md, "Memory").
  *  @param opts NULL = all defaults.
  *  @param out receives the registry.
+ *  With opts->path set, maps the registry file at that path, shared with
+ *  every process that opens it: its capacity and clock are the file's
+ *  (options that disagree with an existing file are CB_EINVAL, saying
+ *  which; 0 agrees with any), and its breakers, their states and counters
+ *  are seen by all (docs/shared-registries.md).
  *  @return CB_OK; CB_EINVAL for a NULL out, a bad struct_size, an unknown
- *          clock, a capacity over CB_MAX_CAPACITY or a non-NULL path;
+ *          clock or flag, a capacity over CB_MAX_CAPACITY, options that
+ *          disagree with an existing file;
+ *          CB_ENOENT for a missing file without CB_REGISTRY_CREATE;
+ *          CB_EEXIST for an existing one with CB_REGISTRY_EXCLUSIVE;
+ *          CB_EPERM when the file may not be opened or created;
+ *          CB_EVERSION for a file of another layout or not a registry file;
+ *          CB_ECORRUPT for a file whose header or size is wrong;
+ *          CB_EIO for another I/O error (the message names the file);
  *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when 65,535
  *          registries are open at once (a closed one's id is reused), or
  *          when the open registries would hold more than 16,777,216
@@ -320,6 +346,20 @@ CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) CB_NOEXCEPT;
  *  Thread safety: any thread, lock-free. */
 CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
                      cb_handle *out) CB_NOEXCEPT;
+
+/** Returns the breaker named `name` if its configuration equals `cfg`
+ *  (NULL = defaults), or creates it if no breaker has the name: what every
+ *  worker of a pool calls at start. Atomic against other threads and, in a
+ *  shared registry, other processes doing the same: of concurrent calls
+ *  with one name, one creates and the others return its handle.
+ *  @return CB_OK; CB_EINVAL as cb_create (a name is required); CB_EEXIST
+ *          when a breaker has the name with another configuration;
+ *          CB_EFULL when it must be created and the registry holds its
+ *          capacity.
+ *  @since 1.2
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_get_or_create(cb_registry *reg, const char *name, const cb_config *cfg,
+                            cb_handle *out) CB_NOEXCEPT;
 
 /** Finds a breaker by name.
  *  @return CB_OK; CB_EINVAL for a NULL or invalid name or NULL out;

@@ -625,6 +625,19 @@ class RegistryRef {
   /** Creates an anonymous breaker, owned by the result. */
   Breaker create(const Config &cfg = {}) const { return create_c(nullptr, cfg); }
 
+  /** The breaker with that name if its configuration is `cfg`, else a new
+   *  one (atomic against other threads and processes): what each worker of
+   *  a pool calls at start. Not owned, as other workers share it. Throws
+   *  Error(CB_EEXIST) if the name has a breaker of another configuration.
+   *  @since 1.2 */
+  BreakerRef get_or_create(std::string_view name, const Config &cfg = {}) const {
+    const std::string n = detail::c_name(name);
+    const cb_config c = cfg.to_c();
+    cb_handle h = 0;
+    detail::check(cb_get_or_create(r_, n.c_str(), &c, &h));
+    return BreakerRef(h);
+  }
+
   /** The breaker with that name, not owned: the view never destroys it.
    *  Throws Error(CB_ENOENT) if there is none. */
   BreakerRef lookup(std::string_view name) const {
@@ -757,16 +770,36 @@ class Registry : public RegistryRef {
     /** Events the queue holds before it drops the oldest; 0 = the library
      *  default (1,024); rounded up to a power of two. @since 1.1 */
     uint32_t event_capacity = 0;
+    /** Empty: a private, in-memory registry. Else the registry file every
+     *  process that opens it shares (docs/shared-registries.md). @since 1.2 */
+    std::string path;
+    /** CB_REGISTRY_CREATE, CB_REGISTRY_EXCLUSIVE. @since 1.2 */
+    uint32_t flags = 0;
+    /** Permission bits of a file this creates; 0 = 0600. @since 1.2 */
+    uint32_t mode = 0;
   };
 
-  /** Opens a private, in-memory registry. */
+  /** Opens a registry: private, or shared in Options::path. */
   explicit Registry(const Options &o) {
     cb_registry_options c;
     cb_registry_options_init(&c);
     c.capacity = o.capacity;
     c.clock = static_cast<int>(o.clock);
     c.event_capacity = o.event_capacity;
+    c.path = o.path.empty() ? nullptr : o.path.c_str();
+    c.flags = o.flags;
+    c.mode = o.mode;
     detail::check(cb_registry_open(&c, &r_));
+  }
+
+  /** Opens the shared registry file at `path`, creating it (with
+   *  `capacity`, 0 = 65,536) if it is missing. @since 1.2 */
+  static Registry shared(const std::string &path, uint32_t capacity = 0) {
+    Options o;
+    o.path = path;
+    o.capacity = capacity;
+    o.flags = CB_REGISTRY_CREATE;
+    return Registry(o);
   }
   Registry() : Registry(Options{}) {}
 

@@ -161,6 +161,22 @@ CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
   return CB_OK;
 }
 
+CB_API int cb_get_or_create(cb_registry *reg, const char *name, const cb_config *cfg,
+                            cb_handle *out) CB_NOEXCEPT {
+  if (out == nullptr) return fail(CB_EINVAL, "cb_get_or_create: out is NULL");
+  Registry *r = nullptr;
+  if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
+  std::string_view n;
+  if (const int st = lazybreaker::capi::check_name(name, false, &n); st != CB_OK) return st;
+  lazybreaker::core::Config c;
+  if (const int st = lazybreaker::capi::to_core_config(cfg, &c); st != CB_OK) return st;
+  cb_handle h = 0;
+  if (const int st = status_to_code(r->get_or_create(n, c, &h), "cb_get_or_create"); st != CB_OK)
+    return st;
+  *out = h;
+  return CB_OK;
+}
+
 CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) CB_NOEXCEPT {
   if (out == nullptr) return fail(CB_EINVAL, "cb_lookup: out is NULL");
   Registry *r = nullptr;

@@ -290,6 +290,30 @@ Status Registry::lookup(std::string_view name, uint64_t *handle) const {
   }
 }
 
+Status Registry::get_or_create(std::string_view name, const core::Config &cfg, uint64_t *handle) {
+  const core::ConfigCell::Words wanted = core::ConfigCell::words(cfg);
+  for (;;) {
+    uint64_t found = 0;
+    if (lookup(name, &found) == Status::Ok) {
+      const uint32_t i = Handle::index(found) - base_;
+      const uint64_t w = hot_[i].word.load(std::memory_order_acquire);
+      const bool same = config(i).words() == wanted;
+      // The configuration read may be a later life's if the breaker was
+      // destroyed meanwhile: then look again.
+      if (same_life(i, w) && core::StateWord::incarnation(w) == Handle::incarnation(found)) {
+        if (!same) return Status::ExistsOtherwise;
+        *handle = found;
+        return Status::Ok;
+      }
+      continue;
+    }
+    const Status created = create(name, cfg, handle);
+    // Exists: another thread or process created it first; NotFound cannot
+    // come from create. Anything else is the answer.
+    if (created != Status::Exists) return created;
+  }
+}
+
 bool Registry::name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const {
   const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
   if (!core::StateWord::alive_in(w, incarnation)) return false;

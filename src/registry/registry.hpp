@@ -25,7 +25,17 @@
 
 namespace lazybreaker::registry {
 
-enum class Status { Ok, Full, NoMemory, Exists, NotFound, BadHandle, TooManyRegistries, SpaceFull };
+enum class Status {
+  Ok,
+  Full,
+  NoMemory,
+  Exists,
+  NotFound,
+  BadHandle,
+  TooManyRegistries,
+  SpaceFull,
+  ExistsOtherwise,  // the name is taken by a breaker of another configuration
+};
 
 struct Counts {
   uint64_t n[unsigned(core::Counter::Count)];
@@ -161,6 +171,10 @@ class Registry {
   // `name` empty = anonymous.
   Status create(std::string_view name, const core::Config &cfg, uint64_t *handle);
   Status lookup(std::string_view name, uint64_t *handle) const;
+  // The breaker named `name` (not empty) if its configuration is `cfg`
+  // (ExistsOtherwise if not), else a new one: of racing calls with one name,
+  // one creates and the others find it.
+  Status get_or_create(std::string_view name, const core::Config &cfg, uint64_t *handle);
   Status destroy(uint32_t index, uint32_t incarnation);
   // Counters since the breaker was created; the caller validates the handle.
   Counts counts(uint32_t index) const;

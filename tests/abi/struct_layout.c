@@ -34,13 +34,16 @@ PIN_OFFSET(cb_config, open_backoff_multiplier, 88);
 PIN_OFFSET(cb_config, open_duration_max_ns, 96);
 PIN_OFFSET(cb_config, open_jitter, 104);
 
-PIN_SIZE(cb_registry_options, 32);
+PIN_SIZE(cb_registry_options, 40);
 PIN_OFFSET(cb_registry_options, struct_size, 0);
 PIN_OFFSET(cb_registry_options, capacity, 8);
 PIN_OFFSET(cb_registry_options, clock, 12);
 PIN_OFFSET(cb_registry_options, path, 16);
 /* 1.1 */
 PIN_OFFSET(cb_registry_options, event_capacity, 24);
+/* 1.2 */
+PIN_OFFSET(cb_registry_options, flags, 28);
+PIN_OFFSET(cb_registry_options, mode, 32);
 
 PIN_SIZE(cb_stats, 96);
 PIN_OFFSET(cb_stats, struct_size, 0);
