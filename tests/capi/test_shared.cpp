@@ -582,3 +582,69 @@ TEST_CASE("a registry survives its file being replaced: it keeps the file it ope
   cb_registry_close(fresh);
   cb_registry_close(reg);
 }
+
+TEST_CASE("a fold that cannot be told apart is counted as uncertain, and the metrics say so") {
+  TempPath f;
+  cb_registry *reg = open_ok(f.path, CB_REGISTRY_CREATE, 1024);
+  const cb_handle h = get(reg, "u", consecutive(5, 1'000'000));
+  fflush(nullptr);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    cb_ticket t = 0;
+    if (cb_allow(h, &t) == CB_OK) cb_done(h, t, CB_SUCCESS);
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  const int fd = open(f.path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  struct stat st;
+  REQUIRE(fstat(fd, &st) == 0);
+  void *base = mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  REQUIRE(base != MAP_FAILED);
+  auto *hdr = static_cast<FileHeader *>(base);
+  uint32_t stripe = kFileStripes;
+  for (uint32_t s = 0; s < kFileStripes; ++s)
+    if (uint32_t(hdr->stripe_owner[s].load() >> 32) == uint32_t(child)) stripe = s;
+  REQUIRE(stripe < kFileStripes);
+  // Died between the fold's start and the totals' add being logged.
+  hdr->fold_log[stripe].store(FoldLog::pack(0, unsigned(lazybreaker::core::Counter::Successes), 0));
+  hdr->sequence[stripe].n.fetch_add(1);
+  CHECK(stats_of(h).successes == 1);
+  CHECK(hdr->uncertain_folds.load() == 1);
+  size_t needed = 0;
+  REQUIRE(cb_metrics_prometheus(reg, nullptr, 0, &needed) == CB_OK);
+  std::string text(needed + 1, '\0');
+  REQUIRE(cb_metrics_prometheus(reg, text.data(), text.size(), &needed) == CB_OK);
+  CHECK(text.find("lazybreaker_shared_uncertain_folds_total 1\n") != std::string::npos);
+  CHECK(text.find("lazybreaker_shared_stripes_used ") != std::string::npos);
+  CHECK(text.find("lazybreaker_shared_capacity 1024\n") != std::string::npos);
+  munmap(base, size_t(st.st_size));
+  close(fd);
+  cb_registry_close(reg);
+}
+
+TEST_CASE("a private registry has cb_get_or_create too") {
+  cb_registry *reg = nullptr;
+  REQUIRE(cb_registry_open(nullptr, &reg) == CB_OK);
+  const cb_config cfg = consecutive(2, 1'000'000);
+  const cb_handle h = get(reg, "p", cfg);
+  CHECK(get(reg, "p", cfg) == h);
+  cb_config other = cfg;
+  other.open_duration_ns = 2'000'000;
+  cb_handle x = 0;
+  CHECK(cb_get_or_create(reg, "p", &other, &x) == CB_EEXIST);
+  REQUIRE(cb_destroy(h) == CB_OK);
+  const cb_handle again = get(reg, "p", other);
+  CHECK(again != h);
+  // Racing threads: one creates, every other finds it.
+  std::vector<std::thread> threads;
+  std::vector<cb_handle> got(8);
+  for (size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] { cb_get_or_create(reg, "raced", &cfg, &got[i]); });
+  for (auto &t : threads) t.join();
+  for (const cb_handle g : got) CHECK(g == got[0]);
+  CHECK(got[0] != 0);
+  cb_registry_close(reg);
+}
