@@ -170,3 +170,29 @@ func TestASecondProcessSeesTheBreakerThisOneTripped(t *testing.T) {
 	}
 	mustState(t, cb, StateClosed) // the child's Reset
 }
+
+// The Go half of tests/cross_language, run by its check.sh as its own
+// process: the registry file a C program made and tripped "payments" in is
+// opened here, "payments" is open and rejects, and "tripped-by-go" is
+// tripped for the C program to see. The settings equal the C program's
+// configuration field for field, or GetOrCreate would refuse them.
+func TestCrossLanguageChecker(t *testing.T) {
+	path, language := os.Getenv("LB_CROSS_LANGUAGE_FILE"), os.Getenv("LB_CROSS_LANGUAGE")
+	if path == "" || language == "" {
+		t.Skip("run by tests/cross_language/check.sh")
+	}
+	r := openShared(t, RegistryOptions{Path: path})
+	settings := Settings{Name: "payments", FailureThreshold: 1, Timeout: 300 * time.Second}
+	payments := getOrCreate(t, r, settings)
+	mustState(t, payments, StateOpen)
+	_, err := payments.Execute(func() (any, error) { return "never", nil })
+	var rejected *RejectedError
+	if !errors.As(err, &rejected) || !errors.Is(err, ErrOpenState) {
+		t.Fatalf("payments: want a rejection (ErrOpenState), got %v", err)
+	}
+	t.Logf("%s: payments rejects, retry after %v", language, rejected.RetryAfter())
+	settings.Name = "tripped-by-" + language
+	mine := getOrCreate(t, r, settings)
+	fail(mine, 1)
+	mustState(t, mine, StateOpen)
+}
