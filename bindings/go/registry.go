@@ -26,6 +26,10 @@ type Registry struct {
 	reg       lbswig.Struct_SS_cb_registry
 	closed    bool
 	isDefault bool
+	// A registry file's: a breaker that Lookup or Breakers finds and this
+	// value did not create is another process's too, and its Close lets go
+	// of it without destroying it.
+	sharedFile bool
 
 	// The breakers created through this value with a name, so Lookup and
 	// Breakers give back the same settings (IsSuccessful, IsExcluded) and a
@@ -99,7 +103,7 @@ func OpenRegistry(o RegistryOptions) (r *Registry, err error) {
 	}
 	opts.SetFlags(flags)
 	opts.SetMode(uint(o.Mode))
-	r = &Registry{reg: lbswig.Lb_registry_open_at(opts, o.Path), named: map[uint64]*breakerCore{}}
+	r = &Registry{reg: lbswig.Lb_registry_open_at(opts, o.Path), sharedFile: true, named: map[uint64]*breakerCore{}}
 	runtime.SetFinalizer(r, (*Registry).finalize)
 	return r, nil
 }
@@ -198,7 +202,7 @@ func (r *Registry) breaker(h uint64) (*CircuitBreaker, error) {
 	if err := swigStatus("Lookup", func() int { name = lbswig.Lb_name(h); return 0 }); err != nil {
 		return nil, err
 	}
-	return newCircuitBreaker(r, &breakerCore{h: h, name: name}, false), nil
+	return newCircuitBreaker(r, &breakerCore{h: h, name: name, shared: r.sharedFile}, false), nil
 }
 
 // GetOrCreate gives the breaker named s.Name if its configuration equals

@@ -74,6 +74,14 @@ func TestClosingASharedBreakerLeavesItInTheFile(t *testing.T) {
 		t.Fatalf("the shared breaker is gone after Close: %v", err)
 	}
 	mustState(t, found, StateOpen)
+	// What Lookup finds in a shared registry is other processes' too: its
+	// Close destroys nothing either.
+	if err := found.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := again.Lookup("payments"); err != nil {
+		t.Fatalf("Close of a looked-up shared breaker destroyed it: %v", err)
+	}
 }
 
 func TestAMissingFileWithoutCreateIsNotFoundAndFsErrNotExist(t *testing.T) {

@@ -38,6 +38,9 @@ public final class Registry implements AutoCloseable {
   private final long ptr;
   private final SWIGTYPE_p_cb_registry native_;
   private final boolean isDefault;
+  // A registry file's: a breaker this object did not create is another
+  // process's too, so the object lookup() gives for it never destroys it.
+  private final boolean sharedFile;
   private final boolean manualClock;
   private final ReentrantReadWriteLock lifetime = new ReentrantReadWriteLock();
   private final Closer closer;
@@ -94,6 +97,12 @@ public final class Registry implements AutoCloseable {
   }
 
   private Registry(SWIGTYPE_p_cb_registry native_, boolean isDefault, boolean manualClock) {
+    this(native_, isDefault, manualClock, false);
+  }
+
+  private Registry(
+      SWIGTYPE_p_cb_registry native_, boolean isDefault, boolean manualClock, boolean sharedFile) {
+    this.sharedFile = sharedFile;
     this.native_ = native_;
     this.ptr = SWIGTYPE_p_cb_registry.getCPtr(native_);
     this.isDefault = isDefault;
@@ -136,7 +145,8 @@ public final class Registry implements AutoCloseable {
       }
       byte[] path = Utf8.nulTerminated(options.path, "path");
       try {
-        return new Registry(LbNative.lb_registry_open_at(o, path), false, options.manualClock);
+        return new Registry(
+            LbNative.lb_registry_open_at(o, path), false, options.manualClock, true);
       } catch (NoSuchElementException e) {
         // CB_ENOENT and CB_EEXIST name the file here, not a breaker.
         throw new UncheckedIOException(
@@ -257,7 +267,9 @@ public final class Registry implements AutoCloseable {
    * The breaker of that name: the same object {@link #create} returned while
    * it lives. A breaker created outside Java (by C code in the default
    * registry, say) comes back as a CircuitBreaker that does not destroy it
-   * when collected (close() still does).
+   * when collected (close() still does, except in a shared registry: there
+   * it is another process's too, and close() only lets go of it, as for
+   * {@link #getOrCreate}).
    */
   public Optional<CircuitBreaker> lookup(String name) {
     Objects.requireNonNull(name, "name");
@@ -282,7 +294,7 @@ public final class Registry implements AutoCloseable {
       return null;
     }
     String name = knownName != null ? knownName : Utf8.decode(LbNative.lb_name(h));
-    return new CircuitBreaker(this, h, name, Classifier.DEFAULT, false);
+    return new CircuitBreaker(this, h, name, Classifier.DEFAULT, false, !sharedFile);
   }
 
   /** The registry's live breakers, in no particular order. */

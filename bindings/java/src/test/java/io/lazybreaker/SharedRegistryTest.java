@@ -68,6 +68,11 @@ class SharedRegistryTest {
     try (Registry again = Registry.open(shared(file).build())) {
       CircuitBreaker b = again.lookup("kept").orElseThrow();
       assertEquals(CircuitBreaker.State.OPEN, b.state());
+      // What lookup finds in a shared registry is other processes' too:
+      // close() destroys nothing either.
+      assertTrue(b.isShared());
+      b.close();
+      assertTrue(again.lookup("kept").isPresent());
     }
   }
 
