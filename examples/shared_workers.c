@@ -67,6 +67,7 @@ static int worker_b(const char *path, int tripped) {
   cb_retry_after(h, &wait_ns);
   printf("worker B: first call %s, retry in %.0f s\n",
          st == CB_REJECTED ? "rejected at once" : "admitted", (double)wait_ns / 1e9);
+  fflush(stdout);
   cb_registry_close(reg);
   return st == CB_REJECTED ? EXIT_SUCCESS : EXIT_FAILURE;
 }
