@@ -315,14 +315,14 @@ class RatioReporter : public benchmark::ConsoleReporter {
     std::printf(
         "\nMedians (ns per operation = wall time / all threads' operations; an operation is\n"
         "allow+done in CLOSED, one rejected allow in OPEN):\n\n");
-    std::printf("%-18s %12s %12s %14s %14s\n", "benchmark", "1T ns/op", "2T ns/op", "1T Mops/s",
+    std::printf("%-24s %12s %12s %14s %14s\n", "benchmark", "1T ns/op", "2T ns/op", "1T Mops/s",
                 "2T Mops/s");
     for (const char *fn : {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open",
                            "BM_half_open_full", "BM_coarse_clock", "BM_noop_allow", "BM_mutex_open",
                            "BM_count_window", "BM_time_window", "BM_slow_calls", "BM_r4j_window",
                            "BM_shared_closed", "BM_shared_count_window", "BM_shared_open"}) {
       const Median *a = get(fn, 1), *b = get(fn, 2);
-      std::printf("%-18s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
+      std::printf("%-24s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
                   b ? b->ns_per_op : 0.0, a ? a->ops_per_s / 1e6 : 0.0,
                   b ? b->ops_per_s / 1e6 : 0.0);
     }
