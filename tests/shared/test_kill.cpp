@@ -8,7 +8,9 @@
 //   - every breaker still works: reset admits a call, a trip rejects and then
 //     probes after its open duration, and an OPEN or HALF_OPEN breaker left
 //     by the run admits a call once its open duration and probe lease have
-//     passed (no probe is wedged beyond its lease);
+//     passed (no probe is wedged beyond its lease), and a child killed
+//     holding every probe slot of every breaker leaves them HALF_OPEN only
+//     until the lease has run out;
 //   - slots: as many breakers can still be created as the capacity leaves,
 //     less at most one slot per kill that landed inside a create, destroy
 //     or get_or_create (the only calls that take or give back a slot; a
@@ -107,6 +109,7 @@ struct WorkerBoard {
 // MAP_SHARED|MAP_ANONYMOUS, mapped before the first fork.
 struct Board {
   std::atomic<int> stop;
+  std::atomic<int> all_fail;  // the end of the run: every outcome a failure
   WorkerBoard workers[kMaxWorkers];
 };
 
@@ -206,7 +209,8 @@ cb_registry *open_registry(const std::string &path, uint32_t flags, uint32_t cap
 // Failures come in bursts: every few milliseconds the failure share jumps
 // from 5 % to 70 % and back, so breakers of every policy trip, probe and
 // close many times in a run.
-bool bursty_failure(std::mt19937_64 &rng) {
+bool bursty_failure(std::mt19937_64 &rng, const Board *board) {
+  if (board->all_fail.load(std::memory_order_relaxed) != 0) return true;
   const bool burst = (now_ns() / 3'000'000) % 2 == 1;
   return std::uniform_int_distribution<int>(0, 99)(rng) < (burst ? 70 : 5);
 }
@@ -234,7 +238,9 @@ void worker_thread(cb_registry *reg, const cb_handle *handles, Board *board, int
     const int st = cb_allow(handles[b], &ticket);
     if (st == CB_OK) {
       const int roll = std::uniform_int_distribution<int>(0, 99)(rng);
-      const int outcome = roll < 3 ? CB_IGNORED : bursty_failure(rng) ? CB_FAILURE : CB_SUCCESS;
+      const int outcome = roll < 3                     ? CB_IGNORED
+                          : bursty_failure(rng, board) ? CB_FAILURE
+                                                       : CB_SUCCESS;
       if (const int d = cb_done(handles[b], ticket, outcome); d != CB_OK)
         worker_fail(wb, "cb_done(%s) returned %s: %s", breaker_name(b).c_str(), cb_strerror(d),
                     cb_last_error_message());
@@ -445,6 +451,14 @@ class Parent {
   // call once its open duration and probe lease have passed; every one can
   // be reset and admits then, and trips, rejects and probes again.
   void check_breakers_work() {
+    // A HALF_OPEN breaker's probes may belong to a worker killed at the end.
+    int open = 0, half_open = 0;
+    for (const cb_handle h : handles_) {
+      open += cb_state(h) == CB_STATE_OPEN;
+      half_open += cb_state(h) == CB_STATE_HALF_OPEN;
+    }
+    std::printf("test_kill: after the run %d breakers OPEN, %d HALF_OPEN, the rest CLOSED\n", open,
+                half_open);
     sleep_ns(kOpenNs + kLeaseNs + 2'000'000);
     for (int i = 0; i < kBreakers; ++i) {
       const cb_handle h = handles_[i];
@@ -481,6 +495,82 @@ class Parent {
       if (cb_state(h) != CB_STATE_CLOSED)
         failed("%s: expected CLOSED after %u successful probes, got state %d", name.c_str(), probes,
                cb_state(h));
+    }
+  }
+
+  // A probe whose process is killed holding it is forgotten after its
+  // lease: a child takes every probe slot of every breaker and is killed;
+  // the breakers stay HALF_OPEN and reject until the lease has run out, then
+  // admit a call.
+  void check_killed_probes() {
+    for (const cb_handle h : handles_)
+      if (cb_reset(h) != CB_OK || cb_trip(h, kOpenNs) != CB_OK) failed("cb_reset/cb_trip failed");
+    sleep_ns(kOpenNs + 1'000'000);
+    int ready[2];
+    if (pipe(ready) != 0) return failed("pipe: %s", std::strerror(errno));
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      int st = CB_OK;
+      cb_registry *reg = open_registry(path_, 0, 0, &st);
+      // 0 if a probe slot could not be taken, else when the first was.
+      uint64_t taken_at = 0;
+      bool all = reg != nullptr;
+      for (int i = 0; i < kBreakers && all; ++i) {
+        cb_handle h = 0;
+        cb_ticket t = 0;
+        all = cb_lookup(reg, breaker_name(i).c_str(), &h) == CB_OK;
+        for (uint32_t p = 0; p < breaker_config(i).half_open_max_calls && all; ++p) {
+          all = cb_allow(h, &t) == CB_OK;
+          if (i == 0 && p == 0) taken_at = now_ns();
+        }
+      }
+      if (!all) taken_at = 0;
+      if (write(ready[1], &taken_at, sizeof taken_at) != sizeof taken_at) _exit(1);
+      pause();
+      _exit(0);
+    }
+    uint64_t taken_at = 0;
+    const bool got = read(ready[0], &taken_at, sizeof taken_at) == sizeof taken_at;
+    // Looked at as soon as it is killed (its teardown may take milliseconds,
+    // and its probes are held, dead or alive), then waited for.
+    kill(pid, SIGKILL);
+    if (!got || taken_at == 0) {
+      waitpid(pid, nullptr, 0);
+      return failed("the prober: expected it to take every probe slot of every breaker");
+    }
+    for (int i = 0; i < kBreakers; ++i) {
+      const int state = cb_state(handles_[i]);
+      cb_ticket t = 0;
+      const int st = cb_allow(handles_[i], &t);
+      // Only while the lease surely runs: on a busy machine it may have run
+      // out by now, and the call is then rightly admitted.
+      if (const uint64_t late = now_ns() - taken_at; late >= kLeaseNs / 2) {
+        std::printf("test_kill: %s: looked %.2f ms after the probe, too late to see it held\n",
+                    breaker_name(i).c_str(), double(late) / 1e6);
+        if (st == CB_OK) cb_done(handles_[i], t, CB_SUCCESS);
+        continue;
+      }
+      if (state != CB_STATE_HALF_OPEN || st != CB_REJECTED)
+        failed(
+            "%s: expected HALF_OPEN and a call rejected while the killed prober's lease runs, "
+            "got state %d and %s",
+            breaker_name(i).c_str(), state, cb_strerror(st));
+    }
+    waitpid(pid, nullptr, 0);
+    close(ready[0]);
+    close(ready[1]);
+    // The lease, then the open duration that follows a silent probe.
+    sleep_ns(kLeaseNs + kOpenNs + 1'000'000);
+    for (int i = 0; i < kBreakers; ++i) {
+      cb_ticket t = 0;
+      const int st = cb_allow(handles_[i], &t);
+      if (st != CB_OK)
+        failed("%s: expected a call admitted once the killed prober's lease (%" PRIu64
+               " ns) and the open duration after it have passed, got %s (state %d)",
+               breaker_name(i).c_str(), kLeaseNs, cb_strerror(st), cb_state(handles_[i]));
+      else
+        cb_done(handles_[i], t, CB_SUCCESS);
     }
   }
 
@@ -575,7 +665,7 @@ class Parent {
   // Reaps dead workers (with `block`, waits for one): a killed one is
   // counted and restarted; any other death is a failure, reported with
   // what the worker wrote on the board.
-  void reap_and_restart(bool block) {
+  void reap_and_restart(bool block, bool restart = true) {
     for (;;) {
       int status = 0;
       const pid_t pid = waitpid(-1, &status, block ? 0 : WNOHANG);
@@ -586,6 +676,8 @@ class Parent {
       pids_[w] = 0;
       const bool killed = dying_[w];
       dying_[w] = false;
+      // Told to stop (the end of the run), it may have exited before the kill.
+      if (board_->stop.load() != 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
       if (!killed || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
         report_death(w, status, "die of our SIGKILL");
         continue;
@@ -600,7 +692,7 @@ class Parent {
         if (p == kInStart) ++in_start_at_kill_;
         phase.store(kIdle);
       }
-      spawn(w);
+      if (restart) spawn(w);
     }
   }
 
@@ -612,8 +704,23 @@ class Parent {
            wb.error);
   }
 
+  // The end of the run: after 20 ms of failures only, every other worker is
+  // killed as the rest are told to stop, so the breakers are left OPEN or
+  // HALF_OPEN, some with probes whose process died (the checks then wait
+  // out their lease), and with processes that exited and gave their stripes
+  // back.
   void stop_all() {
+    board_->all_fail.store(1);
+    sleep_ns(20'000'000);  // every breaker trips, and probes only fail
     board_->stop.store(1);
+    for (int w = 1; w < o_.workers; w += 2)
+      if (pids_[w] != 0 && !dying_[w]) {
+        kill(pids_[w], SIGKILL);
+        dying_[w] = true;
+      }
+    while (std::find(std::begin(dying_), std::end(dying_), true) != std::end(dying_) &&
+           g_failures == 0)
+      reap_and_restart(true, false);
     for (int w = 0; w < o_.workers; ++w) {
       if (pids_[w] == 0) continue;
       if (dying_[w]) kill(pids_[w], SIGKILL);  // after a failure, none is left running
@@ -735,6 +842,7 @@ bool run_round(const Options &o, Board *board, int round) {
       if (g_failures == 0) {
         parent.check_counters();
         parent.check_breakers_work();
+        parent.check_killed_probes();
         parent.check_slots();
       }
     }
