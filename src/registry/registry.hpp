@@ -57,7 +57,7 @@ struct Counts {
 
 enum EventMask : uint32_t { kTransitionEvents = 1, kRejectionEvents = 2 };
 
-class Registry final : private SharedCounters {
+class Registry final : private SharedCounters, private StaleSlots {
  public:
   static constexpr uint32_t kDefaultCapacity = 65536;
   static constexpr uint32_t kDefaultEventCapacity = 1024;
@@ -247,6 +247,25 @@ class Registry final : private SharedCounters {
   bool reclaim_stripe(uint32_t f, uint64_t dead_owner);
   static bool claim_hook(uint32_t s);
 
+  // A shared registry's record, per slot, of a create or destroy in
+  // progress: which process (ProcessId) does it, and which it is; 0 when
+  // none is. A process that dies inside one leaves it, and what it left
+  // half done is found by it: its name-index entry is taken out of the way
+  // of the next create of the name (stale()), its slot given back by the
+  // next open of the file (finish_left_work()).
+  struct Pending {
+    static constexpr uint64_t kCreating = uint64_t(1) << 62, kDestroying = uint64_t(1) << 61,
+                              kFinishing = uint64_t(1) << 60;
+    static constexpr uint64_t kFlags = kCreating | kDestroying | kFinishing;
+    static constexpr uint64_t owner(uint64_t p) { return p & ~kFlags; }
+  };
+  bool stale(uint32_t slot) const override;
+  // Records a destroy of the `incarnation`-th life of slot `i` (Pending);
+  // false if that life is over or another live process destroys it.
+  bool take_pending(uint32_t i, uint32_t incarnation, uint64_t destroying);
+  // Given back: the slots whose create or destroy a dead process left.
+  void finish_left_work();
+
   [[gnu::always_inline]] core::Breaker make_breaker(uint32_t index, core::EventSink *events,
                                                     const core::HeldCells &held) {
     const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
@@ -305,7 +324,8 @@ class Registry final : private SharedCounters {
   MappedFile file_;
   FileLayout file_layout_{};
   uint8_t file_stripe_[kMaxExclusiveStripes];
-  core::Cell *file_cells_ = nullptr;  // [kFileStripes][slots_]
+  core::Cell *file_cells_ = nullptr;          // [kFileStripes][slots_]
+  std::atomic<uint64_t> *pending_ = nullptr;  // [slots_] Pending words
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
   std::optional<NameStore> names_;
