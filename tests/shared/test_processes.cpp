@@ -276,3 +276,117 @@ TEST_CASE(
   CHECK(cb_create(reg, "one-too-many", nullptr, &again) == CB_EFULL);
   cb_registry_close(reg);
 }
+
+// A file has 64 counter stripes: beyond them, threads count in the shared
+// totals (docs/shared-registries.md, "Counters across processes").
+TEST_CASE("more threads than the file has stripes, in several processes, count exactly") {
+  TempRegistryFile file;
+  cb_registry *reg = open_file(file.path, CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE, 16);
+  cb_handle h = 0;
+  REQUIRE(cb_create(reg, "crowded", nullptr, &h) == CB_OK);
+  constexpr int kProcesses = 3, kThreads = 30, kCalls = 2000;
+  int gate[2];
+  REQUIRE(pipe(gate) == 0);
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p)
+    children.push_back(fork_child([&] {
+      close(gate[1]);
+      cb_registry_options o;
+      cb_registry_options_init(&o);
+      o.path = file.path.c_str();
+      cb_registry *mine = nullptr;
+      child_check(cb_registry_open(&o, &mine) == CB_OK, "cb_registry_open");
+      cb_handle b = 0;
+      child_check(cb_lookup(mine, "crowded", &b) == CB_OK, "cb_lookup");
+      char c;
+      child_check(read(gate[0], &c, 1) == 0, "the gate");
+      std::vector<std::thread> threads;
+      std::atomic<int> bad{0}, started{0};
+      for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&] {
+          // Every thread holds its stripe (or has none) at once.
+          started.fetch_add(1);
+          while (started.load() < kThreads) std::this_thread::yield();
+          for (int i = 0; i < kCalls; ++i) {
+            cb_ticket tk = 0;
+            if (cb_allow(b, &tk) != CB_OK || cb_done(b, tk, CB_SUCCESS) != CB_OK) bad.store(1);
+          }
+        });
+      for (std::thread &t : threads) t.join();
+      child_check(bad.load() == 0, "the calls");
+      cb_registry_close(mine);
+    }));
+  close(gate[0]);
+  close(gate[1]);
+  for (const pid_t c : children) expect_exit_0(c);
+  const cb_stats s = stats_of(h);
+  CHECK(s.admitted == uint64_t(kProcesses) * kThreads * kCalls);
+  CHECK(s.successes == uint64_t(kProcesses) * kThreads * kCalls);
+  cb_registry_close(reg);
+}
+
+TEST_CASE("a process that closes and opens the file again goes on counting exactly") {
+  TempRegistryFile file;
+  cb_registry *reg = open_file(file.path, CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE, 16);
+  cb_handle h = 0;
+  REQUIRE(cb_create(reg, "reopened", nullptr, &h) == CB_OK);
+  const pid_t child = fork_child([&] {
+    for (int round = 0; round < 20; ++round) {
+      cb_registry_options o;
+      cb_registry_options_init(&o);
+      o.path = file.path.c_str();
+      cb_registry *mine = nullptr;
+      child_check(cb_registry_open(&o, &mine) == CB_OK, "cb_registry_open");
+      cb_handle b = 0;
+      child_check(cb_lookup(mine, "reopened", &b) == CB_OK, "cb_lookup");
+      // Past a fold (32,768) now and then, from a stripe taken and given back each round.
+      for (int i = 0; i < 5000; ++i) {
+        cb_ticket tk = 0;
+        child_check(cb_allow(b, &tk) == CB_OK && cb_done(b, tk, CB_FAILURE) == CB_OK, "a call");
+        if (cb_state(b) != CB_STATE_CLOSED) child_check(cb_reset(b) == CB_OK, "cb_reset");
+      }
+      child_check(cb_registry_close(mine) == CB_OK, "cb_registry_close");
+    }
+  });
+  expect_exit_0(child);
+  const cb_stats s = stats_of(h);
+  CHECK(s.admitted == 100000);
+  CHECK(s.failures == 100000);
+  cb_registry_close(reg);
+}
+
+TEST_CASE("a shared registry's manual clock is the file's: an advance in one process moves all") {
+  TempRegistryFile file;
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.path = file.path.c_str();
+  o.flags = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE;
+  o.capacity = 4;
+  o.clock = CB_CLOCK_MANUAL;
+  cb_registry *reg = nullptr;
+  REQUIRE(cb_registry_open(&o, &reg) == CB_OK);
+  const cb_config cfg = trips_after(1);  // open for an hour
+  cb_handle h = 0;
+  REQUIRE(cb_create(reg, "timed", &cfg, &h) == CB_OK);
+  cb_ticket t = 0;
+  REQUIRE(cb_allow(h, &t) == CB_OK);
+  REQUIRE(cb_done(h, t, CB_FAILURE) == CB_OK);
+  REQUIRE(cb_state(h) == CB_STATE_OPEN);
+  const pid_t child = fork_child([&] {
+    cb_registry_options mine_o;
+    cb_registry_options_init(&mine_o);
+    mine_o.path = file.path.c_str();  // capacity 0: the file's
+    mine_o.clock = CB_CLOCK_MANUAL;   // a clock must agree with the file's
+    cb_registry *mine = nullptr;
+    child_check(cb_registry_open(&mine_o, &mine) == CB_OK, "cb_registry_open");
+    child_check(cb_clock_advance(mine, 3600ull * 1000000000) == CB_OK, "cb_clock_advance");
+    cb_registry_close(mine);
+  });
+  expect_exit_0(child);
+  uint64_t wait = 1;
+  REQUIRE(cb_retry_after(h, &wait) == CB_OK);
+  CHECK(wait == 0);
+  CHECK(cb_allow(h, &t) == CB_OK);  // the probe
+  CHECK(cb_state(h) == CB_STATE_HALF_OPEN);
+  cb_registry_close(reg);
+}
