@@ -299,7 +299,9 @@ static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCE
  *          CB_EVERSION for a file of another layout or not a registry file;
  *          CB_ECORRUPT for a file whose header or size is wrong;
  *          CB_EIO for another I/O error (the message names the file);
- *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when 65,535
+ *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when the
+ *          file's 64 counter stripes are all taken by live processes and
+ *          threads of this one already count, or when 65,535
  *          registries are open at once (a closed one's id is reused), or
  *          when the open registries would hold more than 16,777,216
  *          breakers between them (capacities count in whole 1,024s).

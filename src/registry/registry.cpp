@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <bit>
@@ -278,12 +279,28 @@ bool Registry::claim_hook(uint32_t s) {
   return true;
 }
 
+// Another open registry of this process on the same file (under g_shared),
+// whose stripe `s` counts in file stripe `f`: then ours does too, as the
+// same thread writes both.
+bool Registry::sibling_counts_in(uint32_t s, uint32_t f) const {
+  for (uint32_t k = 0; k < g_shared_count; ++k) {
+    const Registry *r = g_shared_open[k];
+    if (r != this && r->file_dev_ == file_dev_ && r->file_ino_ == file_ino_ &&
+        r->file_stripe_[s] == f)
+      return true;
+  }
+  return false;
+}
+
 bool Registry::attach_stripe(uint32_t s) {
   if (s >= Space::exclusive_stripes()) return false;
   if (file_stripe_[s] != kNoStripe) return true;
   FileHeader &h = *file_.header();
   const uint64_t me = ProcessId::self();
   uint32_t f = kFileStripes;
+  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k)
+    if (sibling_counts_in(s, k)) f = k;
+  const bool shared_with_sibling = f != kFileStripes;
   for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k) {
     uint64_t free_owner = 0;
     if (h.stripe_owner[k].compare_exchange_strong(free_owner, me, std::memory_order_acq_rel)) f = k;
@@ -303,7 +320,7 @@ bool Registry::attach_stripe(uint32_t s) {
       mmap(held, size_t(slots_) * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
            file_.fd, off_t(file_layout_.stripe_held_at(f))) != held) {
     Space::map_stripe(s, base_, slots_, -1, 0);
-    h.stripe_owner[f].store(0, std::memory_order_release);
+    if (!shared_with_sibling) h.stripe_owner[f].store(0, std::memory_order_release);
     return false;
   }
   // Published before the thread counts in the stripe, so that a reader
@@ -314,6 +331,17 @@ bool Registry::attach_stripe(uint32_t s) {
   }
   file_stripe_[s] = uint8_t(f);
   return true;
+}
+
+void Registry::release_file_stripes() {
+  FileHeader &h = *file_.header();
+  const uint64_t me = ProcessId::self();
+  for (uint32_t s = 0; s < kMaxExclusiveStripes; ++s) {
+    const uint8_t f = file_stripe_[s];
+    uint64_t owner = me;
+    if (f != kNoStripe && !sibling_counts_in(s, f))
+      h.stripe_owner[f].compare_exchange_strong(owner, 0, std::memory_order_acq_rel);
+  }
 }
 
 bool Registry::reclaim_stripe(uint32_t f, uint64_t dead_owner) {
@@ -405,6 +433,11 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
     return Status::NoMemory;
   }
   reg->file_ = file;
+  struct stat st;
+  if (fstat(file.fd, &st) == 0) {
+    reg->file_dev_ = st.st_dev;
+    reg->file_ino_ = st.st_ino;
+  }
   reg->clock_.kind = core::ClockKind(h.clock);
   reg->clock_.manual = &file.header()->manual_ns;
   reg->clock_.offset_ns = h.clock_offset_ns;
@@ -424,8 +457,22 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
     // any of them can count here; the threads that take one later get
     // theirs in claim_hook.
     SetupLock::Held lock(g_shared);
-    const uint32_t used = std::min(stripes_used(), Space::exclusive_stripes());
-    for (uint32_t s = 0; s < used; ++s) reg->attach_stripe(s);
+    // The stripes of the threads alive now (a thread that takes one after
+    // this read waits for the lock in claim_hook, and finds this registry).
+    const uint64_t owned = stripes_owned();
+    bool attached = true;
+    for (uint32_t s = 0; s < Space::exclusive_stripes() && attached; ++s)
+      if ((owned >> s & 1) != 0) attached = reg->attach_stripe(s);
+    if (!attached) {
+      // Its threads would count where no other process sees.
+      reg->release_file_stripes();
+      Space::unmap_shared_run(reg->base_, reg->slots_);
+      reg->give_up_run();
+      munmap(reg->private_, reg->private_size_);
+      close_file(reg->file_);
+      delete reg;
+      return Status::NoFileStripes;
+    }
     g_shared_open[g_shared_count++] = reg;
     set_stripe_claim_hook(&claim_hook);
   }
@@ -462,12 +509,9 @@ void Registry::close(Registry *reg) {
     // go of its stripes (their counts stay there for the next owner) and
     // its mappings.
     Space::unmap_shared_run(reg->base_, reg->slots_);
-    FileHeader &h = *reg->file_.header();
-    const uint64_t me = ProcessId::self();
-    for (const uint8_t f : reg->file_stripe_) {
-      uint64_t owner = me;
-      if (f != kNoStripe)
-        h.stripe_owner[f].compare_exchange_strong(owner, 0, std::memory_order_acq_rel);
+    {
+      SetupLock::Held lock(g_shared);
+      reg->release_file_stripes();
     }
     close_file(reg->file_);
   }

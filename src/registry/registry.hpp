@@ -37,6 +37,7 @@ enum class Status {
   SpaceFull,
   ExistsOtherwise,  // the name is taken by a breaker of another configuration
   FileError,        // opening a shared registry's file failed: its FileError says why
+  NoFileStripes,    // the file's counter stripes are all taken by live processes
 };
 
 // What a registry's structures change besides their arrays, at the start of
@@ -242,6 +243,10 @@ class Registry final : private SharedCounters, private StaleSlots {
   // Gives process stripe `s` a file stripe (a shared registry); false if
   // the file has none free.
   bool attach_stripe(uint32_t s);
+  bool sibling_counts_in(uint32_t s, uint32_t f) const;
+  // Gives the file stripes back that no other registry of this process on
+  // the same file counts in (under the shared registries' lock).
+  void release_file_stripes();
   // The file stripe stripe `f`'s owner died holding: its fold finished, it
   // is free again; false if its owner lives (or another process took it).
   bool reclaim_stripe(uint32_t f, uint64_t dead_owner);
@@ -325,6 +330,7 @@ class Registry final : private SharedCounters, private StaleSlots {
   FileLayout file_layout_{};
   uint8_t file_stripe_[kMaxExclusiveStripes];
   core::Cell *file_cells_ = nullptr;          // [kFileStripes][slots_]
+  uint64_t file_dev_ = 0, file_ino_ = 0;      // which file, to tell siblings
   std::atomic<uint64_t> *pending_ = nullptr;  // [slots_] Pending words
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};

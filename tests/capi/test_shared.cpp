@@ -715,3 +715,84 @@ TEST_CASE("a process killed inside create or destroy wedges no name, and leaks a
   cb_registry_close(again);
   cb_registry_close(reg);
 }
+
+TEST_CASE("registries of one process on one file count in the same stripes") {
+  TempPath f;
+  cb_registry *owner = open_ok(f.path, CB_REGISTRY_CREATE, 1024);
+  // File stripes a process owns, as the file says.
+  auto owned_by = [&](pid_t pid) {
+    Header h;
+    const int fd = open(f.path.c_str(), O_RDONLY);
+    const bool read = fd >= 0 && pread(fd, h.bytes, sizeof h.bytes, 0) == ssize_t(sizeof h.bytes);
+    if (fd >= 0) close(fd);
+    int n = 0;
+    for (uint32_t s = 0; read && s < kFileStripes; ++s)
+      n += uint32_t(h->stripe_owner[s].load() >> 32) == uint32_t(pid);
+    return read ? n : -1;
+  };
+  // This thread is the only one of the process: one stripe, taken when it
+  // opened the file.
+  CHECK(owned_by(getpid()) == 1);
+  CHECK(in_child([&] {
+          // One thread counting through three registries of the file (the
+          // parent's, inherited, and two of its own) counts in one stripe.
+          cb_registry *a = nullptr, *b = nullptr;
+          const cb_registry_options o = options(f.path, 0);
+          if (cb_registry_open(&o, &a) != CB_OK || cb_registry_open(&o, &b) != CB_OK) return 1;
+          const cb_config cfg = consecutive(3, 1'000'000);
+          cb_handle ha = 0, hb = 0, ho = 0;
+          if (cb_get_or_create(a, "s", &cfg, &ha) != CB_OK || cb_lookup(b, "s", &hb) != CB_OK ||
+              cb_lookup(owner, "s", &ho) != CB_OK)
+            return 2;
+          for (cb_handle h : {ha, hb, ho}) {
+            cb_ticket t = 0;
+            if (cb_allow(h, &t) != CB_OK || cb_done(h, t, CB_SUCCESS) != CB_OK) return 3;
+          }
+          if (owned_by(getpid()) != 1) return 4;
+          cb_registry_close(a);
+          // b still counts where a did: the stripe stays the child's.
+          cb_ticket t = 0;
+          if (cb_allow(hb, &t) != CB_OK || cb_done(hb, t, CB_SUCCESS) != CB_OK) return 5;
+          cb_stats s;
+          s.struct_size = sizeof s;
+          if (cb_stats_get(hb, &s) != CB_OK || s.successes != 4) return 6;
+          if (owned_by(getpid()) != 1) return 7;
+          cb_registry_close(b);
+          cb_registry_close(owner);
+          return owned_by(getpid()) == 0 ? 0 : 8;
+        }) == 0);
+  CHECK(owned_by(getpid()) == 1);
+  cb_registry_close(owner);
+  CHECK(owned_by(getpid()) == 0);
+}
+
+TEST_CASE("a process whose threads would count where no other sees is refused: CB_EFULL") {
+  TempPath f;
+  cb_registry *reg = open_ok(f.path, CB_REGISTRY_CREATE, 1024);
+  const cb_handle h = get(reg, "full", consecutive(3, 1'000'000));
+  // Every stripe taken by a live process (this one, as far as the file can
+  // tell), as if 64 threads of live processes counted here.
+  Header hdr = read_header(f.path);
+  const uint64_t live = lazybreaker::registry::ProcessId::self();
+  for (uint32_t s = 0; s < kFileStripes; ++s) hdr->stripe_owner[s].store(live);
+  write_header(f.path, hdr);
+  // This thread counts (it has a stripe): a file whose stripes are all
+  // taken cannot give it one.
+  TempPath g;
+  CHECK(open_code(g.path, CB_REGISTRY_CREATE, 1024) == CB_OK);
+  Header full = read_header(g.path);
+  for (uint32_t s = 0; s < kFileStripes; ++s) full->stripe_owner[s].store(live);
+  write_header(g.path, full);
+  CHECK(open_code(g.path, 0) == CB_EFULL);
+  CHECK(message_has("counter stripes"));
+  // A new thread of a process that has the file open counts in the totals,
+  // exactly.
+  std::thread([&] {
+    for (int i = 0; i < 1000; ++i) {
+      cb_ticket t = 0;
+      if (cb_allow(h, &t) == CB_OK) cb_done(h, t, CB_SUCCESS);
+    }
+  }).join();
+  CHECK(stats_of(h).successes == 1000);
+  cb_registry_close(reg);
+}
