@@ -228,24 +228,54 @@ bool check_header(const FileRequest &req, const FileHeader &h, size_t size, File
   return true;
 }
 
+// An unnamed file (O_TMPFILE) in the directory of `path`, or -1 where the
+// file system or the kernel has none.
+int open_unnamed_beside(const char *path) {
+  const char *slash = std::strrchr(path, '/');
+  char dir[4096] = ".";
+  if (slash != nullptr) {
+    const size_t len = slash == path ? 1 : size_t(slash - path);
+    if (len >= sizeof dir) return -1;
+    std::memcpy(dir, path, len);
+    dir[len] = '\0';
+  }
+  return ::open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+
+// Gives the unnamed file `fd` the name `path`: 0, or -1 with errno.
+int link_unnamed(int fd, const char *path) {
+  char self[64];
+  snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+  if (linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) return 0;
+  if (errno == EEXIST) return -1;
+  // Without /proc mounted: only with CAP_DAC_READ_SEARCH.
+  return linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH);
+}
+
 // Makes a complete registry file beside `path` and links it there, so that
 // the path never names a half-made file; false with err->kind Exists if
-// another process linked one first.
-bool create_file(const FileRequest &req, int *fd_out, FileError *err) {
+// another process linked one first. The file is made unnamed (O_TMPFILE)
+// where it can be, so that a creator killed before the link leaves nothing
+// behind; else (or if the unnamed file cannot be linked) as
+// `path.PID.SALT.tmp`, which such a creator leaves.
+bool create_file(const FileRequest &req, int *fd_out, FileError *err, bool unnamed = true) {
   const uint32_t capacity = req.capacity != 0 ? req.capacity : req.default_capacity;
   const uint32_t slots = Space::run_slots(capacity);
   const FileLayout layout = FileLayout::of(slots, req.arena_bytes(capacity, slots));
-  char tmp[4096];
-  uint64_t salt = 0;
-  if (getrandom(&salt, sizeof salt, GRND_NONBLOCK) != ssize_t(sizeof salt)) salt = unix_now_ns();
-  if (snprintf(tmp, sizeof tmp, "%s.%ld.%016llx.tmp", req.path, long(getpid()),
-               (unsigned long long)salt) >= int(sizeof tmp))
-    return failed(err, FileError::Io, "%s: the path is too long", req.path);
-  const int fd = ::open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return failed_errno(err, req.path, "cannot create a file in its directory");
+  char tmp[4096] = "";
+  int fd = unnamed ? open_unnamed_beside(req.path) : -1;
+  if (fd < 0) {
+    uint64_t salt = 0;
+    if (getrandom(&salt, sizeof salt, GRND_NONBLOCK) != ssize_t(sizeof salt)) salt = unix_now_ns();
+    if (snprintf(tmp, sizeof tmp, "%s.%ld.%016llx.tmp", req.path, long(getpid()),
+                 (unsigned long long)salt) >= int(sizeof tmp))
+      return failed(err, FileError::Io, "%s: the path is too long", req.path);
+    fd = ::open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return failed_errno(err, req.path, "cannot create a file in its directory");
+  }
   auto give_up = [&](bool result) {
     ::close(fd);
-    unlink(tmp);
+    if (tmp[0] != '\0') unlink(tmp);
     return result;
   };
   if (fchmod(fd, req.mode != 0 ? req.mode : 0600) != 0)
@@ -275,16 +305,20 @@ bool create_file(const FileRequest &req, int *fd_out, FileError *err) {
   if (pwrite(fd, &h, offsetof(FileHeader, checksum) + sizeof h.checksum, 0) !=
       ssize_t(offsetof(FileHeader, checksum) + sizeof h.checksum))
     return give_up(failed_errno(err, req.path, "cannot write the header"));
-  if (link(tmp, req.path) != 0) {
+  if ((tmp[0] != '\0' ? link(tmp, req.path) : link_unnamed(fd, req.path)) != 0) {
     if (errno == EEXIST) {
       give_up(false);
       err->kind = FileError::Exists;
       snprintf(err->message, sizeof err->message, "%s: the file exists", req.path);
       return false;
     }
+    if (tmp[0] == '\0') {  // an unnamed file this process may not link: a named one
+      give_up(false);
+      return create_file(req, fd_out, err, false);
+    }
     return give_up(failed_errno(err, req.path, "cannot link the new file into place"));
   }
-  unlink(tmp);
+  if (tmp[0] != '\0') unlink(tmp);
   *fd_out = fd;
   return true;
 }
