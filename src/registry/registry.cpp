@@ -162,10 +162,11 @@ void Registry::place(void *arena, const ArenaLayout &a, unsigned log2_buckets) {
   prefer_huge_pages(at<char>(arena, a.buckets_at), sizeof(uint64_t) << log2_buckets);
 }
 
-Status Registry::claim_run() {
+Status Registry::claim_run(bool mapped_over) {
   const uint32_t id = take_id();
   if (id == 0) return Status::TooManyRegistries;
-  if (const Space::Claim claimed = Space::claim(slots_, id, &base_); claimed != Space::Claim::Ok) {
+  if (const Space::Claim claimed = Space::claim(slots_, id, &base_, mapped_over);
+      claimed != Space::Claim::Ok) {
     give_back_id(id);
     return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
   }
@@ -418,7 +419,9 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   reg->capacity_ = h.capacity;
   reg->slots_ = h.slots;
   reg->file_layout_ = FileLayout::of(h.slots, a.layout.size());
-  if (const Status st = reg->claim_run(); st != Status::Ok) {
+  // Its hot lines, totals and the cells of the stripes its threads take are
+  // the file's: the run need not be made writable first.
+  if (const Status st = reg->claim_run(true); st != Status::Ok) {
     munmap(own, p.layout.size());
     close_file(file);
     delete reg;

@@ -236,7 +236,7 @@ class Registry final : private SharedCounters, private StaleSlots {
   // Sets up the structures over an arena of that layout at `arena`.
   void place(void *arena, const ArenaLayout &layout, unsigned log2_buckets);
   // Takes an id and a run of the space; NoMemory etc. if it cannot.
-  Status claim_run();
+  Status claim_run(bool mapped_over = false);
   void give_up_run();
   // SharedCounters: a fold in the file, logged for a dead owner's finish.
   void fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
