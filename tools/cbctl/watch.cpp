@@ -1,0 +1,236 @@
+// cbctl watch. On a terminal: the alternate screen, the cursor hidden, the
+// keyboard read unbuffered and unechoed (Ctrl-C still raises SIGINT), and
+// each frame written in one piece from the top-left corner, every line
+// ending in clear-to-end-of-line and the frame in clear-to-end-of-screen,
+// so nothing is ever blanked before it is redrawn (no flicker). Everything
+// is put back on the way out, whatever ends the watch.
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "commands.hpp"
+#include "format.hpp"
+
+namespace cbctl {
+
+namespace {
+
+volatile sig_atomic_t g_stop_signal = 0;
+volatile sig_atomic_t g_resized = 0;
+
+void on_stop(int sig) { g_stop_signal = sig; }
+void on_resize(int) { g_resized = 1; }
+
+// SIGINT, SIGTERM and SIGHUP end the watch, SIGWINCH redraws it. They are
+// blocked except inside ppoll(), so one arriving between two frames is
+// taken at the next wait, never lost in a race.
+class Signals {
+ public:
+  Signals() {
+    sigset_t block;
+    sigemptyset(&block);
+    for (int i = 0; i < kCount; ++i) sigaddset(&block, kSignals[i]);
+    sigprocmask(SIG_BLOCK, &block, &saved_mask_);
+    wait_mask_ = saved_mask_;
+    for (int i = 0; i < kCount; ++i) sigdelset(&wait_mask_, kSignals[i]);
+    for (int i = 0; i < kCount; ++i) {
+      struct sigaction sa {};
+      sa.sa_handler = kSignals[i] == SIGWINCH ? on_resize : on_stop;
+      sigemptyset(&sa.sa_mask);
+      sigaction(kSignals[i], &sa, &saved_[i]);
+    }
+  }
+  ~Signals() {
+    for (int i = 0; i < kCount; ++i) sigaction(kSignals[i], &saved_[i], nullptr);
+    sigprocmask(SIG_SETMASK, &saved_mask_, nullptr);
+  }
+  const sigset_t *wait_mask() const { return &wait_mask_; }
+
+ private:
+  static constexpr int kCount = 4;
+  static constexpr int kSignals[kCount] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
+  sigset_t saved_mask_, wait_mask_;
+  struct sigaction saved_[kCount];
+};
+
+class Terminal {
+ public:
+  explicit Terminal(bool keyboard) {
+    if (keyboard && tcgetattr(STDIN_FILENO, &saved_) == 0) {
+      termios raw = saved_;
+      raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+      raw.c_cc[VMIN] = 0;
+      raw.c_cc[VTIME] = 0;
+      raw_ = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+    }
+    // alternate screen, cursor hidden
+    put("\x1b[?1049h\x1b[?25l");
+  }
+  ~Terminal() {
+    // cursor shown, colours off, main screen back as it was
+    put("\x1b[0m\x1b[?25h\x1b[?1049l");
+    if (raw_) tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+  }
+  bool raw() const { return raw_; }
+
+  static void put(const std::string &s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+  }
+
+ private:
+  termios saved_{};
+  bool raw_ = false;
+};
+
+void window_size(size_t *cols, size_t *rows) {
+  winsize ws{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0) {
+    *cols = ws.ws_col;
+    *rows = ws.ws_row;
+  } else {
+    *cols = 80;
+    *rows = 24;
+  }
+}
+
+std::string clock_text(bool utc) {
+  char buf[32];
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  if (utc) {
+    gmtime_r(&now, &tm);
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  } else {
+    localtime_r(&now, &tm);
+    std::strftime(buf, sizeof buf, "%H:%M:%S", &tm);
+  }
+  return buf;
+}
+
+std::string summary(const std::vector<BreakerView> &breakers) {
+  size_t by_state[5] = {};
+  for (const auto &b : breakers)
+    if (b.state >= 0 && b.state < 5) ++by_state[b.state];
+  std::string s =
+      std::to_string(breakers.size()) + (breakers.size() == 1 ? " breaker" : " breakers");
+  const char *names[5] = {"closed", "open", "half-open", "forced open", "disabled"};
+  for (int i = 0; i < 5; ++i)
+    if (by_state[i]) s += ", " + std::to_string(by_state[i]) + " " + names[i];
+  return s;
+}
+
+// A frame for the terminal: at most `rows` lines of at most `cols` columns.
+std::string terminal_frame(const RegistryFile &file, const WatchOptions &opts, bool colour) {
+  size_t cols, rows;
+  window_size(&cols, &rows);
+  std::vector<BreakerView> breakers = file.breakers();
+  std::vector<std::string> lines;
+  std::string title = "cbctl watch " + printable(file.path()) + "  every " +
+                      format_duration(opts.interval_ns) + "  " + clock_text(false) + "  q: quit";
+  if (title.size() > cols) title.resize(cols);
+  lines.push_back(colour ? "\x1b[1m" + title + "\x1b[0m" : title);
+  std::string sum = summary(breakers);
+  if (sum.size() > cols) sum.resize(cols);
+  lines.push_back(sum);
+  lines.push_back("");
+  std::vector<std::string> table = render_table(breakers, TableStyle{colour, cols});
+  size_t room = rows > lines.size() ? rows - lines.size() : 0;
+  if (table.size() > room) {
+    size_t hidden = table.size() - (room > 0 ? room - 1 : 0);
+    table.resize(room > 0 ? room - 1 : 0);
+    table.push_back("... " + std::to_string(hidden) + " more (a taller terminal shows them)");
+  }
+  lines.insert(lines.end(), table.begin(), table.end());
+  std::string frame = "\x1b[H";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    frame += lines[i];
+    frame += "\x1b[K";
+    if (i + 1 < lines.size()) frame += "\r\n";
+  }
+  return frame + "\x1b[J";
+}
+
+std::string plain_frame(const RegistryFile &file) {
+  std::vector<BreakerView> breakers = file.breakers();
+  std::string frame =
+      "# " + printable(file.path()) + " at " + clock_text(true) + ": " + summary(breakers) + "\n";
+  for (const std::string &line : render_table(breakers, TableStyle{})) frame += line + "\n";
+  return frame + "\n";
+}
+
+timespec to_timespec(uint64_t ns) {
+  return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+}
+
+}  // namespace
+
+int run_watch(const RegistryFile &file, const WatchOptions &opts) {
+  g_stop_signal = 0;
+  g_resized = 0;
+  Signals signals;
+  bool tty = isatty(STDOUT_FILENO);
+  if (!tty) {
+    for (uint64_t n = 0; !g_stop_signal && (opts.frames == 0 || n < opts.frames); ++n) {
+      if (n) {
+        timespec wait = to_timespec(opts.interval_ns);
+        ppoll(nullptr, 0, &wait, signals.wait_mask());
+        if (g_stop_signal) break;
+      }
+      std::string frame = plain_frame(file);
+      if (std::fwrite(frame.data(), 1, frame.size(), stdout) != frame.size() ||
+          std::fflush(stdout) != 0) {
+        // a reader that went away (watch | head) ends the watch quietly
+        return errno == EPIPE ? kExitOk : kExitError;
+      }
+    }
+    return kExitOk;
+  }
+  const char *no_colour = std::getenv("NO_COLOR");
+  bool colour = !(no_colour && *no_colour);
+  Terminal terminal(isatty(STDIN_FILENO));
+  bool keyboard_open = terminal.raw();
+  for (uint64_t n = 0; !g_stop_signal && (opts.frames == 0 || n < opts.frames);) {
+    Terminal::put(terminal_frame(file, opts, colour));
+    ++n;
+    if (opts.frames && n == opts.frames) break;
+    // Wait out the interval, redrawing early on a resize, ending on q.
+    timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    uint64_t due = static_cast<uint64_t>(deadline.tv_sec) * 1000000000 +
+                   static_cast<uint64_t>(deadline.tv_nsec) + opts.interval_ns;
+    bool quit = false;
+    for (;;) {
+      timespec now;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      uint64_t at =
+          static_cast<uint64_t>(now.tv_sec) * 1000000000 + static_cast<uint64_t>(now.tv_nsec);
+      if (at >= due || g_stop_signal || g_resized) break;
+      timespec wait = to_timespec(due - at);
+      pollfd keyboard{STDIN_FILENO, POLLIN, 0};
+      int ready = ppoll(&keyboard, keyboard_open ? 1 : 0, &wait, signals.wait_mask());
+      if (ready > 0) {
+        char keys[64];
+        ssize_t got = (keyboard.revents & POLLIN) ? read(STDIN_FILENO, keys, sizeof keys) : 0;
+        // end of input or a hung-up terminal: the keyboard is no more
+        if (got <= 0 && !(got < 0 && errno == EINTR)) keyboard_open = false;
+        for (ssize_t i = 0; i < got; ++i) quit |= keys[i] == 'q' || keys[i] == 'Q';
+        if (quit) break;
+      }
+    }
+    if (quit) break;
+    // A resize needs no clearing: every line is rewritten and cleared to
+    // its end, and the frame clears the screen below itself.
+    g_resized = 0;
+  }
+  return kExitOk;
+}
+
+}  // namespace cbctl
