@@ -18,6 +18,54 @@ using lazybreaker::capi::status_to_code;
 using lazybreaker::capi::to_public;
 using lazybreaker::registry::Registry;
 
+namespace {
+
+int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_registry **out) {
+  const bool has_flags = LB_HAS(cb_registry_options, opts.struct_size, flags);
+  const bool has_mode = LB_HAS(cb_registry_options, opts.struct_size, mode);
+  const uint32_t flags = has_flags ? opts.flags : 0;
+  const uint32_t mode = has_mode ? opts.mode : 0;
+  constexpr uint32_t kKnown = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE;
+  if ((flags & ~kKnown) != 0)
+    return fail(CB_EINVAL, "cb_registry_options: flags has unknown bits 0x%x", flags & ~kKnown);
+  if ((flags & CB_REGISTRY_EXCLUSIVE) != 0 && (flags & CB_REGISTRY_CREATE) == 0)
+    return fail(CB_EINVAL,
+                "cb_registry_options: CB_REGISTRY_EXCLUSIVE needs CB_REGISTRY_CREATE as well");
+  if (mode > 0777)
+    return fail(CB_EINVAL, "cb_registry_options: mode must be permission bits 0..0777, got 0%o",
+                mode);
+  if (opts.path[0] == '\0') return fail(CB_EINVAL, "cb_registry_options: path is empty");
+  lazybreaker::registry::FileRequest req{};
+  req.path = opts.path;
+  req.create = (flags & CB_REGISTRY_CREATE) != 0;
+  req.exclusive = (flags & CB_REGISTRY_EXCLUSIVE) != 0;
+  req.mode = mode;
+  req.capacity = opts.capacity;
+  req.default_capacity = Registry::kDefaultCapacity;
+  req.clock = uint32_t(opts.clock);
+  req.clock_given = true;
+  lazybreaker::registry::FileError err;
+  Registry *r = nullptr;
+  const lazybreaker::registry::Status st = Registry::open_shared(req, event_capacity, &r, &err);
+  if (st == lazybreaker::registry::Status::FileError) {
+    using K = lazybreaker::registry::FileError;
+    const int code = err.kind == K::Missing      ? CB_ENOENT
+                     : err.kind == K::Exists     ? CB_EEXIST
+                     : err.kind == K::Permission ? CB_EPERM
+                     : err.kind == K::Version    ? CB_EVERSION
+                     : err.kind == K::Corrupt    ? CB_ECORRUPT
+                     : err.kind == K::Disagrees  ? CB_EINVAL
+                     : err.kind == K::NoMemory   ? CB_ENOMEM
+                                                 : CB_EIO;
+    return fail(code, "cb_registry_open: %s", err.message);
+  }
+  if (const int code = status_to_code(st, "cb_registry_open"); code != CB_OK) return code;
+  *out = to_public(r);
+  return CB_OK;
+}
+
+}  // namespace
+
 extern "C" {
 
 CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) CB_NOEXCEPT {
@@ -37,10 +85,6 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
           CB_EINVAL,
           "cb_registry_options: clock must be CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL, got %d",
           opts->clock);
-    if (opts->path != nullptr)
-      return fail(CB_EINVAL,
-                  "cb_registry_options: path is set, but shared registries in a file are not "
-                  "supported by this version");
     const bool has_events = LB_HAS(cb_registry_options, opts->struct_size, event_capacity);
     if (has_events && opts->event_capacity > CB_MAX_EVENT_CAPACITY)
       return fail(CB_EINVAL, "cb_registry_options: event_capacity must be 0..%u, got %u",
@@ -48,6 +92,7 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
     if (has_events && opts->event_capacity != 0) event_capacity = opts->event_capacity;
     if (opts->capacity != 0) capacity = opts->capacity;
     clock = opts->clock;
+    if (opts->path != nullptr) return open_shared(*opts, event_capacity, out);
   }
   Registry *r = nullptr;
   const int st = status_to_code(

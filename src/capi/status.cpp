@@ -20,6 +20,8 @@ int status_to_code(Status s, const char *what) noexcept {
       return fail(CB_ENOMEM, "%s: out of memory or address space", what);
     case Status::Exists:
       return fail(CB_EEXIST, "%s: the name is taken in this registry", what);
+    case Status::FileError:
+      return fail(CB_EIO, "%s: the registry file could not be opened", what);
     case Status::ExistsOtherwise:
       return fail(CB_EEXIST, "%s: a breaker of that name exists with another configuration", what);
     case Status::NotFound:

@@ -14,12 +14,22 @@ enum class ClockKind : uint32_t { Monotonic = 0, Manual = 1 };
 struct Clock {
   ClockKind kind = ClockKind::Monotonic;
   std::atomic<uint64_t> manual_ns{0};
+  // The manual time: manual_ns, or a shared registry file's.
+  std::atomic<uint64_t> *manual = &manual_ns;
+  // Added to CLOCK_MONOTONIC: 0, except for a shared registry file whose
+  // times were recorded under an earlier boot, whose clock goes on from
+  // beyond them (docs/shared-registries.md).
+  uint64_t offset_ns = 0;
   // now() never runs ahead of earliest_now() by more than this.
   uint64_t coarse_slack_ns = 0;
 
+  Clock() = default;
+  Clock(const Clock &) = delete;
+  Clock &operator=(const Clock &) = delete;
+
   uint64_t now() const {
-    if (kind == ClockKind::Manual) return manual_ns.load(std::memory_order_acquire);
-    return read(CLOCK_MONOTONIC);  // vDSO: no system call
+    if (kind == ClockKind::Manual) return manual->load(std::memory_order_acquire);
+    return read(CLOCK_MONOTONIC) + offset_ns;  // vDSO: no system call
   }
 
   // A lower bound of now() that is much cheaper to read on some machines
@@ -28,8 +38,8 @@ struct Clock {
   // earliest_now() <= now(). Lets OPEN reject without a precise read while
   // its deadline is far, and stay exact near it.
   uint64_t earliest_now() const {
-    if (kind == ClockKind::Manual) return manual_ns.load(std::memory_order_acquire);
-    return read(CLOCK_MONOTONIC_COARSE);
+    if (kind == ClockKind::Manual) return manual->load(std::memory_order_acquire);
+    return read(CLOCK_MONOTONIC_COARSE) + offset_ns;
   }
 
   // Sets coarse_slack_ns for this machine; called once, when a registry opens.
@@ -51,10 +61,10 @@ struct Clock {
 
   // False if the clock would wrap.
   bool advance(uint64_t ns) {
-    uint64_t cur = manual_ns.load(std::memory_order_relaxed);
+    uint64_t cur = manual->load(std::memory_order_relaxed);
     do {
       if (ns > UINT64_MAX - cur) return false;
-    } while (!manual_ns.compare_exchange_weak(cur, cur + ns, std::memory_order_acq_rel));
+    } while (!manual->compare_exchange_weak(cur, cur + ns, std::memory_order_acq_rel));
     return true;
   }
 };

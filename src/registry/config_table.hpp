@@ -38,13 +38,21 @@ class ConfigTable {
   // `configs`, `refs` (ConfigRefs words) and `links` have room for
   // `capacity` entries, `buckets` for 2^log2_buckets >= 2 x capacity; all
   // zero-filled, outliving the table.
-  ConfigTable(core::ConfigCell *configs, std::atomic<uint64_t> *refs, std::atomic<uint32_t> *links,
-              std::atomic<uint64_t> *buckets, unsigned log2_buckets, uint32_t capacity)
+  // What the table changes besides its arrays (zero-filled: empty).
+  struct State {
+    FreeList::State free;
+    std::atomic<uint64_t> longest_probe{0};  // no NAMED bucket sits farther from its home
+  };
+
+  ConfigTable(State &state, core::ConfigCell *configs, std::atomic<uint64_t> *refs,
+              std::atomic<uint32_t> *links, std::atomic<uint64_t> *buckets, unsigned log2_buckets,
+              uint32_t capacity)
       : configs_(configs),
         refs_(refs),
         buckets_(buckets),
         mask_((uint64_t(1) << log2_buckets) - 1),
-        free_(links, capacity, capacity) {}
+        free_(state.free, links, capacity, capacity),
+        longest_probe_(state.longest_probe) {}
 
   // The entry holding `cfg`, with one more reference (made if none holds
   // it); nullopt if every entry is taken.
@@ -70,7 +78,7 @@ class ConfigTable {
   std::atomic<uint64_t> *buckets_;
   uint64_t mask_;
   FreeList free_;
-  std::atomic<uint64_t> longest_probe_{0};  // no NAMED bucket sits farther from its home
+  std::atomic<uint64_t> &longest_probe_;
 };
 
 }  // namespace lazybreaker::registry

@@ -17,15 +17,28 @@ namespace lazybreaker::registry {
 
 class FreeList {
  public:
-  // `next` has room for `end` links and lives as long as this list; the
-  // first `capacity` slots are handed out, and those up to `end` stand in
-  // for retired ones (grow).
-  FreeList(std::atomic<uint32_t> *next, uint32_t capacity, uint32_t end)
-      : next_(next), end_(end), limit_(capacity) {}
+  // What the list changes, apart from its links: zero-filled is an empty
+  // list, so that it can live in a registry's arena or file.
+  struct State {
+    std::atomic<uint32_t> grown{0};  // slots beyond the capacity handed out (grow)
+    std::atomic<uint32_t> fresh{0};  // the bump counter
+    std::atomic<uint64_t> head{0};   // FreeListHead (registry/words.hpp)
+  };
+
+  // `state` and `next` (room for `end` links) live as long as this list;
+  // the first `capacity` slots are handed out, and those up to `end` stand
+  // in for retired ones (grow).
+  FreeList(State &state, std::atomic<uint32_t> *next, uint32_t capacity, uint32_t end)
+      : next_(next),
+        capacity_(capacity),
+        end_(end),
+        fresh_(state.fresh),
+        head_(state.head),
+        grown_(state.grown) {}
 
   std::optional<uint32_t> pop() {
     uint32_t fresh = fresh_.load(std::memory_order_relaxed);
-    while (fresh < limit_.load(std::memory_order_relaxed)) {
+    while (fresh < capacity_ + grown_.load(std::memory_order_relaxed)) {
       if (fresh_.compare_exchange_weak(fresh, fresh + 1, std::memory_order_relaxed)) return fresh;
     }
     uint64_t head = head_.load(std::memory_order_acquire);
@@ -43,9 +56,9 @@ class FreeList {
   // One more never-used slot may be handed out, in place of one retired;
   // false when none is left.
   bool grow() {
-    uint32_t limit = limit_.load(std::memory_order_relaxed);
-    while (limit < end_)
-      if (limit_.compare_exchange_weak(limit, limit + 1, std::memory_order_relaxed)) return true;
+    uint32_t grown = grown_.load(std::memory_order_relaxed);
+    while (capacity_ + grown < end_)
+      if (grown_.compare_exchange_weak(grown, grown + 1, std::memory_order_relaxed)) return true;
     return false;
   }
 
@@ -65,10 +78,10 @@ class FreeList {
 
  private:
   std::atomic<uint32_t> *next_;
-  uint32_t end_;
-  std::atomic<uint32_t> limit_;
-  std::atomic<uint32_t> fresh_{0};
-  std::atomic<uint64_t> head_{0};  // FreeListHead (registry/words.hpp)
+  uint32_t capacity_, end_;
+  std::atomic<uint32_t> &fresh_;
+  std::atomic<uint64_t> &head_;
+  std::atomic<uint32_t> &grown_;
 };
 
 }  // namespace lazybreaker::registry

@@ -60,14 +60,31 @@ class NameStore {
     return (size_t(capacity) + slots) * kMaxWords;
   }
 
-  // `refs` has `slots` zeroed entries and `words` words_needed() zeroed
-  // words; both outlive the store.
-  NameStore(std::atomic<uint64_t> *refs, std::atomic<uint64_t> *words, uint32_t capacity,
-            uint32_t slots)
+  // One Treiber stack of free pool space per size class (FreeListHead words,
+  // registry/words.hpp: a free record's first word links to the next), 64
+  // bytes apart so that creates of different classes do not contend.
+  struct alignas(64) Head {
+    std::atomic<uint64_t> word{0};
+  };
+  // What the store changes besides its words (zero-filled: empty), apart
+  // from what every read reads.
+  struct State {
+    std::atomic<uint64_t> carved{0};
+    std::atomic<uint64_t> in_own_words{0};
+    Head free[kMaxWords + 1];
+  };
+
+  // `state`, `refs` (`slots` zeroed entries) and `words` (words_needed()
+  // zeroed words) outlive the store.
+  NameStore(State &state, std::atomic<uint64_t> *refs, std::atomic<uint64_t> *words,
+            uint32_t capacity, uint32_t slots)
       : refs_(refs),
         words_(words),
         pool_words_(size_t(capacity) * kMaxWords),
-        end_(words_needed(capacity, slots)) {}
+        end_(words_needed(capacity, slots)),
+        carved_(state.carved),
+        in_own_words_(state.in_own_words),
+        free_(state.free) {}
   NameStore(const NameStore &) = delete;
   NameStore &operator=(const NameStore &) = delete;
 
@@ -99,26 +116,23 @@ class NameStore {
   std::atomic<uint64_t> *words_;
   size_t pool_words_;  // the pool is words_[0, pool_words_); slot s owns 32 words after it
   size_t end_;
-  // What creates write, 64 bytes away from what every read reads above.
-  [[maybe_unused]] char pad_[64];
-  std::atomic<uint64_t> carved_{0};
-  std::atomic<uint64_t> in_own_words_{0};
-  // One Treiber stack of free pool space per size class (FreeListHead words,
-  // registry/words.hpp: a free record's first word links to the next), 64
-  // bytes apart so that creates of different classes do not contend (padded,
-  // not aligned: the registry stays an ordinary allocation).
-  struct Head {
-    std::atomic<uint64_t> word{0};
-    [[maybe_unused]] char pad[56];
-  };
-  Head free_[kMaxWords + 1];
+  std::atomic<uint64_t> &carved_;
+  std::atomic<uint64_t> &in_own_words_;
+  Head *free_;
 };
 
 class NameIndex {
  public:
-  // `buckets` has 2^log2_buckets zeroed entries and outlives the index.
-  NameIndex(std::atomic<uint64_t> *buckets, unsigned log2_buckets, const NameStore &names)
-      : buckets_(buckets), mask_((1ull << log2_buckets) - 1), names_(names) {}
+  // No entry sits farther from its home bucket than this (zero: empty).
+  using State = std::atomic<uint64_t>;
+
+  // `state` and `buckets` (2^log2_buckets zeroed entries) outlive the index.
+  NameIndex(State &longest_probe, std::atomic<uint64_t> *buckets, unsigned log2_buckets,
+            const NameStore &names)
+      : buckets_(buckets),
+        mask_((1ull << log2_buckets) - 1),
+        names_(names),
+        longest_probe_(longest_probe) {}
 
   static uint64_t hash(std::string_view name);
   // Starts loading the home bucket of a name of hash `h`, so that a create
@@ -155,7 +169,7 @@ class NameIndex {
   std::atomic<uint64_t> *buckets_;
   uint64_t mask_;
   const NameStore &names_;
-  std::atomic<uint64_t> longest_probe_{0};  // no entry sits farther from its home bucket
+  std::atomic<uint64_t> &longest_probe_;
 };
 
 }  // namespace lazybreaker::registry

@@ -97,87 +97,137 @@ void prefer_huge_pages(void *begin, size_t bytes) {
 // cover (tests/capi/test_alloc_failure.cpp).
 static_assert(alignof(Registry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
 
+// Where each array of a registry's arena begins: the same for a private
+// registry and a shared one's file (for which the held words and the event
+// queue are private, and come after it).
+struct Registry::ArenaLayout {
+  size_t state_at, refs_at, base_at, name_refs_at, name_words_at, entries_at, entry_refs_at,
+      entry_links_at, config_buckets_at, blocks_at[WindowPool::kClasses],
+      block_links_at[WindowPool::kClasses], scratch_at, links_at, buckets_at;
+  unsigned log2_buckets;
+  Layout layout;
+};
+
+Registry::ArenaLayout Registry::arena_layout(uint32_t capacity, uint32_t slots) {
+  ArenaLayout a{};
+  a.log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
+  Layout &layout = a.layout;
+  a.state_at = layout.add<RegistryState>(1);
+  a.refs_at = layout.add<std::atomic<uint64_t>>(slots);
+  a.base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
+  a.name_refs_at = layout.add<std::atomic<uint64_t>>(slots);
+  a.name_words_at = layout.add<std::atomic<uint64_t>>(NameStore::words_needed(capacity, slots));
+  // Every breaker alive at once could have a configuration of its own, and
+  // a window of any class.
+  a.entries_at = layout.add<core::ConfigCell>(capacity);
+  a.entry_refs_at = layout.add<std::atomic<uint64_t>>(capacity);
+  a.entry_links_at = layout.add<std::atomic<uint32_t>>(capacity);
+  a.config_buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << a.log2_buckets);
+  for (unsigned k = 0; k < WindowPool::kClasses; ++k) {
+    a.blocks_at[k] =
+        layout.add<std::atomic<uint64_t>>(size_t(capacity) * WindowPool::block_words(k));
+    a.block_links_at[k] = layout.add<std::atomic<uint32_t>>(capacity);
+  }
+  a.scratch_at = layout.add<std::atomic<uint64_t>>(WindowPool::kScratchWords);
+  a.links_at = layout.add<std::atomic<uint32_t>>(slots);
+  a.buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << a.log2_buckets);
+  return a;
+}
+
+size_t Registry::arena_bytes(uint32_t capacity, uint32_t slots) {
+  return arena_layout(capacity, slots).layout.size();
+}
+
+void Registry::place(void *arena, const ArenaLayout &a, unsigned log2_buckets) {
+  auto &state = *at<RegistryState>(arena, a.state_at);
+  slot_refs_ = at<std::atomic<uint64_t>>(arena, a.refs_at);
+  configs_.emplace(state.configs, at<core::ConfigCell>(arena, a.entries_at),
+                   at<std::atomic<uint64_t>>(arena, a.entry_refs_at),
+                   at<std::atomic<uint32_t>>(arena, a.entry_links_at),
+                   at<std::atomic<uint64_t>>(arena, a.config_buckets_at), log2_buckets, capacity_);
+  counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, a.base_at);
+  names_.emplace(state.names, at<std::atomic<uint64_t>>(arena, a.name_refs_at),
+                 at<std::atomic<uint64_t>>(arena, a.name_words_at), capacity_, slots_);
+  for (unsigned k = 0; k < WindowPool::kClasses; ++k)
+    windows_.place(state.windows, k, at<std::atomic<uint64_t>>(arena, a.blocks_at[k]),
+                   at<std::atomic<uint32_t>>(arena, a.block_links_at[k]), capacity_);
+  windows_.place_scratch(at<std::atomic<uint64_t>>(arena, a.scratch_at));
+  free_.emplace(state.free_slots, at<std::atomic<uint32_t>>(arena, a.links_at), capacity_, slots_);
+  index_.emplace(state.longest_name_probe, at<std::atomic<uint64_t>>(arena, a.buckets_at),
+                 log2_buckets, *names_);
+  prefer_huge_pages(at<char>(arena, a.buckets_at), sizeof(uint64_t) << log2_buckets);
+}
+
+Status Registry::claim_run() {
+  const uint32_t id = take_id();
+  if (id == 0) return Status::TooManyRegistries;
+  if (const Space::Claim claimed = Space::claim(slots_, id, &base_); claimed != Space::Claim::Ok) {
+    give_back_id(id);
+    return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
+  }
+  id_ = id;
+  hot_ = Space::hot(base_);
+  return Status::Ok;
+}
+
+void Registry::give_up_run() {
+  Space::release(base_, slots_);
+  give_back_id(id_);
+}
+
+namespace {
+// The private part: held words [kMaxExclusiveStripes][slots], then the
+// event queue.
+struct PrivateLayout {
+  size_t held_at, events_at;
+  uint32_t event_cells;
+  Layout layout;
+  PrivateLayout(Layout base, uint32_t slots, uint32_t event_capacity) : layout(base) {
+    event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
+    held_at = layout.add<std::atomic<uint64_t>>(size_t(kMaxExclusiveStripes) * slots);
+    events_at = layout.add<EventQueue::Cell>(event_cells);
+  }
+};
+
+void *reserve(size_t bytes) {
+  // Reserved, not committed: pages are touched only as slots are used, and
+  // zero-filled memory is a valid empty state for every array.
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+}  // namespace
+
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
-  const auto log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
   // The whole run: slots beyond the capacity stand in for retired ones, so a
   // registry holds its capacity however old the run it is given.
   const uint32_t slots = Space::run_slots(capacity);
-
-  Layout layout;
-  const size_t refs_at = layout.add<std::atomic<uint64_t>>(slots);
-  const size_t base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
-  const size_t name_refs_at = layout.add<std::atomic<uint64_t>>(slots);
-  const size_t name_words_at =
-      layout.add<std::atomic<uint64_t>>(NameStore::words_needed(capacity, slots));
-  // Every breaker alive at once could have a configuration of its own, and
-  // a window of any class.
-  const size_t entries_at = layout.add<core::ConfigCell>(capacity);
-  const size_t entry_refs_at = layout.add<std::atomic<uint64_t>>(capacity);
-  const size_t entry_links_at = layout.add<std::atomic<uint32_t>>(capacity);
-  const size_t config_buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << log2_buckets);
-  size_t blocks_at[WindowPool::kClasses], block_links_at[WindowPool::kClasses];
-  for (unsigned k = 0; k < WindowPool::kClasses; ++k) {
-    blocks_at[k] = layout.add<std::atomic<uint64_t>>(size_t(capacity) * WindowPool::block_words(k));
-    block_links_at[k] = layout.add<std::atomic<uint32_t>>(capacity);
-  }
-  const size_t scratch_at = layout.add<std::atomic<uint64_t>>(WindowPool::kScratchWords);
-  const size_t held_at = layout.add<std::atomic<uint64_t>>(size_t(kMaxExclusiveStripes) * slots);
-  const uint32_t event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
-  const size_t events_at = layout.add<EventQueue::Cell>(event_cells);
-  const size_t links_at = layout.add<std::atomic<uint32_t>>(slots);
-  const size_t buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << log2_buckets);
-
-  // Reserved, not committed: pages are touched only as slots are used, and
-  // zero-filled memory is a valid empty state for every array.
-  void *arena = mmap(nullptr, layout.size(), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (arena == MAP_FAILED) return Status::NoMemory;
-  prefer_huge_pages(at<char>(arena, buckets_at), sizeof(uint64_t) << log2_buckets);
+  const ArenaLayout a = arena_layout(capacity, slots);
+  const PrivateLayout p(a.layout, slots, event_capacity);
+  void *arena = reserve(p.layout.size());
+  if (arena == nullptr) return Status::NoMemory;
   auto *reg = new (std::nothrow) Registry();
   if (reg == nullptr) {
-    munmap(arena, layout.size());
+    munmap(arena, p.layout.size());
     return Status::NoMemory;
   }
-  const uint32_t id = take_id();
-  if (id == 0) {
-    munmap(arena, layout.size());
-    delete reg;
-    return Status::TooManyRegistries;
-  }
-  if (const Space::Claim claimed = Space::claim(slots, id, &reg->base_);
-      claimed != Space::Claim::Ok) {
-    give_back_id(id);
-    munmap(arena, layout.size());
-    delete reg;
-    return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
-  }
-  reg->id_ = id;
   reg->capacity_ = capacity;
   reg->slots_ = slots;
+  if (const Status st = reg->claim_run(); st != Status::Ok) {
+    munmap(arena, p.layout.size());
+    delete reg;
+    return st;
+  }
   reg->clock_.kind = clock;
   if (clock == core::ClockKind::Monotonic) reg->clock_.measure_slack();
-  reg->arena_ = arena;
-  reg->arena_size_ = layout.size();
-  reg->hot_ = Space::hot(reg->base_);
-  reg->slot_refs_ = at<std::atomic<uint64_t>>(arena, refs_at);
-  reg->configs_.emplace(
-      at<core::ConfigCell>(arena, entries_at), at<std::atomic<uint64_t>>(arena, entry_refs_at),
-      at<std::atomic<uint32_t>>(arena, entry_links_at),
-      at<std::atomic<uint64_t>>(arena, config_buckets_at), log2_buckets, capacity);
+  reg->private_ = arena;
+  reg->private_size_ = p.layout.size();
+  reg->place(arena, a, a.log2_buckets);
   reg->jitter_seed_ = jitter_seed(reg) + reg->base_;
-  reg->counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, base_at);
-  reg->names_.emplace(at<std::atomic<uint64_t>>(arena, name_refs_at),
-                      at<std::atomic<uint64_t>>(arena, name_words_at), capacity, slots);
-  for (unsigned k = 0; k < WindowPool::kClasses; ++k)
-    reg->windows_.place(k, at<std::atomic<uint64_t>>(arena, blocks_at[k]),
-                        at<std::atomic<uint32_t>>(arena, block_links_at[k]), capacity);
-  reg->windows_.place_scratch(at<std::atomic<uint64_t>>(arena, scratch_at));
-  reg->held_ = at<std::atomic<uint64_t>>(arena, held_at);
-  reg->events_.emplace(at<EventQueue::Cell>(arena, events_at), event_cells);
-  reg->free_.emplace(at<std::atomic<uint32_t>>(arena, links_at), capacity, slots);
-  reg->index_.emplace(at<std::atomic<uint64_t>>(arena, buckets_at), log2_buckets, *reg->names_);
-  table_[id].store(reg, std::memory_order_release);
+  reg->held_ = reg->held_all_ = at<std::atomic<uint64_t>>(arena, p.held_at);
+  reg->events_.emplace(at<EventQueue::Cell>(arena, p.events_at), p.event_cells);
+  table_[reg->id_].store(reg, std::memory_order_release);
   Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
   *out = reg;
   return Status::Ok;
@@ -187,7 +237,200 @@ namespace {
 // Keeps a registry's event mask and its chunks' lean-rejection flags in
 // agreement when two threads change the mask at once.
 SetupLock g_event_masks;
+
+// The open shared registries, for the stripe claims of new threads and for
+// forked children. A thread's first counted call takes the lock once.
+SetupLock g_shared;
+Registry *g_shared_open[Registry::kMaxRegistryIds];  // under g_shared
+uint32_t g_shared_count = 0;                         // under g_shared
+
+__attribute__((constructor)) void forget_shared_stripes_in_forked_children() {
+  pthread_atfork(nullptr, nullptr, [] { Registry::forget_stripes_in_child(); });
+}
 }  // namespace
+
+void Registry::forget_stripes_in_child() {
+  // The child is one thread: no lock is held by another (g_shared's holder,
+  // if any, was a thread of the parent: the lock is made anew).
+  new (&g_shared) SetupLock();
+  if (g_shared_count == 0) return;
+  // The stripes it counted in are its parent's: it takes its own as its
+  // threads count.
+  for (uint32_t k = 0; k < g_shared_count; ++k) {
+    Registry *r = g_shared_open[k];
+    for (uint32_t s = 0; s < kMaxExclusiveStripes; ++s) {
+      if (r->file_stripe_[s] == kNoStripe) continue;
+      Space::map_stripe(s, r->base_, r->slots_, -1, 0);
+      mmap(&r->held_[size_t(s) * r->slots_], size_t(r->slots_) * sizeof(uint64_t),
+           PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+      r->file_stripe_[s] = kNoStripe;
+    }
+  }
+  forget_stripe_owners();
+}
+
+bool Registry::claim_hook(uint32_t s) {
+  SetupLock::Held lock(g_shared);
+  for (uint32_t k = 0; k < g_shared_count; ++k)
+    if (!g_shared_open[k]->attach_stripe(s)) return false;
+  return true;
+}
+
+bool Registry::attach_stripe(uint32_t s) {
+  if (s >= Space::exclusive_stripes()) return false;
+  if (file_stripe_[s] != kNoStripe) return true;
+  FileHeader &h = *file_.header();
+  const uint64_t me = ProcessId::self();
+  uint32_t f = kFileStripes;
+  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k) {
+    uint64_t free_owner = 0;
+    if (h.stripe_owner[k].compare_exchange_strong(free_owner, me, std::memory_order_acq_rel)) f = k;
+  }
+  // None free: one a dead process held.
+  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k) {
+    const uint64_t owner = h.stripe_owner[k].load(std::memory_order_acquire);
+    if (owner != me && !ProcessId::alive(owner) && reclaim_stripe(k, owner)) {
+      uint64_t free_owner = 0;
+      if (h.stripe_owner[k].compare_exchange_strong(free_owner, me, std::memory_order_acq_rel))
+        f = k;
+    }
+  }
+  if (f == kFileStripes) return false;
+  void *held = &held_[size_t(s) * slots_];
+  if (!Space::map_stripe(s, base_, slots_, file_.fd, file_layout_.stripe_cells_at(f)) ||
+      mmap(held, size_t(slots_) * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+           file_.fd, off_t(file_layout_.stripe_held_at(f))) != held) {
+    Space::map_stripe(s, base_, slots_, -1, 0);
+    h.stripe_owner[f].store(0, std::memory_order_release);
+    return false;
+  }
+  // Published before the thread counts in the stripe, so that a reader
+  // that sees a count there also sums the stripe.
+  uint32_t used = h.stripes_used.load(std::memory_order_relaxed);
+  while (used < f + 1 && !h.stripes_used.compare_exchange_weak(
+                             used, f + 1, std::memory_order_release, std::memory_order_relaxed)) {
+  }
+  file_stripe_[s] = uint8_t(f);
+  return true;
+}
+
+bool Registry::reclaim_stripe(uint32_t f, uint64_t dead_owner) {
+  FileHeader &h = *file_.header();
+  // Ours while we finish its fold: the process that died holds nothing.
+  const uint64_t mine = ProcessId::self() | (uint64_t(1) << 63);
+  uint64_t expected = dead_owner;
+  if (!h.stripe_owner[f].compare_exchange_strong(expected, mine, std::memory_order_acq_rel))
+    return false;
+  const uint64_t seq = h.sequence[f].n.load(std::memory_order_acquire);
+  if ((seq & 1) != 0) {
+    // Stopped inside a fold (fold() below): phase 1 says the totals have
+    // its counts, and the cell may still have them too; phase 0 cannot
+    // tell whether the totals' add happened (it is one instruction before
+    // the phase's store), so the fold is counted as uncertain and left
+    // undone.
+    const uint64_t log = h.fold_log[f].load(std::memory_order_acquire);
+    if (FoldLog::any(log) && FoldLog::slot(log) < slots_ &&
+        FoldLog::counter(log) < core::kCellFields) {
+      std::atomic<uint16_t> &field =
+          file_cells_[size_t(f) * slots_ + FoldLog::slot(log)].n[FoldLog::counter(log)];
+      const uint16_t v = field.load(std::memory_order_relaxed);
+      if (FoldLog::phase(log) == 1) {
+        if (v >= core::kFoldAt) field.store(uint16_t(v - core::kFoldAt), std::memory_order_release);
+      } else {
+        h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    h.fold_log[f].store(0, std::memory_order_relaxed);
+    h.sequence[f].n.store(seq + 1, std::memory_order_release);
+  }
+  h.stripes_reclaimed.fetch_add(1, std::memory_order_relaxed);
+  h.stripe_owner[f].store(0, std::memory_order_release);
+  return true;
+}
+
+void Registry::fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
+                    core::Counter c) {
+  // core::fold's seqlock, with the file stripe's sequence word, and a log
+  // of where it stands for reclaim_stripe if this process dies inside it.
+  FileHeader &h = *file_.header();
+  const uint32_t f = file_stripe_[stripe];
+  std::atomic<uint64_t> &log = h.fold_log[f];
+  std::atomic<uint64_t> &sequence = h.sequence[f].n;
+  const uint32_t slot = index - base_;
+  const uint64_t s = sequence.load(std::memory_order_relaxed);
+  log.store(FoldLog::pack(slot, unsigned(c), 0), std::memory_order_relaxed);
+  sequence.store(s + 1, std::memory_order_release);
+  std::atomic<uint16_t> &field = cell.n[unsigned(c)];
+  totals.n[unsigned(c)].fetch_add(core::kFoldAt, std::memory_order_release);
+  log.store(FoldLog::pack(slot, unsigned(c), 1), std::memory_order_release);
+  field.store(uint16_t(field.load(std::memory_order_relaxed) - core::kFoldAt),
+              std::memory_order_release);
+  sequence.store(s + 2, std::memory_order_release);
+}
+
+Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Registry **out,
+                             FileError *err) {
+  FileRequest r = req;
+  r.arena_bytes = &arena_bytes;
+  MappedFile file;
+  if (!open_file(r, &file, err)) return Status::FileError;
+  const FileHeader &h = *file.header();
+  auto *reg = new (std::nothrow) Registry();
+  const ArenaLayout a = arena_layout(h.capacity, h.slots);
+  const PrivateLayout p(Layout{}, h.slots, event_capacity);
+  void *own = reg != nullptr ? reserve(p.layout.size()) : nullptr;
+  if (own == nullptr) {
+    delete reg;
+    close_file(file);
+    return Status::NoMemory;
+  }
+  reg->capacity_ = h.capacity;
+  reg->slots_ = h.slots;
+  reg->file_layout_ = FileLayout::of(h.slots, a.layout.size());
+  if (const Status st = reg->claim_run(); st != Status::Ok) {
+    munmap(own, p.layout.size());
+    close_file(file);
+    delete reg;
+    return st;
+  }
+  if (!Space::map_shared_run(reg->base_, reg->slots_, file.fd, reg->file_layout_.hot_at,
+                             reg->file_layout_.totals_at, reg)) {
+    Space::unmap_shared_run(reg->base_, reg->slots_);
+    reg->give_up_run();
+    munmap(own, p.layout.size());
+    close_file(file);
+    delete reg;
+    return Status::NoMemory;
+  }
+  reg->file_ = file;
+  reg->clock_.kind = core::ClockKind(h.clock);
+  reg->clock_.manual = &file.header()->manual_ns;
+  reg->clock_.offset_ns = h.clock_offset_ns;
+  if (reg->clock_.kind == core::ClockKind::Monotonic) reg->clock_.measure_slack();
+  reg->private_ = own;
+  reg->private_size_ = p.layout.size();
+  reg->place(file.at(reg->file_layout_.arena_at), a, a.log2_buckets);
+  reg->jitter_seed_ = h.jitter_seed;
+  reg->held_ = at<std::atomic<uint64_t>>(own, p.held_at);
+  reg->held_all_ = reinterpret_cast<std::atomic<uint64_t> *>(file.at(reg->file_layout_.held_at));
+  reg->file_cells_ = reinterpret_cast<core::Cell *>(file.at(reg->file_layout_.cells_at));
+  reg->events_.emplace(at<EventQueue::Cell>(own, p.events_at), p.event_cells);
+  std::fill(std::begin(reg->file_stripe_), std::end(reg->file_stripe_), kNoStripe);
+  {
+    // The stripes this process's threads own now get file stripes before
+    // any of them can count here; the threads that take one later get
+    // theirs in claim_hook.
+    SetupLock::Held lock(g_shared);
+    const uint32_t used = std::min(stripes_used(), Space::exclusive_stripes());
+    for (uint32_t s = 0; s < used; ++s) reg->attach_stripe(s);
+    g_shared_open[g_shared_count++] = reg;
+    set_stripe_claim_hook(&claim_hook);
+  }
+  table_[reg->id_].store(reg, std::memory_order_release);
+  Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
+  *out = reg;
+  return Status::Ok;
+}
 
 void Registry::set_event_mask(uint32_t mask) {
   SetupLock::Held lock(g_event_masks);
@@ -196,18 +439,37 @@ void Registry::set_event_mask(uint32_t mask) {
 }
 
 void Registry::close(Registry *reg) {
-  // Lives end first, so the fast paths stop counting here before the
-  // counters are given back. The slots go on to other registries with their
-  // incarnations, so every handle into this one stays stale.
-  for (uint32_t i = 0, end = reg->free_->high_water(); i < end; ++i) reg->breaker(i).retire();
+  if (reg->shared()) {
+    SetupLock::Held lock(g_shared);
+    std::remove(g_shared_open, g_shared_open + g_shared_count, reg);
+    if (--g_shared_count == 0) set_stripe_claim_hook(nullptr);
+  } else {
+    // Lives end first, so the fast paths stop counting here before the
+    // counters are given back. The slots go on to other registries with
+    // their incarnations, so every handle into this one stays stale.
+    for (uint32_t i = 0, end = reg->free_->high_water(); i < end; ++i) reg->breaker(i).retire();
+  }
   // The next registry with this id has another generation, so a pointer to
   // this one stays refused (capi/resolve.cpp).
   generation_[reg->id_].fetch_add(1, std::memory_order_release);
   table_[reg->id_].store(nullptr, std::memory_order_release);
   Space::set_lean_rejections(reg->base_, reg->slots_, false);
-  Space::release(reg->base_, reg->slots_);
-  munmap(reg->arena_, reg->arena_size_);
-  give_back_id(reg->id_);
+  if (reg->shared()) {
+    // A shared registry's breakers live on in the file: the process lets
+    // go of its stripes (their counts stay there for the next owner) and
+    // its mappings.
+    Space::unmap_shared_run(reg->base_, reg->slots_);
+    FileHeader &h = *reg->file_.header();
+    const uint64_t me = ProcessId::self();
+    for (const uint8_t f : reg->file_stripe_) {
+      uint64_t owner = me;
+      if (f != kNoStripe)
+        h.stripe_owner[f].compare_exchange_strong(owner, 0, std::memory_order_acq_rel);
+    }
+    close_file(reg->file_);
+  }
+  reg->give_up_run();
+  munmap(reg->private_, reg->private_size_);
   delete reg;
 }
 
@@ -368,16 +630,24 @@ Counts Registry::raw_counts(uint32_t index) const {
   const uint32_t slot = base_ + index;
   // The stripes ever owned: a thread that claims one later counts only
   // calls made during this read, which it may or may not see.
-  const uint32_t used = std::min(stripes_used(), Space::exclusive_stripes());
+  const uint32_t used = held_stripes();
+  static_assert(kFileStripes <= kMaxExclusiveStripes);
   uint64_t seen[kMaxExclusiveStripes];
-  for (;;) {
+  FileHeader *file = file_.header();
+  auto sequence = [&](uint32_t s) -> const std::atomic<uint64_t> & {
+    return file != nullptr ? file->sequence[s].n : Space::sequence(s).n;
+  };
+  auto cell = [&](uint32_t s) -> const core::Cell & {
+    return file != nullptr ? file_cells_[size_t(s) * slots_ + index] : Space::cell(s, slot);
+  };
+  for (uint32_t spins = 1;; ++spins) {
     // A seqlock's reader over every used stripe's sequence word: a fold
     // anywhere between the two readings moves counts between a cell and
     // the totals, which this would see twice or not at all, so it reads
     // again (core::fold).
     bool folding = false;
     for (uint32_t s = 0; s < used; ++s) {
-      seen[s] = Space::sequence(s).n.load(std::memory_order_acquire);
+      seen[s] = sequence(s).load(std::memory_order_acquire);
       folding |= (seen[s] & 1) != 0;
     }
     if (!folding) {
@@ -389,23 +659,32 @@ Counts Registry::raw_counts(uint32_t index) const {
       for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
         c.n[k] = totals.n[k].load(std::memory_order_acquire);
       for (uint32_t s = 0; s < used; ++s) {
-        const core::Cell &cell = Space::cell(s, slot);
+        const core::Cell &own = cell(s);
         for (unsigned k = 0; k < core::kCellFields; ++k)
-          c.n[k] += cell.n[k].load(std::memory_order_acquire);
+          c.n[k] += own.n[k].load(std::memory_order_acquire);
       }
       bool moved = false;
       for (uint32_t s = 0; s < used && !moved; ++s)
-        moved = Space::sequence(s).n.load(std::memory_order_relaxed) != seen[s];
+        moved = sequence(s).load(std::memory_order_relaxed) != seen[s];
       if (!moved) {
         c.trips = hot_[index].trips.load(std::memory_order_relaxed);
         return c;
       }
     }
     // A fold is a few instructions; its thread may have been preempted,
-    // and then this waits for it to run, without a system call.
+    // and then this waits for it to run, without a system call. In a
+    // shared registry it may be a process that died in the middle of one:
+    // now and then, this finishes the folds of dead owners.
 #if defined(__x86_64__)
     __builtin_ia32_pause();
 #endif
+    if (file != nullptr && spins % 4096 == 0)
+      for (uint32_t s = 0; s < used; ++s) {
+        const uint64_t owner = file->stripe_owner[s].load(std::memory_order_acquire);
+        if ((sequence(s).load(std::memory_order_acquire) & 1) != 0 && owner != 0 &&
+            !ProcessId::alive(owner))
+          const_cast<Registry *>(this)->reclaim_stripe(s, owner);
+      }
   }
 }
 

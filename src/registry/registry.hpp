@@ -19,6 +19,7 @@
 #include "registry/free_list.hpp"
 #include "registry/handle.hpp"
 #include "registry/name_index.hpp"
+#include "registry/shared_file.hpp"
 #include "registry/space.hpp"
 #include "registry/window_pool.hpp"
 #include "registry/words.hpp"
@@ -35,6 +36,18 @@ enum class Status {
   TooManyRegistries,
   SpaceFull,
   ExistsOtherwise,  // the name is taken by a breaker of another configuration
+  FileError,        // opening a shared registry's file failed: its FileError says why
+};
+
+// What a registry's structures change besides their arrays, at the start of
+// its arena (zero-filled: a fresh registry), so that a shared registry's
+// lives in its file.
+struct RegistryState {
+  FreeList::State free_slots;
+  ConfigTable::State configs;
+  NameIndex::State longest_name_probe;
+  WindowPool::State windows;
+  alignas(64) NameStore::State names;
 };
 
 struct Counts {
@@ -44,7 +57,7 @@ struct Counts {
 
 enum EventMask : uint32_t { kTransitionEvents = 1, kRejectionEvents = 2 };
 
-class Registry {
+class Registry final : private SharedCounters {
  public:
   static constexpr uint32_t kDefaultCapacity = 65536;
   static constexpr uint32_t kDefaultEventCapacity = 1024;
@@ -52,8 +65,18 @@ class Registry {
   // `event_capacity` is rounded up to a power of two.
   static Status open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                      Registry **out);
-  // Makes every handle into `reg` stale and frees it.
+  // Opens the shared registry in the file `req` names (registry/shared_file.hpp).
+  static Status open_shared(const FileRequest &req, uint32_t event_capacity, Registry **out,
+                            FileError *err);
+  // Makes every handle into `reg` stale and frees it. A shared registry's
+  // breakers live on in its file.
   static void close(Registry *reg);
+  bool shared() const { return file_.base != nullptr; }
+  // In a forked child: the file stripes the parent's threads held are not
+  // the child's (registry.cpp installs it with pthread_atfork).
+  static void forget_stripes_in_child();
+  // The file's header, for a shared registry.
+  const FileHeader *file_header() const { return file_.header(); }
   // The open registry with this id, or nullptr.
   static Registry *by_id(uint32_t id) {
     return id < kMaxRegistryIds ? table_[id].load(std::memory_order_acquire) : nullptr;
@@ -84,6 +107,7 @@ class Registry {
   uint32_t id() const { return id_; }
   uint32_t base() const { return base_; }
   core::Clock &clock() { return clock_; }
+  uint32_t capacity() const { return capacity_; }
   uint64_t handle(uint32_t index, uint32_t incarnation) const {
     return Handle::make(incarnation, base_ + index);
   }
@@ -106,8 +130,8 @@ class Registry {
   core::HeldCells held(uint32_t index) {
     const uint32_t exclusive = Space::exclusive_stripes();
     const uint32_t mine = detail::t_stripe_plus_one - 1;
-    return {mine < exclusive ? &held_[size_t(mine) * slots_ + index] : nullptr, &held_[index],
-            slots_, std::min(stripes_used(), exclusive)};
+    return {mine < exclusive ? &held_[size_t(mine) * slots_ + index] : nullptr, &held_all_[index],
+            slots_, held_stripes()};
   }
   // The success of a call on the window breaker at `index` whose state word
   // is `w` (mode kClosedWindowMode; ticket and life checked against it), held
@@ -197,6 +221,32 @@ class Registry {
   Registry() = default;
   // The breaker at `index`, with its configuration and window found through
   // the slot's references.
+  // The stripes whose held words and cells a reader sums: the process's
+  // stripes ever owned, or the file's.
+  uint32_t held_stripes() const {
+    return shared() ? file_.header()->stripes_used.load(std::memory_order_acquire)
+                    : std::min(stripes_used(), Space::exclusive_stripes());
+  }
+  // The arena's layout for `capacity` breakers in `slots` slots.
+  struct ArenaLayout;
+  static ArenaLayout arena_layout(uint32_t capacity, uint32_t slots);
+  static size_t arena_bytes(uint32_t capacity, uint32_t slots);
+  // Sets up the structures over an arena of that layout at `arena`.
+  void place(void *arena, const ArenaLayout &layout, unsigned log2_buckets);
+  // Takes an id and a run of the space; NoMemory etc. if it cannot.
+  Status claim_run();
+  void give_up_run();
+  // SharedCounters: a fold in the file, logged for a dead owner's finish.
+  void fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
+            core::Counter c) override;
+  // Gives process stripe `s` a file stripe (a shared registry); false if
+  // the file has none free.
+  bool attach_stripe(uint32_t s);
+  // The file stripe stripe `f`'s owner died holding: its fold finished, it
+  // is free again; false if its owner lives (or another process took it).
+  bool reclaim_stripe(uint32_t f, uint64_t dead_owner);
+  static bool claim_hook(uint32_t s);
+
   [[gnu::always_inline]] core::Breaker make_breaker(uint32_t index, core::EventSink *events,
                                                     const core::HeldCells &held) {
     const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
@@ -216,7 +266,8 @@ class Registry {
   void release_refs(uint32_t index);
   // Whether a rejection here needs nothing of the registry (Space::lean_rejections).
   bool lean_rejections() const {
-    return clock_.kind == core::ClockKind::Monotonic && (event_mask() & kRejectionEvents) == 0;
+    return clock_.kind == core::ClockKind::Monotonic && clock_.offset_ns == 0 &&
+           (event_mask() & kRejectionEvents) == 0;
   }
   // Whether slot `index` still holds the life whose state word was `w`
   // (after name reads, whose acquire loads keep this load after them).
@@ -230,8 +281,6 @@ class Registry {
   uint32_t capacity_ = 0;  // breakers alive at once, at most
   uint32_t slots_ = 0;     // the run: whole chunks of the space
   core::Clock clock_;
-  void *arena_ = nullptr;
-  size_t arena_size_ = 0;
   core::Hot *hot_ = nullptr;
   // Per slot: its configuration entry and window block (SlotRefs).
   std::atomic<uint64_t> *slot_refs_ = nullptr;
@@ -241,7 +290,22 @@ class Registry {
   uint64_t jitter_seed_ = 0;
   std::atomic<uint64_t> (*counts_base_)[unsigned(core::Counter::Count)] = nullptr;
   WindowPool windows_;
-  std::atomic<uint64_t> *held_ = nullptr;  // [kMaxExclusiveStripes][slots_]
+  // [kMaxExclusiveStripes][slots_]: a thread's own, by its process stripe.
+  std::atomic<uint64_t> *held_ = nullptr;
+  // [stripes][slots_]: every thread's, by stripe: held_, or a shared
+  // registry's file.
+  std::atomic<uint64_t> *held_all_ = nullptr;
+  // The private memory (the whole arena, or a shared registry's own held
+  // words and event queue).
+  void *private_ = nullptr;
+  size_t private_size_ = 0;
+  // A shared registry's file, and which file stripe each process stripe
+  // counts in (kNoStripe: none yet).
+  static constexpr uint8_t kNoStripe = 0xff;
+  MappedFile file_;
+  FileLayout file_layout_{};
+  uint8_t file_stripe_[kMaxExclusiveStripes];
+  core::Cell *file_cells_ = nullptr;  // [kFileStripes][slots_]
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
   std::optional<NameStore> names_;

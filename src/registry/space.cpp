@@ -41,6 +41,7 @@ core::StripeSequence Space::sequences_[kMaxExclusiveStripes];
 uint32_t Space::exclusive_ = 0;
 std::atomic<uint16_t> Space::owners_[Space::kChunks];
 std::atomic<uint8_t> Space::lean_rejections_[Space::kChunks];
+std::atomic<SharedCounters *> Space::shared_[Space::kChunks];
 
 namespace {
 
@@ -141,8 +142,57 @@ void Space::fold_own(core::Counter c, uintptr_t cells, uint64_t cell_offset) {
   // The cells are the calling thread's own stripe's (bump_own), the one
   // t_stripe_plus_one names.
   const uint32_t s = detail::t_stripe_plus_one - 1;
-  core::fold(*reinterpret_cast<core::Cell *>(cells + cell_offset), sequences_[s],
-             totals_[cell_offset / sizeof(core::Cell)], c);
+  const auto index = uint32_t(cell_offset / sizeof(core::Cell));
+  auto &cell = *reinterpret_cast<core::Cell *>(cells + cell_offset);
+  if (SharedCounters *shared = shared_[index / kChunkSlots].load(std::memory_order_acquire))
+    shared->fold(s, cell, totals_[index], index, c);
+  else
+    core::fold(cell, sequences_[s], totals_[index], c);
+}
+
+namespace {
+bool map_fixed(void *at, size_t bytes, int fd, size_t offset) {
+  void *got =
+      fd >= 0 ? mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(offset))
+              : mmap(at, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  return got == at;
+}
+}  // namespace
+
+bool Space::map_shared_run(uint32_t base, uint32_t slots, int fd, size_t hot_at, size_t totals_at,
+                           SharedCounters *counters) {
+  if (!map_fixed(hot(base), size_t(slots) * sizeof(core::Hot), fd, hot_at) ||
+      !map_fixed(&totals(base), size_t(slots) * sizeof(core::Totals), fd, totals_at))
+    return false;
+  for (uint32_t k = base / kChunkSlots; k < (base + slots) / kChunkSlots; ++k)
+    shared_[k].store(counters, std::memory_order_release);
+  return true;
+}
+
+bool Space::map_stripe(uint32_t s, uint32_t base, uint32_t slots, int fd, size_t cells_at) {
+  return s < exclusive_ &&
+         map_fixed(&cell(s, base), size_t(slots) * sizeof(core::Cell), fd, cells_at);
+}
+
+void Space::unmap_shared_run(uint32_t base, uint32_t slots) {
+  // A chunk at a time, the words as they stand made stale: a free slot one
+  // life on.
+  for (uint32_t at = base; at < base + slots; at += kChunkSlots) {
+    uint64_t words[kChunkSlots];
+    core::Hot *lines = hot(at);
+    for (uint32_t i = 0; i < kChunkSlots; ++i) {
+      const uint64_t w = lines[i].word.load(std::memory_order_acquire);
+      words[i] = core::StateWord::state(w) == core::State::Free ? w : core::StateWord::ended(w);
+    }
+    map_fixed(lines, kChunkSlots * sizeof(core::Hot), -1, 0);
+    for (uint32_t i = 0; i < kChunkSlots; ++i)
+      lines[i].word.store(words[i], std::memory_order_release);
+  }
+  map_fixed(&totals(base), size_t(slots) * sizeof(core::Totals), -1, 0);
+  for (uint32_t s = 0; s < exclusive_; ++s) map_stripe(s, base, slots, -1, 0);
+  for (uint32_t k = base / kChunkSlots; k < (base + slots) / kChunkSlots; ++k)
+    shared_[k].store(nullptr, std::memory_order_release);
 }
 
 void Space::set_lean_rejections(uint32_t base, uint32_t slots, bool lean) {

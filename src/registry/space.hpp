@@ -25,6 +25,18 @@ namespace lazybreaker::registry {
 
 // Hidden, so the library addresses its statics directly rather than
 // through the global offset table: an instruction saved on every call.
+// What a shared registry does in place of a counter fold of its own
+// (Space::fold_own): its stripes' sequence words and fold logs are in its
+// file.
+class SharedCounters {
+ public:
+  virtual void fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
+                    core::Counter c) = 0;
+
+ protected:
+  ~SharedCounters() = default;
+};
+
 class [[gnu::visibility("hidden")]] Space {
  public:
   static constexpr uint32_t kSlots = 1u << Handle::kIndexBits;
@@ -96,6 +108,22 @@ class [[gnu::visibility("hidden")]] Space {
   // or event mask says so; cleared when it closes.
   static void set_lean_rejections(uint32_t base, uint32_t slots, bool lean);
 
+  // A shared registry's run: its hot lines and totals become the file's
+  // (`fd` at `hot_at` and `totals_at`), and its folds go to `counters`.
+  static bool map_shared_run(uint32_t base, uint32_t slots, int fd, size_t hot_at, size_t totals_at,
+                             SharedCounters *counters);
+  // Process stripe `s`'s cells in the run become the file's from `cells_at`
+  // on (`fd` -1: fresh private zeros again).
+  static bool map_stripe(uint32_t s, uint32_t base, uint32_t slots, int fd, size_t cells_at);
+  // Undoes map_shared_run: the run's lines become private again, each a
+  // free slot past the life it held (so that every handle into the shared
+  // registry stays stale here), its counters zero.
+  static void unmap_shared_run(uint32_t base, uint32_t slots);
+  // Whether `index` is in a shared registry's run.
+  static bool in_shared_run(uint32_t index) {
+    return shared_[index / kChunkSlots].load(std::memory_order_acquire) != nullptr;
+  }
+
   // For a registry's slow paths and readers; only once a run is claimed.
   static core::Hot *hot(uint32_t index) { return hot_.load(std::memory_order_relaxed) + index; }
   // Exclusive stripe `s`'s cell for `index`, s < exclusive_stripes().
@@ -134,6 +162,7 @@ class [[gnu::visibility("hidden")]] Space {
   static uint32_t exclusive_;
   static std::atomic<uint16_t> owners_[kChunks];
   static std::atomic<uint8_t> lean_rejections_[kChunks];
+  static std::atomic<SharedCounters *> shared_[kChunks];
 };
 
 }  // namespace lazybreaker::registry

@@ -16,6 +16,7 @@ std::atomic<uint64_t> g_owned{0};  // bit i: stripe i has a living owner
 std::atomic<uint32_t> g_used{0};   // stripes ever owned: the highest + 1
 pthread_key_t g_release_key;
 bool g_have_key = false;
+std::atomic<StripeClaimHook> g_claim_hook{nullptr};
 
 // The key is made when the library loads, so a thread's first call only
 // sets a value for it, which for the first keys of a process allocates
@@ -39,7 +40,9 @@ uint32_t claim_stripe(uint32_t exclusive, uintptr_t own_cells, uintptr_t stripe_
   while (g_have_key && (~owned & usable) != 0) {
     const uint32_t s = uint32_t(__builtin_ctzll(~owned & usable));
     if (g_owned.compare_exchange_weak(owned, owned | (1ull << s), std::memory_order_acquire)) {
-      if (pthread_setspecific(g_release_key, reinterpret_cast<void *>(uintptr_t(s) + 1)) != 0) {
+      const StripeClaimHook hook = g_claim_hook.load(std::memory_order_acquire);
+      if ((hook != nullptr && !hook(s)) ||
+          pthread_setspecific(g_release_key, reinterpret_cast<void *>(uintptr_t(s) + 1)) != 0) {
         g_owned.fetch_and(~(1ull << s), std::memory_order_release);
         break;
       }
@@ -61,5 +64,18 @@ uint32_t claim_stripe(uint32_t exclusive, uintptr_t own_cells, uintptr_t stripe_
 }  // namespace detail
 
 uint32_t stripes_used() { return detail::g_used.load(std::memory_order_acquire); }
+
+void set_stripe_claim_hook(StripeClaimHook hook) {
+  detail::g_claim_hook.store(hook, std::memory_order_release);
+}
+
+void forget_stripe_owners() {
+  // The thread's release at exit would otherwise free a stripe that another
+  // thread of the child may own by then.
+  if (detail::g_have_key) pthread_setspecific(detail::g_release_key, nullptr);
+  detail::g_owned.store(0, std::memory_order_relaxed);
+  detail::t_stripe_plus_one = 0;
+  detail::t_own_cells = 0;
+}
 
 }  // namespace lazybreaker::registry

@@ -16,6 +16,17 @@ inline constexpr uint32_t kMaxExclusiveStripes = 64, kMinExclusiveStripes = 4;
 // stripe, so the stripes above this have never been counted in.
 uint32_t stripes_used();
 
+// Called as a thread takes stripe `s`, before it counts in it: false keeps
+// the thread out of the stripe (it counts in the shared stripe). Set while
+// shared registries are open: each gives the stripe cells in its file.
+using StripeClaimHook = bool (*)(uint32_t s);
+void set_stripe_claim_hook(StripeClaimHook hook);
+
+// In a forked child: no stripe has an owner any more but the calling thread's
+// next claim (its parent's threads do not exist there, and the stripes it
+// held in shared files are its parent's).
+void forget_stripe_owners();
+
 namespace detail {
 // Claims one of the first `exclusive` stripes for the calling thread, or
 // settles it in the shared stripe `exclusive`. `own_cells` is where the

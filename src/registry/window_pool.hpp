@@ -53,10 +53,13 @@ class WindowPool {
 
   // Class `cls` takes its blocks from `blocks` (capacity x block_words(cls)
   // zeroed words) with `links` (capacity) for its free list.
-  void place(unsigned cls, std::atomic<uint64_t> *blocks, std::atomic<uint32_t> *links,
-             uint32_t capacity) {
+  // The free lists' states of every class (zero-filled: empty).
+  using State = FreeList::State[kClasses];
+
+  void place(State &state, unsigned cls, std::atomic<uint64_t> *blocks,
+             std::atomic<uint32_t> *links, uint32_t capacity) {
     classes_[cls] = {blocks, block_words(cls), room(cls), slow(cls)};
-    free_[cls].emplace(links, capacity, capacity);
+    free_[cls].emplace(state[cls], links, capacity, capacity);
   }
   void place_scratch(std::atomic<uint64_t> *scratch) {
     classes_[kNone] = {scratch, kScratchWords, core::kMaxBuckets, true};

@@ -17,6 +17,7 @@ namespace {
 struct Store {
   uint32_t capacity, slots;
   std::unique_ptr<std::atomic<uint64_t>[]> refs, words;
+  NameStore::State state;
   std::unique_ptr<NameStore> names;
 
   Store(uint32_t capacity_, uint32_t slots_)
@@ -24,7 +25,7 @@ struct Store {
         slots(slots_),
         refs(new std::atomic<uint64_t>[slots_]()),
         words(new std::atomic<uint64_t>[NameStore::words_needed(capacity_, slots_)]()),
-        names(new NameStore(refs.get(), words.get(), capacity_, slots_)) {}
+        names(new NameStore(state, refs.get(), words.get(), capacity_, slots_)) {}
 
   std::string read(uint32_t slot) const {
     char buf[NameStore::kMaxBytes + 1];

@@ -164,6 +164,10 @@ extern void _wrap_cb_registry_options_clock_set_lbswig_022447c3413b89c2(uintptr_
 extern swig_intgo _wrap_cb_registry_options_clock_get_lbswig_022447c3413b89c2(uintptr_t arg1);
 extern void _wrap_cb_registry_options_event_capacity_set_lbswig_022447c3413b89c2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_cb_registry_options_event_capacity_get_lbswig_022447c3413b89c2(uintptr_t arg1);
+extern void _wrap_cb_registry_options_flags_set_lbswig_022447c3413b89c2(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_registry_options_flags_get_lbswig_022447c3413b89c2(uintptr_t arg1);
+extern void _wrap_cb_registry_options_mode_set_lbswig_022447c3413b89c2(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_registry_options_mode_get_lbswig_022447c3413b89c2(uintptr_t arg1);
 extern uintptr_t _wrap_new_cb_registry_options_lbswig_022447c3413b89c2(void);
 extern void _wrap_delete_cb_registry_options_lbswig_022447c3413b89c2(uintptr_t arg1);
 extern swig_intgo _wrap_cb_registry_close_lbswig_022447c3413b89c2(uintptr_t arg1);
@@ -381,7 +385,7 @@ type Lb_event_batch interface {
 }
 
 const CB_VERSION_MAJOR int = 1
-const CB_VERSION_MINOR int = 1
+const CB_VERSION_MINOR int = 2
 const CB_VERSION_PATCH int = 0
 func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
@@ -390,7 +394,7 @@ func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 }
 
 var CB_VERSION_NUMBER int = _swig_getCB_VERSION_NUMBER()
-const CB_VERSION_STRING string = "1.1.0"
+const CB_VERSION_STRING string = "1.2.0"
 const CB_OK int = 0
 const CB_REJECTED int = 1
 func _swig_getCB_EINVAL() (_swig_ret int) {
@@ -908,6 +912,32 @@ func (arg1 SwigcptrCb_registry_options) GetEvent_capacity() (_swig_ret uint) {
 	return swig_r
 }
 
+func (arg1 SwigcptrCb_registry_options) SetFlags(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_cb_registry_options_flags_set_lbswig_022447c3413b89c2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrCb_registry_options) GetFlags() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_cb_registry_options_flags_get_lbswig_022447c3413b89c2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrCb_registry_options) SetMode(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_cb_registry_options_mode_set_lbswig_022447c3413b89c2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrCb_registry_options) GetMode() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_cb_registry_options_mode_get_lbswig_022447c3413b89c2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func NewCb_registry_options() (_swig_ret Cb_registry_options) {
 	var swig_r Cb_registry_options
 	swig_r = (Cb_registry_options)(SwigcptrCb_registry_options(C._wrap_new_cb_registry_options_lbswig_022447c3413b89c2()))
@@ -928,6 +958,10 @@ type Cb_registry_options interface {
 	GetClock() (_swig_ret int)
 	SetEvent_capacity(arg2 uint)
 	GetEvent_capacity() (_swig_ret uint)
+	SetFlags(arg2 uint)
+	GetFlags() (_swig_ret uint)
+	SetMode(arg2 uint)
+	GetMode() (_swig_ret uint)
 }
 
 const CB_MAX_CAPACITY uint = 4194304

@@ -537,7 +537,7 @@ intgo _wrap_CB_VERSION_NUMBER_lbswig_022447c3413b89c2() {
   intgo _swig_go_result;
   
   
-  result = (int)((1*10000+1*100+0));
+  result = (int)((1*10000+2*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -1351,6 +1351,56 @@ intgo _wrap_cb_registry_options_event_capacity_get_lbswig_022447c3413b89c2(struc
   arg1 = *(struct cb_registry_options **)&_swig_go_0; 
   
   result = (uint32_t) ((arg1)->event_capacity);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_cb_registry_options_flags_set_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+  struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct cb_registry_options **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->flags = arg2;
+  
+}
+
+
+intgo _wrap_cb_registry_options_flags_get_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+  struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct cb_registry_options **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->flags);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_cb_registry_options_mode_set_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+  struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct cb_registry_options **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->mode = arg2;
+  
+}
+
+
+intgo _wrap_cb_registry_options_mode_get_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+  struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct cb_registry_options **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->mode);
   _swig_go_result = result; 
   return _swig_go_result;
 }

@@ -1,0 +1,371 @@
+#include "registry/shared_file.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "core/breaker.hpp"
+#include "core/mix.hpp"
+#include "lazybreaker/lazybreaker.h"
+#include "registry/space.hpp"
+
+namespace lazybreaker::registry {
+
+static_assert(sizeof(FileHeader) <= 2 * kPage);
+static_assert(offsetof(FileHeader, manual_ns) >= offsetof(FileHeader, checksum) + 8);
+
+namespace {
+
+size_t page_up(size_t n) { return (n + kPage - 1) / kPage * kPage; }
+
+bool failed(FileError *err, FileError::Kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+bool failed(FileError *err, FileError::Kind kind, const char *fmt, ...) {
+  err->kind = kind;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+// The error of a failed open(2), link(2), ... of `path`.
+bool failed_errno(FileError *err, const char *path, const char *doing) {
+  const int e = errno;
+  const FileError::Kind kind = e == ENOENT                               ? FileError::Missing
+                               : e == EACCES || e == EPERM || e == EROFS ? FileError::Permission
+                               : e == ENOMEM                             ? FileError::NoMemory
+                                                                         : FileError::Io;
+  return failed(err, kind, "%s: %s: %s", path, doing, strerror(e));
+}
+
+// This boot's id (/proc/sys/kernel/random/boot_id, a UUID), or zeros if
+// the kernel does not say.
+void read_boot_id(uint8_t out[16]) {
+  std::memset(out, 0, 16);
+  const int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char text[64] = {};
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  unsigned k = 0;
+  for (ssize_t i = 0; i < n && k < 32; ++i) {
+    const char c = text[i];
+    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (v < 0) continue;
+    out[k / 2] = uint8_t(out[k / 2] << 4 | v);
+    ++k;
+  }
+}
+
+uint64_t unix_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// The 22nd field of /proc/PID/stat: when the process started, in clock
+// ticks since boot; 0 if unreadable.
+uint64_t start_time(long pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[1024];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  // The command name may hold spaces and parentheses: fields start after
+  // the last ')'.
+  const char *p = strrchr(buf, ')');
+  if (p == nullptr) return 0;
+  for (int field = 2; field < 22 && p != nullptr; ++field) p = strchr(p + 1, ' ');
+  return p != nullptr ? strtoull(p + 1, nullptr, 10) : 0;
+}
+
+uint64_t owner_word(long pid, uint64_t started) {
+  return uint64_t(uint32_t(pid)) << 32 | uint32_t(started);
+}
+
+}  // namespace
+
+uint64_t FileHeader::compute_checksum() const {
+  const auto *bytes = reinterpret_cast<const unsigned char *>(this);
+  uint64_t h = 0x6c617a7962726b72ull;
+  for (size_t i = 0; i < offsetof(FileHeader, checksum); i += 8) {
+    uint64_t w = 0;
+    std::memcpy(&w, bytes + i, std::min<size_t>(8, offsetof(FileHeader, checksum) - i));
+    h = core::mix64(h ^ w);
+  }
+  return h;
+}
+
+FileLayout FileLayout::of(uint32_t slots, size_t arena_bytes) {
+  FileLayout l{};
+  l.slots = slots;
+  l.header_bytes = page_up(sizeof(FileHeader));
+  l.hot_at = l.header_bytes;
+  l.totals_at = l.hot_at + page_up(size_t(slots) * sizeof(core::Hot));
+  l.cells_at = l.totals_at + page_up(size_t(slots) * sizeof(core::Totals));
+  l.held_at = l.cells_at + page_up(size_t(kFileStripes) * slots * sizeof(core::Cell));
+  l.arena_at = l.held_at + page_up(size_t(kFileStripes) * slots * sizeof(uint64_t));
+  l.file_bytes = l.arena_at + page_up(arena_bytes);
+  return l;
+}
+
+uint64_t ProcessId::self() {
+  // Cached per pid: a forked child is another owner.
+  static std::atomic<uint64_t> cached{0};
+  const long pid = getpid();
+  uint64_t c = cached.load(std::memory_order_relaxed);
+  if (c != 0 && long(c >> 32) == pid) return c;
+  c = owner_word(pid, start_time(pid));
+  cached.store(c, std::memory_order_relaxed);
+  return c;
+}
+
+bool ProcessId::alive(uint64_t owner) {
+  // The top bit marks a stripe being reclaimed (Registry::reclaim_stripe).
+  const long pid = long((owner >> 32) & 0x7fffffff);
+  if (pid <= 0) return false;
+  if (kill(pid_t(pid), 0) != 0 && errno == ESRCH) return false;
+  const uint64_t started = start_time(pid);
+  // Unreadable (another user's /proc, hidepid): alive, to be safe.
+  return started == 0 || uint32_t(started) == uint32_t(owner);
+}
+
+namespace {
+
+// Checks the header of `fd` (of `size` bytes) against the request.
+bool check_header(const FileRequest &req, const FileHeader &h, size_t size, FileError *err) {
+  const char *path = req.path;
+  if (std::memcmp(h.magic, FileHeader::kMagic, sizeof h.magic) != 0)
+    return failed(err, FileError::Version,
+                  "%s: not a lazybreaker registry file (its first 8 bytes are not the magic)",
+                  path);
+  if (h.layout_version != kFileLayoutVersion)
+    return failed(err, FileError::Version,
+                  "%s: the file has layout version %u; this library (%s) reads layout version %u",
+                  path, h.layout_version, CB_VERSION_STRING, kFileLayoutVersion);
+  if (h.checksum != h.compute_checksum())
+    return failed(err, FileError::Corrupt,
+                  "%s: the header's checksum is wrong (the header was changed or damaged)", path);
+  if (h.capacity == 0 || h.capacity > CB_MAX_CAPACITY || h.slots != Space::run_slots(h.capacity) ||
+      h.stripes != kFileStripes || h.clock > 1 || h.header_bytes != page_up(sizeof(FileHeader)))
+    return failed(err, FileError::Corrupt,
+                  "%s: the header's fields are inconsistent (capacity %u, slots %u, stripes %u, "
+                  "clock %u)",
+                  path, h.capacity, h.slots, h.stripes, h.clock);
+  const FileLayout layout = FileLayout::of(h.slots, req.arena_bytes(h.capacity, h.slots));
+  if (h.file_bytes != layout.file_bytes)
+    return failed(err, FileError::Corrupt,
+                  "%s: the header says %llu bytes, but a registry of capacity %u has %zu", path,
+                  (unsigned long long)h.file_bytes, h.capacity, layout.file_bytes);
+  if (size != h.file_bytes)
+    return failed(err, FileError::Corrupt,
+                  "%s: the file is %zu bytes, but its header says %llu (truncated or extended?)",
+                  path, size, (unsigned long long)h.file_bytes);
+  if (req.capacity != 0 && req.capacity != h.capacity)
+    return failed(err, FileError::Disagrees,
+                  "%s: the file has capacity %u, the options ask for %u (pass 0 to take the "
+                  "file's)",
+                  path, h.capacity, req.capacity);
+  if (req.clock_given && req.clock != h.clock)
+    return failed(err, FileError::Disagrees, "%s: the file's clock is %s, the options ask for %s",
+                  path, h.clock == 1 ? "CB_CLOCK_MANUAL" : "CB_CLOCK_MONOTONIC",
+                  req.clock == 1 ? "CB_CLOCK_MANUAL" : "CB_CLOCK_MONOTONIC");
+  return true;
+}
+
+// Makes a complete registry file beside `path` and links it there, so that
+// the path never names a half-made file; false with err->kind Exists if
+// another process linked one first.
+bool create_file(const FileRequest &req, int *fd_out, FileError *err) {
+  const uint32_t capacity = req.capacity != 0 ? req.capacity : req.default_capacity;
+  const uint32_t slots = Space::run_slots(capacity);
+  const FileLayout layout = FileLayout::of(slots, req.arena_bytes(capacity, slots));
+  char tmp[4096];
+  uint64_t salt = 0;
+  if (getrandom(&salt, sizeof salt, GRND_NONBLOCK) != ssize_t(sizeof salt)) salt = unix_now_ns();
+  if (snprintf(tmp, sizeof tmp, "%s.%ld.%016llx.tmp", req.path, long(getpid()),
+               (unsigned long long)salt) >= int(sizeof tmp))
+    return failed(err, FileError::Io, "%s: the path is too long", req.path);
+  const int fd = ::open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return failed_errno(err, req.path, "cannot create a file in its directory");
+  auto give_up = [&](bool result) {
+    ::close(fd);
+    unlink(tmp);
+    return result;
+  };
+  if (fchmod(fd, req.mode != 0 ? req.mode : 0600) != 0)
+    return give_up(failed_errno(err, req.path, "cannot set its mode"));
+  // Every page allocated now, so that no store into the mapping can fail
+  // later for want of space (which would be SIGBUS).
+  if (const int e = posix_fallocate(fd, 0, off_t(layout.file_bytes)); e != 0) {
+    errno = e;
+    return give_up(failed_errno(err, req.path, "cannot allocate the file"));
+  }
+  FileHeader h{};
+  std::memcpy(h.magic, FileHeader::kMagic, sizeof h.magic);
+  h.layout_version = kFileLayoutVersion;
+  h.header_bytes = uint32_t(layout.header_bytes);
+  h.file_bytes = layout.file_bytes;
+  h.capacity = capacity;
+  h.slots = slots;
+  h.stripes = kFileStripes;
+  h.clock = req.clock;
+  read_boot_id(h.boot_id);
+  h.created_unix_ns = unix_now_ns();
+  if (getrandom(&h.jitter_seed, sizeof h.jitter_seed, GRND_NONBLOCK) != ssize_t(sizeof(uint64_t)))
+    h.jitter_seed = core::mix64(h.created_unix_ns ^ uint64_t(getpid()));
+  h.checksum = h.compute_checksum();
+  // Only the checksummed part: the rest is zero (fallocate), and a valid
+  // empty state.
+  if (pwrite(fd, &h, offsetof(FileHeader, checksum) + sizeof h.checksum, 0) !=
+      ssize_t(offsetof(FileHeader, checksum) + sizeof h.checksum))
+    return give_up(failed_errno(err, req.path, "cannot write the header"));
+  if (link(tmp, req.path) != 0) {
+    if (errno == EEXIST) {
+      give_up(false);
+      err->kind = FileError::Exists;
+      snprintf(err->message, sizeof err->message, "%s: the file exists", req.path);
+      return false;
+    }
+    return give_up(failed_errno(err, req.path, "cannot link the new file into place"));
+  }
+  unlink(tmp);
+  *fd_out = fd;
+  return true;
+}
+
+// A file last opened under another boot: its times count as long expired
+// (its clock goes on from beyond every time recorded, and beyond any
+// duration), the stripes' owners are gone (their folds finished) and the
+// successes threads held back are forgotten; counters are kept. Under the
+// file's lock, before any process of this boot maps it.
+void carry_over_boot(const MappedFile &f, const FileLayout &l, const uint8_t boot[16]) {
+  FileHeader &h = *f.header();
+  auto *hot = reinterpret_cast<core::Hot *>(f.at(l.hot_at));
+  uint64_t latest = h.clock == 1 ? h.manual_ns.load(std::memory_order_relaxed) : 0;
+  for (uint32_t i = 0; i < h.slots; ++i)
+    latest = std::max({latest, hot[i].changed_at.load(std::memory_order_relaxed),
+                       hot[i].opened_at.load(std::memory_order_relaxed),
+                       hot[i].probe_at.load(std::memory_order_relaxed)});
+  // Windows and held words reckon time in buckets of at most this.
+  const uint64_t beyond = latest + 2 * CB_MAX_DURATION_NS;
+  if (h.clock == 1) {
+    h.manual_ns.store(beyond, std::memory_order_relaxed);
+  } else {
+    const uint64_t now = core::Clock::read(CLOCK_MONOTONIC);
+    h.clock_offset_ns = beyond > now ? beyond - now : 0;
+  }
+  auto *cells = reinterpret_cast<core::Cell *>(f.at(l.cells_at));
+  auto *totals = reinterpret_cast<core::Totals *>(f.at(l.totals_at));
+  for (uint32_t s = 0; s < kFileStripes; ++s) {
+    const uint64_t seq = h.sequence[s].n.load(std::memory_order_relaxed);
+    if ((seq & 1) != 0) {
+      const uint64_t log = h.fold_log[s].load(std::memory_order_relaxed);
+      if (FoldLog::any(log) && FoldLog::slot(log) < h.slots &&
+          FoldLog::counter(log) < core::kCellFields) {
+        std::atomic<uint16_t> &field =
+            cells[size_t(s) * h.slots + FoldLog::slot(log)].n[FoldLog::counter(log)];
+        const uint16_t v = field.load(std::memory_order_relaxed);
+        if (FoldLog::phase(log) == 1) {
+          if (v >= core::kFoldAt) field.store(uint16_t(v - core::kFoldAt));
+        } else {
+          h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+      h.sequence[s].n.store(seq + 1, std::memory_order_relaxed);
+    }
+    h.fold_log[s].store(0, std::memory_order_relaxed);
+    h.stripe_owner[s].store(0, std::memory_order_relaxed);
+  }
+  (void)totals;
+  std::memset(f.at(l.held_at), 0, size_t(kFileStripes) * h.slots * sizeof(uint64_t));
+  std::memcpy(h.boot_id, boot, 16);
+  h.checksum = h.compute_checksum();
+}
+
+}  // namespace
+
+bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
+  int fd = -1;
+  bool created = false;
+  if (req.create) {
+    if (create_file(req, &fd, err)) {
+      created = true;
+    } else if (err->kind != FileError::Exists || req.exclusive) {
+      return false;
+    }
+  }
+  if (fd < 0) {
+    fd = ::open(req.path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT)
+        return failed(err, FileError::Missing,
+                      "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
+      if (errno == EISDIR)
+        return failed(err, FileError::Version, "%s: a directory, not a registry file", req.path);
+      return failed_errno(err, req.path, "cannot open it for reading and writing");
+    }
+  }
+  auto give_up = [&](bool result) {
+    ::close(fd);
+    return result;
+  };
+  // Held while the file is checked and brought forward: another process
+  // opening it then waits, and a process killed holding it lets go.
+  while (flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) return give_up(failed_errno(err, req.path, "cannot lock it"));
+  struct stat st;
+  if (fstat(fd, &st) != 0) return give_up(failed_errno(err, req.path, "cannot stat it"));
+  if (!S_ISREG(st.st_mode))
+    return give_up(failed(err, FileError::Version, "%s: not a regular file", req.path));
+  FileHeader h;
+  std::memset(static_cast<void *>(&h), 0, sizeof h);
+  const size_t fixed = offsetof(FileHeader, checksum) + sizeof h.checksum;
+  if (size_t(st.st_size) < fixed) {
+    if (st.st_size >= 8 && pread(fd, h.magic, 8, 0) == 8 &&
+        std::memcmp(h.magic, FileHeader::kMagic, 8) == 0)
+      return give_up(failed(err, FileError::Corrupt,
+                            "%s: the file is %lld bytes, shorter than a registry header", req.path,
+                            (long long)st.st_size));
+    return give_up(failed(err, FileError::Version,
+                          "%s: not a lazybreaker registry file (%lld bytes, no header)", req.path,
+                          (long long)st.st_size));
+  }
+  if (pread(fd, &h, fixed, 0) != ssize_t(fixed))
+    return give_up(failed_errno(err, req.path, "cannot read the header"));
+  if (!check_header(req, h, size_t(st.st_size), err)) return give_up(false);
+  void *base = mmap(nullptr, h.file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) return give_up(failed_errno(err, req.path, "cannot map it"));
+  MappedFile f{fd, base, size_t(h.file_bytes)};
+  uint8_t boot[16];
+  read_boot_id(boot);
+  if (!created && std::memcmp(boot, f.header()->boot_id, 16) != 0)
+    carry_over_boot(f, FileLayout::of(h.slots, req.arena_bytes(h.capacity, h.slots)), boot);
+  flock(fd, LOCK_UN);
+  *out = f;
+  return true;
+}
+
+void close_file(MappedFile &f) {
+  if (f.base != nullptr) munmap(f.base, f.bytes);
+  if (f.fd >= 0) ::close(f.fd);
+  f = MappedFile{};
+}
+
+}  // namespace lazybreaker::registry

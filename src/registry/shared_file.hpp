@@ -1,0 +1,141 @@
+// A shared registry's file: what it holds where, how it is created, checked
+// and mapped, and who owns its counter stripes. The registry
+// (registry/registry.hpp) lays its breakers over the mapping; this knows
+// nothing of breakers beyond the sizes of their arrays.
+//
+// The file, every section page-aligned:
+//   FileHeader   magic, layout version, sizes, boot id, creation time, the
+//                clock's offset, a checksum over all of it; then what
+//                processes change: the manual clock, the stripe owners,
+//                their sequence words and fold logs
+//   hot lines    [slots] core::Hot, mapped over the process's Space
+//   totals       [slots] core::Totals, likewise
+//   cells        [kFileStripes][slots] core::Cell, a stripe mapped under the
+//                process stripe of the thread that owns it
+//   held words   [kFileStripes][slots], likewise (core::HeldSuccesses)
+//   arena        the registry's arena (configurations, names, windows, free
+//                lists, name index), as a private registry's
+// Zero-filled is a valid empty state of every section after the header, so
+// creation writes the header and nothing else.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/counters.hpp"
+
+namespace lazybreaker::registry {
+
+// Counter stripes a file has, whatever the processes' own: a thread of any
+// process counts in one of its own (FileHeader::stripe_owner) while one is
+// free, and in the breakers' totals otherwise.
+inline constexpr uint32_t kFileStripes = 64;
+inline constexpr uint32_t kFileLayoutVersion = 1;
+inline constexpr size_t kPage = 4096;
+
+struct FileHeader {
+  static constexpr char kMagic[8] = {'L', 'Z', 'Y', 'B', 'R', 'K', 'R', '\n'};
+
+  // Written at creation, and at the first open after a reboot (boot_id and
+  // clock_offset_ns), under the file's lock; covered by `checksum`.
+  char magic[8];
+  uint32_t layout_version;
+  uint32_t header_bytes;
+  uint64_t file_bytes;
+  uint32_t capacity;
+  uint32_t slots;
+  uint32_t stripes;
+  uint32_t clock;  // core::ClockKind
+  uint8_t boot_id[16];
+  uint64_t created_unix_ns;
+  uint64_t jitter_seed;
+  uint64_t clock_offset_ns;  // added to CLOCK_MONOTONIC (core::Clock::offset_ns)
+  uint64_t checksum;         // of every byte above
+
+  // Changed by the processes that map the file, lock-free.
+  alignas(64) std::atomic<uint64_t> manual_ns;
+  // File stripes ever owned: the highest + 1 (readers sum those below).
+  std::atomic<uint32_t> stripes_used;
+  // Folds a dead process was in the middle of, whose counts could not be
+  // told apart (one counter of one breaker may be off by up to kFoldAt
+  // for each): docs/shared-registries.md, "Crash safety".
+  std::atomic<uint64_t> uncertain_folds;
+  std::atomic<uint64_t> stripes_reclaimed;  // from dead processes
+  // Per stripe: its owner (ProcessId::self(): pid and start time), 0 free.
+  alignas(64) std::atomic<uint64_t> stripe_owner[kFileStripes];
+  // Per stripe: the fold in progress (FoldLog), for a dead owner's.
+  std::atomic<uint64_t> fold_log[kFileStripes];
+  core::StripeSequence sequence[kFileStripes];
+
+  uint64_t compute_checksum() const;
+};
+
+// Where a stripe's owner stood in a fold (core::fold), kept so that the
+// fold of a process killed in the middle of one can be finished:
+// [slot + 1 : 32 | counter : 8 | phase : 8], phase 1 once the totals have
+// the fold's counts.
+struct FoldLog {
+  static constexpr uint64_t pack(uint32_t slot, unsigned counter, unsigned phase) {
+    return (uint64_t(slot) + 1) << 32 | uint64_t(counter) << 8 | phase;
+  }
+  static constexpr bool any(uint64_t l) { return (l >> 32) != 0; }
+  static constexpr uint32_t slot(uint64_t l) { return uint32_t(l >> 32) - 1; }
+  static constexpr unsigned counter(uint64_t l) { return unsigned(l >> 8) & 0xff; }
+  static constexpr unsigned phase(uint64_t l) { return unsigned(l) & 0xff; }
+};
+
+// Where each section of a file of `slots` slots and an arena of
+// `arena_bytes` begins.
+struct FileLayout {
+  size_t header_bytes, hot_at, totals_at, cells_at, held_at, arena_at, file_bytes;
+  uint32_t slots;
+
+  static FileLayout of(uint32_t slots, size_t arena_bytes);
+  size_t stripe_cells_at(uint32_t f) const { return cells_at + size_t(f) * slots * 8; }
+  size_t stripe_held_at(uint32_t f) const { return held_at + size_t(f) * slots * 8; }
+};
+
+// A process as a stripe owner: its pid and its start time (so that a
+// reused pid is not taken for the dead process), never 0.
+struct ProcessId {
+  static uint64_t self();
+  // False only when the owner is known to be dead.
+  static bool alive(uint64_t owner);
+};
+
+// The open file: mapped whole, shared.
+struct MappedFile {
+  int fd = -1;
+  void *base = nullptr;
+  size_t bytes = 0;
+  FileHeader *header() const { return static_cast<FileHeader *>(base); }
+  char *at(size_t offset) const { return static_cast<char *>(base) + offset; }
+};
+
+// Why opening failed: the status and a message naming the file.
+struct FileError {
+  enum Kind { None, Missing, Exists, Permission, Version, Corrupt, Io, Disagrees, NoMemory };
+  Kind kind = None;
+  char message[600] = {};
+};
+
+struct FileRequest {
+  const char *path;
+  bool create, exclusive;
+  uint32_t mode;      // for a created file, exact bits
+  uint32_t capacity;  // 0: the file's (a created file: default_capacity)
+  uint32_t default_capacity;
+  uint32_t clock;    // core::ClockKind
+  bool clock_given;  // whether an existing file's clock must equal it
+  // The arena bytes a registry of a capacity needs (the registry knows).
+  size_t (*arena_bytes)(uint32_t capacity, uint32_t slots);
+};
+
+// Opens (or creates) and checks the file, brings a file from an earlier
+// boot forward (its times long expired, its stripes' owners gone), and maps
+// it. The file is locked (flock) only while this runs.
+bool open_file(const FileRequest &req, MappedFile *out, FileError *err);
+void close_file(MappedFile &f);
+
+}  // namespace lazybreaker::registry
