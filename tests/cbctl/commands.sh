@@ -149,5 +149,5 @@ for i in $(seq 3 16); do run_cbctl 0 create "$new" "b$i"; done
 run_cbctl 1 create "$new" one-too-many
 ok "create in a full file exits 1: $err"
 
-ask quit
+stop_helper
 echo "passed"

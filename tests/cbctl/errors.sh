@@ -52,13 +52,13 @@ expect_error 2 "cbctl: *" --no-such-option
 
 # Files that are not registries.
 printf 'not a registry\n' >"$work/text"
-expect_error 5 "cbctl: $work/text: *" list "$work/text"
+expect_error 5 "cbctl: $work/text: not a lazybreaker registry file*" list "$work/text"
 : >"$work/empty"
 expect_error 5 "cbctl: $work/empty: *" list "$work/empty"
 head -c 65536 /dev/zero >"$work/zeros"
 expect_error 5 "cbctl: $work/zeros: *" list "$work/zeros"
 # A directory.
-expect_error 1 "cbctl: $work: *" list "$work"
+expect_error 5 "cbctl: $work: a directory, not a registry file" list "$work"
 
 # A file the caller may not open: as another user when this runs as root
 # (root opens anything), as this user otherwise.
@@ -97,5 +97,5 @@ grep -q -- '--for' <<<"$out" || fail "trip --help lacks --for"
 run_cbctl 0 --version
 [[ $out == "cbctl "* ]] || fail "--version: $out"
 ok "--help and --version exit 0"
-ask quit
+stop_helper
 echo passed

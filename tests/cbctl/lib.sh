@@ -55,7 +55,8 @@ expect_helper() {
 run_cbctl() {
   local want=$1 rc=0
   shift
-  "$CBCTL" "$@" >"$work/out" 2>"$work/err" || rc=$?
+  # a cbctl that should have ended but did not: status 124
+  timeout 30 "$CBCTL" "$@" >"$work/out" 2>"$work/err" || rc=$?
   out=$(cat "$work/out")
   err=$(cat "$work/err")
   if [ "$rc" -ne "$want" ]; then
@@ -89,4 +90,12 @@ start_serve() {
   started_pids+=("$serve_pid")
   wait_until 20 grep -q 'at http://127.0.0.1:[0-9]*/metrics' "$log" || fail "serve did not start: $(cat "$log")"
   serve_port=$(sed -n 's#.*at http://127.0.0.1:\([0-9]*\)/metrics.*#\1#p' "$log")
+}
+
+# Ends the helper with "quit"; it must exit 0.
+stop_helper() {
+  echo quit >&"${HELPER_PROC[1]}"
+  local pid=$HELPER_PROC_PID rc=0
+  wait "$pid" || rc=$?
+  [ $rc -eq 0 ] || fail "the helper exited $rc"
 }

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 prometheus=${PROMETHEUS:-$(command -v prometheus || echo /usr/bin/prometheus)}
 [ -x "$prometheus" ] || fail "prometheus is missing (packaging/install-deps.sh installs it)"
 start_helper
-expect_helper "admitted=3 rejected=0" call payments failure 3
+expect_helper "admitted=1 rejected=0" call payments failure 1
 start_serve "$work/serve.log" "$reg"
 
 port=$(free_port)
@@ -46,5 +46,5 @@ ok "Prometheus's query API returns lazybreaker_state for every breaker: $(query 
 up=$(query 'up{job="cbctl"}')
 [ "$up" = "None:None=1" ] || fail "up{job=\"cbctl\"} is '$up'"
 ok "the cbctl target is up"
-ask quit
+stop_helper
 echo passed

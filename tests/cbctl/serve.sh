@@ -24,7 +24,7 @@ done
 ok "other paths are 404"
 
 # Each scrape reads the file afresh: a trip by the helper shows at once.
-expect_helper "admitted=3 rejected=0" call payments failure 3
+expect_helper "admitted=1 rejected=0" call payments failure 1
 curl -fsS --max-time 10 "$url/metrics" | grep -E '^lazybreaker_state\{' | grep 'breaker="payments"' |
   grep 'state="open"' | grep -q ' 1$' || fail "the scrape does not show payments open"
 ok "a scrape shows the helper's trip at once"
@@ -45,5 +45,5 @@ for sig in TERM INT; do
   [ $sig = INT ] || start_serve "$work/serve2.log" "$reg"
   url=http://127.0.0.1:$serve_port
 done
-ask quit
+stop_helper
 echo passed

@@ -40,7 +40,7 @@ grep -q $'\e\\[1m\e\\[7mNAME\|\e\\[1;7mNAME\|\e\\[7m\e\\[1mNAME' <<<"$coloured" 
 ok "watch colours the states and the header"
 
 # A change made by another process shows at the next refresh.
-expect_helper "admitted=3 rejected=0" call payments failure 3
+expect_helper "admitted=1 rejected=0" call payments failure 1
 expect_helper OPEN state payments
 wait_until 5 pane_has q-session '^payments  *OPEN ' || fail "the trip never showed: $(t capture-pane -p -t q-session)"
 wait_until 5 pane_has q-session '^4 breakers, 3 closed, 1 open$' || fail "the summary did not follow"
@@ -98,5 +98,5 @@ wait "$plain_pid" || rc=$?
 [ $rc -eq 0 ] || fail "plain watch exited $rc after SIGINT"
 ok "SIGINT ends a plain watch with status 0"
 
-ask quit
+stop_helper
 echo passed

@@ -55,7 +55,13 @@ RegistryFile::RegistryFile(std::string path, const OpenRequest &request) : path_
 RegistryFile::~RegistryFile() { cb_registry_close(reg_); }
 
 void RegistryFile::fail(int status, bool file_context) const {
-  throw Failure{exit_code_for(status, file_context), path_ + ": " + last_error(status)};
+  // "cbctl: FILE: what", where the library's message for a file it could
+  // not open already starts "cb_registry_open: FILE: ".
+  std::string message = last_error(status);
+  for (const std::string &prefix : {std::string("cb_registry_open: "), path_ + ": "}) {
+    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+  }
+  throw Failure{exit_code_for(status, file_context), path_ + ": " + message};
 }
 
 cb_handle RegistryFile::lookup(const std::string &name) const {

@@ -5,6 +5,7 @@
 // thread with sigtimedwait(), which then stops the server and joins it.
 #include <httplib.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <cerrno>
@@ -39,6 +40,13 @@ int run_serve(const RegistryFile &file, const ServeOptions &opts) {
   } restore{&saved, &saved_pipe};
 
   httplib::Server server;
+  // httplib's default is SO_REUSEPORT, under which a second cbctl serve (or
+  // anything else) binds the same port and takes half the scrapes. Only
+  // SO_REUSEADDR: a restart binds at once, a port in use is an error.
+  server.set_socket_options([](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   server.Get("/metrics", [&file](const httplib::Request &, httplib::Response &res) {
     try {
       res.set_content(file.prometheus(), "text/plain; version=0.0.4; charset=utf-8");
