@@ -87,6 +87,10 @@ run_cbctl 0 watch --interval 100ms --count 3 "$reg"
 ! grep -q $'\e' "$work/out" || fail "plain output holds escape codes: $(cat -v "$work/out")"
 grep -q "^# $reg at [0-9-]*T[0-9:]*Z: 4 breakers, 3 closed, 1 open$" <<<"$out" || fail "plain title: $(head -n1 <<<"$out")"
 ok "watch off a terminal prints plain tables"
+# A reader that goes away ends it quietly, with status 0.
+"$CBCTL" watch --interval 10ms "$reg" | head -n 2 >/dev/null
+[ "${PIPESTATUS[0]}" = 0 ] || fail "watch | head: watch exited ${PIPESTATUS[0]}"
+ok "watch | head ends watch with status 0"
 # ... until SIGINT, with status 0
 "$CBCTL" watch --interval 100ms "$reg" >"$work/plain" 2>&1 &
 plain_pid=$!

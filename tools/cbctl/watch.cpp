@@ -166,6 +166,20 @@ std::string plain_frame(const RegistryFile &file) {
   return frame + "\n";
 }
 
+// Straight to the file descriptor, not through stdio: an EPIPE here leaves
+// no half-written stdio buffer behind. False with errno set on failure
+// (EINTR when a stop signal came first).
+bool write_all(const std::string &text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(STDOUT_FILENO, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR && !g_stop_signal) continue;
+    if (n < 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 timespec to_timespec(uint64_t ns) {
   return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
 }
@@ -178,6 +192,15 @@ int run_watch(const RegistryFile &file, const WatchOptions &opts) {
   Signals signals;
   bool tty = isatty(STDOUT_FILENO);
   if (!tty) {
+    // A reader that goes away is an EPIPE to handle, not a death by SIGPIPE.
+    struct sigaction ignore {
+    }, saved_pipe{};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, &saved_pipe);
+    struct RestorePipe {
+      const struct sigaction *saved;
+      ~RestorePipe() { sigaction(SIGPIPE, saved, nullptr); }
+    } restore_pipe{&saved_pipe};
     for (uint64_t n = 0; !g_stop_signal && (opts.frames == 0 || n < opts.frames); ++n) {
       if (n) {
         timespec wait = to_timespec(opts.interval_ns);
@@ -185,11 +208,16 @@ int run_watch(const RegistryFile &file, const WatchOptions &opts) {
         if (g_stop_signal) break;
       }
       std::string frame = plain_frame(file);
-      if (std::fwrite(frame.data(), 1, frame.size(), stdout) != frame.size() ||
-          std::fflush(stdout) != 0) {
-        // a reader that went away (watch | head) ends the watch quietly
-        return errno == EPIPE ? kExitOk : kExitError;
-      }
+      // Signals unblocked while writing: a reader that stops reading (a
+      // paused pager) must not make the watch deaf to Ctrl-C.
+      sigset_t blocked;
+      sigprocmask(SIG_SETMASK, signals.wait_mask(), &blocked);
+      bool written = write_all(frame);
+      int write_errno = errno;
+      sigprocmask(SIG_SETMASK, &blocked, nullptr);
+      if (g_stop_signal) break;
+      // a reader that went away (watch | head) ends the watch quietly
+      if (!written) return write_errno == EPIPE ? kExitOk : kExitError;
     }
     return kExitOk;
   }
