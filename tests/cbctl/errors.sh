@@ -38,6 +38,11 @@ expect_error 2 "cbctl: --open-for: bad duration '1.s': *" create "$reg" x --open
 expect_error 2 "cbctl: $reg: *" trip "$reg" payments --for 1ns
 expect_error 2 "cbctl: $reg: *failure_threshold*" create "$reg" x --failure-threshold 0
 expect_error 2 "cbctl: $reg: *failure_rate*" create "$reg" x --policy count --failure-rate 1.5
+# ... and a refused configuration or name creates no file
+expect_error 2 "cbctl: $work/never.lbr: *failure_threshold*" create "$work/never.lbr" x --create-file --failure-threshold 0
+expect_error 2 "cbctl: $work/never.lbr: *" create "$work/never.lbr" "$(printf 'bad\xffname')" --create-file
+[ ! -e "$work/never.lbr" ] || fail "a refused create left a new file behind"
+ok "a refused create --create-file leaves no file behind"
 expect_error 2 "cbctl: *policy*" create "$reg" x --policy sometimes
 expect_error 2 "cbctl: *--failure-threshold*" create "$reg" x --failure-threshold -1
 expect_error 2 "cbctl: *mode*" create "$reg" x --create-file --mode 999

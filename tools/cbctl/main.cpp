@@ -115,6 +115,24 @@ struct ConfigOptions {
   }
 };
 
+// A name or configuration the library refuses must not leave a new file
+// behind: try them first in a private registry of one breaker (the C ABI
+// has no validate-only call), and fail as cb_create on the file would.
+void refuse_bad_breaker_first(const std::string &file, const std::string &name,
+                              const cb_config &cfg) {
+  cb_registry_options opts;
+  cb_registry_options_init(&opts);
+  opts.capacity = 1;
+  opts.event_capacity = 1;
+  cb_registry *scratch = nullptr;
+  if (cb_registry_open(&opts, &scratch) != CB_OK) return;  // the real attempt will say why
+  cb_handle h = 0;
+  int st = cb_create(scratch, name.c_str(), &cfg, &h);
+  std::string message = cb_last_error_message();
+  cb_registry_close(scratch);
+  if (st == CB_EINVAL) throw Failure{exit_code_for(st, false), file + ": " + message};
+}
+
 // "HOST:PORT", "[IPv6]:PORT" or ":PORT" (every IPv4 address).
 bool parse_listen(const std::string &text, ServeOptions *out, std::string *why) {
   size_t colon = text.rfind(':');
@@ -195,7 +213,7 @@ int run(int argc, char **argv) {
     RegistryFile reg(file);
     cb_handle h = reg.lookup(name);
     if (int st = cb_trip(h, duration(trip_for)); st != CB_OK) reg.fail(st);
-    print(name + ": OPEN for " + format_duration(duration(trip_for)) + "\n");
+    print(printable(name) + ": OPEN for " + format_duration(duration(trip_for)) + "\n");
     return kExitOk;
   };
 
@@ -213,7 +231,7 @@ int run(int argc, char **argv) {
     commands[cmd] = [&, m] {
       RegistryFile reg(file);
       if (int st = m.call(reg.lookup(name)); st != CB_OK) reg.fail(st);
-      print(name + ": " + m.state + "\n");
+      print(printable(name) + ": " + m.state + "\n");
       return kExitOk;
     };
   }
@@ -239,13 +257,14 @@ int run(int argc, char **argv) {
   commands[create] = [&] {
     if (!mode_text.empty())
       creating.mode = static_cast<uint32_t>(std::stoul(mode_text, nullptr, 8));
-    RegistryFile reg(file, creating);
     cb_config cfg = config.to_config();
+    if (creating.create) refuse_bad_breaker_first(file, name, cfg);
+    RegistryFile reg(file, creating);
     cb_handle h = 0;
     int st = exist_ok ? cb_get_or_create(reg.get(), name.c_str(), &cfg, &h)
                       : cb_create(reg.get(), name.c_str(), &cfg, &h);
     if (st != CB_OK) reg.fail(st);
-    print(name + ": created\n");
+    print(printable(name) + ": created\n");
     return kExitOk;
   };
 
@@ -254,7 +273,7 @@ int run(int argc, char **argv) {
   commands[destroy] = [&] {
     RegistryFile reg(file);
     if (int st = cb_destroy(reg.lookup(name)); st != CB_OK) reg.fail(st);
-    print(name + ": destroyed\n");
+    print(printable(name) + ": destroyed\n");
     return kExitOk;
   };
 

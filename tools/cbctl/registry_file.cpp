@@ -1,5 +1,7 @@
 #include "registry_file.hpp"
 
+#include "format.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -67,7 +69,8 @@ void RegistryFile::fail(int status, bool file_context) const {
 cb_handle RegistryFile::lookup(const std::string &name) const {
   cb_handle h = 0;
   int st = cb_lookup(reg_, name.c_str(), &h);
-  if (st == CB_ENOENT) throw Failure{kExitNoBreaker, path_ + ": no breaker named '" + name + "'"};
+  if (st == CB_ENOENT)
+    throw Failure{kExitNoBreaker, path_ + ": no breaker named '" + printable(name) + "'"};
   if (st != CB_OK) fail(st);
   return h;
 }
