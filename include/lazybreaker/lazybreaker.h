@@ -229,8 +229,9 @@ enum {
 /** How to open a registry. Start from cb_registry_options_init(). */
 typedef struct cb_registry_options {
   size_t struct_size;      /**< sizeof(cb_registry_options) */
-  uint32_t capacity;       /**< most breakers it may hold; 0 = 65,536;
-                                at most CB_MAX_CAPACITY */
+  uint32_t capacity;       /**< most breakers it may hold; 0 = 65,536 (a new
+                                registry file: CB_DEFAULT_FILE_CAPACITY; an existing
+                                one: the file's); at most CB_MAX_CAPACITY */
   int clock;               /**< CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL */
   const char *path;        /**< NULL = private, in memory; else a registry file that
                                 every process opening the same path shares
@@ -240,8 +241,9 @@ typedef struct cb_registry_options {
                                 (rounded up to a power of two). Per process, also
                                 for a shared registry */
   uint32_t flags;          /**< @since 1.2: CB_REGISTRY_* flags, for a path */
-  uint32_t mode;           /**< @since 1.2: the permission bits of a file this open
-                                creates (before the umask); 0 = 0600 */
+  uint32_t mode;           /**< @since 1.2: the permission bits (0..0777) of a file
+                                this open creates, exactly (the umask does not
+                                apply); 0 = 0600 */
   /* later fields are appended here */
 } cb_registry_options;
 
@@ -259,6 +261,10 @@ typedef struct cb_registry_options {
 #define CB_MAX_CAPACITY 4194304u
 /** The largest event queue. @since 1.1 */
 #define CB_MAX_EVENT_CAPACITY 1048576u
+/** Capacity of a registry file created with capacity 0: a file holds about
+ *  3.7 KB per breaker of capacity, all allocated when it is created
+ *  (docs/shared-registries.md, "Capacity"). @since 1.2 */
+#define CB_DEFAULT_FILE_CAPACITY 4096u
 /** Capacity of cb_default_registry(). */
 #define CB_DEFAULT_REGISTRY_CAPACITY 1048576u
 
@@ -293,7 +299,9 @@ static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCE
  *          CB_EVERSION for a file of another layout or not a registry file;
  *          CB_ECORRUPT for a file whose header or size is wrong;
  *          CB_EIO for another I/O error (the message names the file);
- *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when 65,535
+ *          CB_ENOMEM when memory cannot be reserved; CB_EFULL when the
+ *          file's 64 counter stripes are all taken by live processes and
+ *          threads of this one already count, or when 65,535
  *          registries are open at once (a closed one's id is reused), or
  *          when the open registries would hold more than 16,777,216
  *          breakers between them (capacities count in whole 1,024s).

@@ -41,7 +41,7 @@ int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_reg
   req.exclusive = (flags & CB_REGISTRY_EXCLUSIVE) != 0;
   req.mode = mode;
   req.capacity = opts.capacity;
-  req.default_capacity = Registry::kDefaultCapacity;
+  req.default_capacity = CB_DEFAULT_FILE_CAPACITY;
   req.clock = uint32_t(opts.clock);
   req.clock_given = true;
   lazybreaker::registry::FileError err;

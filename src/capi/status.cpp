@@ -20,6 +20,11 @@ int status_to_code(Status s, const char *what) noexcept {
       return fail(CB_ENOMEM, "%s: out of memory or address space", what);
     case Status::Exists:
       return fail(CB_EEXIST, "%s: the name is taken in this registry", what);
+    case Status::NoFileStripes:
+      return fail(CB_EFULL,
+                  "%s: the registry file's %u counter stripes are all taken by live processes, "
+                  "and this process's threads already count in more",
+                  what, lazybreaker::registry::kFileStripes);
     case Status::FileError:
       return fail(CB_EIO, "%s: the registry file could not be opened", what);
     case Status::ExistsOtherwise:

@@ -154,6 +154,13 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t 
     uint64_t b = at(h, d).load(kSeqCst);
     if (kind(b) == kEmpty) break;
     while (!lost && (kind(b) == kNamed || kind(b) == kClaimed) && names_match(b, tag, name)) {
+      // A twin that a dead process left (a shared registry's) is in nobody's
+      // way: it goes, as a destroy would have made it go.
+      if (stale_ != nullptr && NameIndex::slot(b) != slot && stale_->stale(NameIndex::slot(b))) {
+        if (at(h, d).compare_exchange_strong(b, bucket(tag, NameIndex::slot(b), kGone), kSeqCst))
+          break;
+        continue;
+      }
       if (kind(b) == kNamed || d < mine) {
         lost = true;
       } else if (at(h, d).compare_exchange_strong(b, bucket(tag, NameIndex::slot(b), kGone),
@@ -168,6 +175,18 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t 
   expected = mine_claimed;
   at(h, mine).compare_exchange_strong(expected, bucket(tag, slot, kGone), kSeqCst);
   return Insert::Exists;
+}
+
+void NameIndex::erase_left(uint64_t h, uint32_t slot) {
+  const uint32_t tag = NameBucket::tag_of_hash(h);
+  const uint64_t limit = longest_probe_.load(kSeqCst);
+  for (uint64_t d = 0; d <= limit; ++d) {
+    uint64_t b = at(h, d).load(kSeqCst);
+    if (kind(b) == kEmpty) break;
+    if ((kind(b) == kNamed || kind(b) == kClaimed) && this->tag(b) == tag &&
+        NameIndex::slot(b) == slot)
+      at(h, d).compare_exchange_strong(b, bucket(tag, slot, kGone), kSeqCst);
+  }
 }
 
 uint32_t NameIndex::find(std::string_view name) const {

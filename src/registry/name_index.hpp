@@ -121,18 +121,31 @@ class NameStore {
   Head *free_;
 };
 
+// Says whether the slot a bucket names was left in the middle of a create
+// or destroy by a process that died (a shared registry's): its bucket may
+// then be taken out of the way (Registry::PendingWork).
+class StaleSlots {
+ public:
+  virtual bool stale(uint32_t slot) const = 0;
+
+ protected:
+  ~StaleSlots() = default;
+};
+
 class NameIndex {
  public:
   // No entry sits farther from its home bucket than this (zero: empty).
   using State = std::atomic<uint64_t>;
 
   // `state` and `buckets` (2^log2_buckets zeroed entries) outlive the index.
+  // `stale`, if given, is asked about a twin of a name being inserted.
   NameIndex(State &longest_probe, std::atomic<uint64_t> *buckets, unsigned log2_buckets,
-            const NameStore &names)
+            const NameStore &names, const StaleSlots *stale = nullptr)
       : buckets_(buckets),
         mask_((1ull << log2_buckets) - 1),
         names_(names),
-        longest_probe_(longest_probe) {}
+        longest_probe_(longest_probe),
+        stale_(stale) {}
 
   static uint64_t hash(std::string_view name);
   // Starts loading the home bucket of a name of hash `h`, so that a create
@@ -147,6 +160,9 @@ class NameIndex {
   // Removes the entry of `slot` under a name of hash `h`; false when there
   // is none.
   bool erase(uint64_t h, uint32_t slot);
+  // Removes the entries, claimed or named, of `slot` under a name of hash
+  // `h`: those a process that died inside a create or destroy left.
+  void erase_left(uint64_t h, uint32_t slot);
 
  private:
   using Kind = NameBucket::Kind;
@@ -170,6 +186,7 @@ class NameIndex {
   uint64_t mask_;
   const NameStore &names_;
   std::atomic<uint64_t> &longest_probe_;
+  const StaleSlots *stale_;
 };
 
 }  // namespace lazybreaker::registry

@@ -179,6 +179,25 @@ std::string prometheus_text(Registry &reg) {
   t.family("lazybreaker_events_dropped_total", "counter",
            "Events the registry's queue dropped because it was full.");
   t.sample("lazybreaker_events_dropped_total", "", reg.events().dropped());
+
+  if (const FileHeader *file = reg.file_header()) {
+    t.family("lazybreaker_shared_capacity", "gauge",
+             "Breakers the shared registry file holds, at most.");
+    t.sample("lazybreaker_shared_capacity", "", uint64_t(file->capacity));
+    t.family("lazybreaker_shared_stripes_used", "gauge",
+             "Counter stripes of the shared registry file ever owned by a thread (of 64).");
+    t.sample("lazybreaker_shared_stripes_used", "",
+             uint64_t(file->stripes_used.load(std::memory_order_relaxed)));
+    t.family("lazybreaker_shared_stripes_reclaimed_total", "counter",
+             "Counter stripes taken back from processes that died holding them.");
+    t.sample("lazybreaker_shared_stripes_reclaimed_total", "",
+             file->stripes_reclaimed.load(std::memory_order_relaxed));
+    t.family("lazybreaker_shared_uncertain_folds_total", "counter",
+             "Counter folds a process died in the middle of whose counts could not be told "
+             "apart: each leaves one counter of one breaker up to 32768 off.");
+    t.sample("lazybreaker_shared_uncertain_folds_total", "",
+             file->uncertain_folds.load(std::memory_order_relaxed));
+  }
   return t.str();
 }
 

@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <bit>
@@ -103,7 +104,7 @@ static_assert(alignof(Registry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
 struct Registry::ArenaLayout {
   size_t state_at, refs_at, base_at, name_refs_at, name_words_at, entries_at, entry_refs_at,
       entry_links_at, config_buckets_at, blocks_at[WindowPool::kClasses],
-      block_links_at[WindowPool::kClasses], scratch_at, links_at, buckets_at;
+      block_links_at[WindowPool::kClasses], scratch_at, links_at, buckets_at, pending_at;
   unsigned log2_buckets;
   Layout layout;
 };
@@ -131,6 +132,7 @@ Registry::ArenaLayout Registry::arena_layout(uint32_t capacity, uint32_t slots) 
   a.scratch_at = layout.add<std::atomic<uint64_t>>(WindowPool::kScratchWords);
   a.links_at = layout.add<std::atomic<uint32_t>>(slots);
   a.buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << a.log2_buckets);
+  a.pending_at = layout.add<std::atomic<uint64_t>>(slots);
   return a;
 }
 
@@ -153,8 +155,9 @@ void Registry::place(void *arena, const ArenaLayout &a, unsigned log2_buckets) {
                    at<std::atomic<uint32_t>>(arena, a.block_links_at[k]), capacity_);
   windows_.place_scratch(at<std::atomic<uint64_t>>(arena, a.scratch_at));
   free_.emplace(state.free_slots, at<std::atomic<uint32_t>>(arena, a.links_at), capacity_, slots_);
+  pending_ = at<std::atomic<uint64_t>>(arena, a.pending_at);
   index_.emplace(state.longest_name_probe, at<std::atomic<uint64_t>>(arena, a.buckets_at),
-                 log2_buckets, *names_);
+                 log2_buckets, *names_, shared() ? static_cast<const StaleSlots *>(this) : nullptr);
   prefer_huge_pages(at<char>(arena, a.buckets_at), sizeof(uint64_t) << log2_buckets);
 }
 
@@ -276,12 +279,28 @@ bool Registry::claim_hook(uint32_t s) {
   return true;
 }
 
+// Another open registry of this process on the same file (under g_shared),
+// whose stripe `s` counts in file stripe `f`: then ours does too, as the
+// same thread writes both.
+bool Registry::sibling_counts_in(uint32_t s, uint32_t f) const {
+  for (uint32_t k = 0; k < g_shared_count; ++k) {
+    const Registry *r = g_shared_open[k];
+    if (r != this && r->file_dev_ == file_dev_ && r->file_ino_ == file_ino_ &&
+        r->file_stripe_[s] == f)
+      return true;
+  }
+  return false;
+}
+
 bool Registry::attach_stripe(uint32_t s) {
   if (s >= Space::exclusive_stripes()) return false;
   if (file_stripe_[s] != kNoStripe) return true;
   FileHeader &h = *file_.header();
   const uint64_t me = ProcessId::self();
   uint32_t f = kFileStripes;
+  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k)
+    if (sibling_counts_in(s, k)) f = k;
+  const bool shared_with_sibling = f != kFileStripes;
   for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k) {
     uint64_t free_owner = 0;
     if (h.stripe_owner[k].compare_exchange_strong(free_owner, me, std::memory_order_acq_rel)) f = k;
@@ -301,7 +320,7 @@ bool Registry::attach_stripe(uint32_t s) {
       mmap(held, size_t(slots_) * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
            file_.fd, off_t(file_layout_.stripe_held_at(f))) != held) {
     Space::map_stripe(s, base_, slots_, -1, 0);
-    h.stripe_owner[f].store(0, std::memory_order_release);
+    if (!shared_with_sibling) h.stripe_owner[f].store(0, std::memory_order_release);
     return false;
   }
   // Published before the thread counts in the stripe, so that a reader
@@ -312,6 +331,17 @@ bool Registry::attach_stripe(uint32_t s) {
   }
   file_stripe_[s] = uint8_t(f);
   return true;
+}
+
+void Registry::release_file_stripes() {
+  FileHeader &h = *file_.header();
+  const uint64_t me = ProcessId::self();
+  for (uint32_t s = 0; s < kMaxExclusiveStripes; ++s) {
+    const uint8_t f = file_stripe_[s];
+    uint64_t owner = me;
+    if (f != kNoStripe && !sibling_counts_in(s, f))
+      h.stripe_owner[f].compare_exchange_strong(owner, 0, std::memory_order_acq_rel);
+  }
 }
 
 bool Registry::reclaim_stripe(uint32_t f, uint64_t dead_owner) {
@@ -403,6 +433,11 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
     return Status::NoMemory;
   }
   reg->file_ = file;
+  struct stat st;
+  if (fstat(file.fd, &st) == 0) {
+    reg->file_dev_ = st.st_dev;
+    reg->file_ino_ = st.st_ino;
+  }
   reg->clock_.kind = core::ClockKind(h.clock);
   reg->clock_.manual = &file.header()->manual_ns;
   reg->clock_.offset_ns = h.clock_offset_ns;
@@ -416,13 +451,28 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   reg->file_cells_ = reinterpret_cast<core::Cell *>(file.at(reg->file_layout_.cells_at));
   reg->events_.emplace(at<EventQueue::Cell>(own, p.events_at), p.event_cells);
   std::fill(std::begin(reg->file_stripe_), std::end(reg->file_stripe_), kNoStripe);
+  reg->finish_left_work();
   {
     // The stripes this process's threads own now get file stripes before
     // any of them can count here; the threads that take one later get
     // theirs in claim_hook.
     SetupLock::Held lock(g_shared);
-    const uint32_t used = std::min(stripes_used(), Space::exclusive_stripes());
-    for (uint32_t s = 0; s < used; ++s) reg->attach_stripe(s);
+    // The stripes of the threads alive now (a thread that takes one after
+    // this read waits for the lock in claim_hook, and finds this registry).
+    const uint64_t owned = stripes_owned();
+    bool attached = true;
+    for (uint32_t s = 0; s < Space::exclusive_stripes() && attached; ++s)
+      if ((owned >> s & 1) != 0) attached = reg->attach_stripe(s);
+    if (!attached) {
+      // Its threads would count where no other process sees.
+      reg->release_file_stripes();
+      Space::unmap_shared_run(reg->base_, reg->slots_);
+      reg->give_up_run();
+      munmap(reg->private_, reg->private_size_);
+      close_file(reg->file_);
+      delete reg;
+      return Status::NoFileStripes;
+    }
     g_shared_open[g_shared_count++] = reg;
     set_stripe_claim_hook(&claim_hook);
   }
@@ -459,12 +509,9 @@ void Registry::close(Registry *reg) {
     // go of its stripes (their counts stay there for the next owner) and
     // its mappings.
     Space::unmap_shared_run(reg->base_, reg->slots_);
-    FileHeader &h = *reg->file_.header();
-    const uint64_t me = ProcessId::self();
-    for (const uint8_t f : reg->file_stripe_) {
-      uint64_t owner = me;
-      if (f != kNoStripe)
-        h.stripe_owner[f].compare_exchange_strong(owner, 0, std::memory_order_acq_rel);
+    {
+      SetupLock::Held lock(g_shared);
+      reg->release_file_stripes();
     }
     close_file(reg->file_);
   }
@@ -478,6 +525,8 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   // load runs while the slot is set up.
   const uint64_t hash = name.empty() ? 0 : NameIndex::hash(name);
   if (!name.empty()) index_->prefetch(hash);
+  // Known before a slot is taken: the first call in a process reads /proc.
+  const uint64_t creating = shared() ? ProcessId::self() | Pending::kCreating : 0;
   std::optional<uint32_t> index = free_->pop();
   // A retired slot (core::StateWord::ended) is never handed out again; one
   // from an earlier registry's run may still come up fresh here.
@@ -487,19 +536,26 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   }
   if (!index) return Status::Full;
   const uint32_t i = *index;
+  // Ours alone from here: recorded at once, so that what a death here
+  // leaves is found (Pending).
+  if (creating != 0) pending_[i].store(creating, std::memory_order_release);
+  auto give_back = [&] {
+    if (creating != 0) pending_[i].store(0, std::memory_order_release);
+    free_->push(i);
+  };
   // The slot is ours alone until begin_life publishes it. Every breaker
   // holds one configuration entry and at most one window block, so neither
   // runs out below the capacity.
   const std::optional<uint32_t> config = configs_->acquire(cfg);
   if (!config) {
-    free_->push(i);
+    give_back();
     return Status::Full;
   }
   std::optional<uint32_t> window = WindowPool::kNoWindow;
   if (cfg.recorded()) window = windows_.take(cfg.window_shape().buckets, cfg.slow_call_ns != 0);
   if (!window) {
     configs_->release(*config);
-    free_->push(i);
+    give_back();
     return Status::Full;
   }
   slot_refs_[i].store(SlotRefs::pack(*config, *window), std::memory_order_relaxed);
@@ -516,13 +572,16 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
     if (inserted != NameIndex::Insert::Ok) {
       names_->release(i);
       release_refs(i);
-      free_->push(i);
+      give_back();
       return inserted == NameIndex::Insert::Exists ? Status::Exists : Status::Full;
     }
   }
   const uint32_t incarnation =
       core::StateWord::incarnation(hot_[i].word.load(std::memory_order_acquire));
   breaker(i).begin_life(incarnation, cfg);
+  // A destroy may have taken the record over already (destroy()).
+  uint64_t expected = creating;
+  if (creating != 0) pending_[i].compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
   *handle = this->handle(i, incarnation);
   return Status::Ok;
 }
@@ -592,6 +651,8 @@ bool Registry::same_life(uint32_t index, uint64_t w) const {
 Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   if (!core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
     return Status::BadHandle;
+  const uint64_t destroying = shared() ? ProcessId::self() | Pending::kDestroying : 0;
+  if (destroying != 0 && !take_pending(i, incarnation, destroying)) return Status::BadHandle;
   // The name is read, and its home bucket's load started, before the life
   // ends: if it ends by our hand, no other life came between, so the name
   // was this life's (and stays it: the slot is ours alone then).
@@ -607,11 +668,71 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   // window block: they stay valid memory, whoever takes them next.
   names_->release(i);
   release_refs(i);
+  // Before the push: the slot's next create records its own.
+  if (destroying != 0) pending_[i].store(0, std::memory_order_release);
   if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
     retire_slot();
   else
     free_->push(i);
   return Status::Ok;
+}
+
+bool Registry::take_pending(uint32_t i, uint32_t incarnation, uint64_t destroying) {
+  for (uint64_t p = pending_[i].load(std::memory_order_acquire);;) {
+    if (!core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
+      return false;
+    // Free, a create that has begun this life and not yet cleared its
+    // record (only that is left of it), or a destroy by a dead process: take
+    // it. Another live destroy of this life: it wins.
+    const bool ours_to_take =
+        p == 0 || (p & Pending::kCreating) != 0 ||
+        ((p & Pending::kDestroying) != 0 && !ProcessId::alive(Pending::owner(p)));
+    if (!ours_to_take) return false;
+    if (pending_[i].compare_exchange_strong(p, destroying, std::memory_order_acq_rel)) {
+      if (core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
+        return true;
+      pending_[i].store(0, std::memory_order_release);
+      return false;
+    }
+  }
+}
+
+bool Registry::stale(uint32_t slot) const {
+  const uint64_t p = pending_[slot].load(std::memory_order_acquire);
+  return p != 0 && (p & Pending::kFinishing) == 0 &&
+         core::StateWord::state(hot_[slot].word.load(std::memory_order_acquire)) ==
+             core::State::Free &&
+         !ProcessId::alive(Pending::owner(p));
+}
+
+void Registry::finish_left_work() {
+  const uint64_t finishing = ProcessId::self() | Pending::kFinishing;
+  for (uint32_t i = 0, end = free_->high_water(); i < end; ++i) {
+    uint64_t p = pending_[i].load(std::memory_order_acquire);
+    if (p == 0 || ProcessId::alive(Pending::owner(p)) ||
+        !pending_[i].compare_exchange_strong(p, finishing, std::memory_order_acq_rel))
+      continue;
+    // A live breaker: its create got as far as its life (all but the
+    // record), or its destroy had not ended it. Nothing else to do.
+    if (core::StateWord::state(hot_[i].word.load(std::memory_order_acquire)) != core::State::Free) {
+      pending_[i].store(0, std::memory_order_release);
+      continue;
+    }
+    // A create that died before the life began, or a destroy after the life
+    // ended: out of the index, its name's space back, the slot back. Its
+    // configuration entry and window block may stay taken (which it had
+    // taken or given back is not recorded): the bound in
+    // docs/shared-registries.md.
+    char name[NameStore::kMaxBytes + 1];
+    const size_t len = names_->read(i, name);
+    if (len > 0) index_->erase_left(NameIndex::hash(std::string_view(name, len)), i);
+    names_->release(i);
+    pending_[i].store(0, std::memory_order_release);
+    if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
+      retire_slot();
+    else
+      free_->push(i);
+  }
 }
 
 size_t Registry::list(uint64_t *out, size_t max) const {

@@ -37,6 +37,7 @@ enum class Status {
   SpaceFull,
   ExistsOtherwise,  // the name is taken by a breaker of another configuration
   FileError,        // opening a shared registry's file failed: its FileError says why
+  NoFileStripes,    // the file's counter stripes are all taken by live processes
 };
 
 // What a registry's structures change besides their arrays, at the start of
@@ -57,7 +58,7 @@ struct Counts {
 
 enum EventMask : uint32_t { kTransitionEvents = 1, kRejectionEvents = 2 };
 
-class Registry final : private SharedCounters {
+class Registry final : private SharedCounters, private StaleSlots {
  public:
   static constexpr uint32_t kDefaultCapacity = 65536;
   static constexpr uint32_t kDefaultEventCapacity = 1024;
@@ -242,10 +243,33 @@ class Registry final : private SharedCounters {
   // Gives process stripe `s` a file stripe (a shared registry); false if
   // the file has none free.
   bool attach_stripe(uint32_t s);
+  bool sibling_counts_in(uint32_t s, uint32_t f) const;
+  // Gives the file stripes back that no other registry of this process on
+  // the same file counts in (under the shared registries' lock).
+  void release_file_stripes();
   // The file stripe stripe `f`'s owner died holding: its fold finished, it
   // is free again; false if its owner lives (or another process took it).
   bool reclaim_stripe(uint32_t f, uint64_t dead_owner);
   static bool claim_hook(uint32_t s);
+
+  // A shared registry's record, per slot, of a create or destroy in
+  // progress: which process (ProcessId) does it, and which it is; 0 when
+  // none is. A process that dies inside one leaves it, and what it left
+  // half done is found by it: its name-index entry is taken out of the way
+  // of the next create of the name (stale()), its slot given back by the
+  // next open of the file (finish_left_work()).
+  struct Pending {
+    static constexpr uint64_t kCreating = uint64_t(1) << 62, kDestroying = uint64_t(1) << 61,
+                              kFinishing = uint64_t(1) << 60;
+    static constexpr uint64_t kFlags = kCreating | kDestroying | kFinishing;
+    static constexpr uint64_t owner(uint64_t p) { return p & ~kFlags; }
+  };
+  bool stale(uint32_t slot) const override;
+  // Records a destroy of the `incarnation`-th life of slot `i` (Pending);
+  // false if that life is over or another live process destroys it.
+  bool take_pending(uint32_t i, uint32_t incarnation, uint64_t destroying);
+  // Given back: the slots whose create or destroy a dead process left.
+  void finish_left_work();
 
   [[gnu::always_inline]] core::Breaker make_breaker(uint32_t index, core::EventSink *events,
                                                     const core::HeldCells &held) {
@@ -305,7 +329,9 @@ class Registry final : private SharedCounters {
   MappedFile file_;
   FileLayout file_layout_{};
   uint8_t file_stripe_[kMaxExclusiveStripes];
-  core::Cell *file_cells_ = nullptr;  // [kFileStripes][slots_]
+  core::Cell *file_cells_ = nullptr;          // [kFileStripes][slots_]
+  uint64_t file_dev_ = 0, file_ino_ = 0;      // which file, to tell siblings
+  std::atomic<uint64_t> *pending_ = nullptr;  // [slots_] Pending words
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
   std::optional<NameStore> names_;

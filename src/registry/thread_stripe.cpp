@@ -65,6 +65,8 @@ uint32_t claim_stripe(uint32_t exclusive, uintptr_t own_cells, uintptr_t stripe_
 
 uint32_t stripes_used() { return detail::g_used.load(std::memory_order_acquire); }
 
+uint64_t stripes_owned() { return detail::g_owned.load(std::memory_order_acquire); }
+
 void set_stripe_claim_hook(StripeClaimHook hook) {
   detail::g_claim_hook.store(hook, std::memory_order_release);
 }

@@ -15,6 +15,8 @@ inline constexpr uint32_t kMaxExclusiveStripes = 64, kMinExclusiveStripes = 4;
 // How many stripes have ever had an owner: threads take the lowest free
 // stripe, so the stripes above this have never been counted in.
 uint32_t stripes_used();
+// The stripes that have a living owner thread now (bit i: stripe i).
+uint64_t stripes_owned();
 
 // Called as a thread takes stripe `s`, before it counts in it: false keeps
 // the thread out of the stripe (it counts in the shared stripe). Set while

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <lazybreaker/lazybreaker.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -580,5 +581,218 @@ TEST_CASE("a registry survives its file being replaced: it keeps the file it ope
   cb_handle x = 0;
   CHECK(cb_lookup(fresh, "mine", &x) == CB_ENOENT);
   cb_registry_close(fresh);
+  cb_registry_close(reg);
+}
+
+TEST_CASE("a fold that cannot be told apart is counted as uncertain, and the metrics say so") {
+  TempPath f;
+  cb_registry *reg = open_ok(f.path, CB_REGISTRY_CREATE, 1024);
+  const cb_handle h = get(reg, "u", consecutive(5, 1'000'000));
+  fflush(nullptr);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    cb_ticket t = 0;
+    if (cb_allow(h, &t) == CB_OK) cb_done(h, t, CB_SUCCESS);
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  const int fd = open(f.path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  struct stat st;
+  REQUIRE(fstat(fd, &st) == 0);
+  void *base = mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  REQUIRE(base != MAP_FAILED);
+  auto *hdr = static_cast<FileHeader *>(base);
+  uint32_t stripe = kFileStripes;
+  for (uint32_t s = 0; s < kFileStripes; ++s)
+    if (uint32_t(hdr->stripe_owner[s].load() >> 32) == uint32_t(child)) stripe = s;
+  REQUIRE(stripe < kFileStripes);
+  // Died between the fold's start and the totals' add being logged.
+  hdr->fold_log[stripe].store(FoldLog::pack(0, unsigned(lazybreaker::core::Counter::Successes), 0));
+  hdr->sequence[stripe].n.fetch_add(1);
+  CHECK(stats_of(h).successes == 1);
+  CHECK(hdr->uncertain_folds.load() == 1);
+  size_t needed = 0;
+  REQUIRE(cb_metrics_prometheus(reg, nullptr, 0, &needed) == CB_OK);
+  std::string text(needed + 1, '\0');
+  REQUIRE(cb_metrics_prometheus(reg, text.data(), text.size(), &needed) == CB_OK);
+  CHECK(text.find("lazybreaker_shared_uncertain_folds_total 1\n") != std::string::npos);
+  CHECK(text.find("lazybreaker_shared_stripes_used ") != std::string::npos);
+  CHECK(text.find("lazybreaker_shared_capacity 1024\n") != std::string::npos);
+  munmap(base, size_t(st.st_size));
+  close(fd);
+  cb_registry_close(reg);
+}
+
+TEST_CASE("a private registry has cb_get_or_create too") {
+  cb_registry *reg = nullptr;
+  REQUIRE(cb_registry_open(nullptr, &reg) == CB_OK);
+  const cb_config cfg = consecutive(2, 1'000'000);
+  const cb_handle h = get(reg, "p", cfg);
+  CHECK(get(reg, "p", cfg) == h);
+  cb_config other = cfg;
+  other.open_duration_ns = 2'000'000;
+  cb_handle x = 0;
+  CHECK(cb_get_or_create(reg, "p", &other, &x) == CB_EEXIST);
+  REQUIRE(cb_destroy(h) == CB_OK);
+  const cb_handle again = get(reg, "p", other);
+  CHECK(again != h);
+  // Racing threads: one creates, every other finds it.
+  std::vector<std::thread> threads;
+  std::vector<cb_handle> got(8);
+  for (size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] { cb_get_or_create(reg, "raced", &cfg, &got[i]); });
+  for (auto &t : threads) t.join();
+  for (const cb_handle g : got) CHECK(g == got[0]);
+  CHECK(got[0] != 0);
+  cb_registry_close(reg);
+}
+
+TEST_CASE("a process killed inside create or destroy wedges no name, and leaks at most a slot") {
+  TempPath f;
+  constexpr uint32_t kCapacity = 1024;
+  cb_registry *reg = open_ok(f.path, CB_REGISTRY_CREATE, kCapacity);
+  const cb_config cfg = consecutive(3, 1'000'000);
+  constexpr int kKills = 150;
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  for (int k = 0; k < kKills; ++k) {
+    fflush(nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      // Creates and destroys the same names as fast as it can, until killed.
+      for (uint64_t n = 0;; ++n) {
+        const std::string name = "churn-" + std::to_string(n % 3);
+        cb_handle h = 0;
+        if (cb_get_or_create(reg, name.c_str(), &cfg, &h) == CB_OK) cb_destroy(h);
+      }
+    }
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    usleep(useconds_t(200 + (seed >> 33) % 800));
+    kill(child, SIGKILL);
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    // Every name still works for the next process (bounded: alarm).
+    alarm(30);
+    for (int n = 0; n < 3; ++n) {
+      const std::string name = "churn-" + std::to_string(n);
+      cb_handle h = 0;
+      const int st = cb_get_or_create(reg, name.c_str(), &cfg, &h);
+      INFO("after kill ", k, ", name ", name, ": ", cb_last_error_message());
+      REQUIRE(st == CB_OK);
+      REQUIRE(cb_destroy(h) == CB_OK);
+    }
+    alarm(0);
+  }
+  auto creatable = [&](cb_registry *r) {
+    std::vector<cb_handle> made;
+    for (;;) {
+      cb_handle h = 0;
+      if (cb_create(r, nullptr, &cfg, &h) != CB_OK) break;
+      made.push_back(h);
+    }
+    for (const cb_handle h : made) cb_destroy(h);
+    return made.size();
+  };
+  const size_t before_open = kCapacity - creatable(reg);
+  // Opening the file again gives back what the dead left in its slots; what
+  // stays taken is within the documented bound (one slot per kill).
+  cb_registry *again = open_ok(f.path, 0);
+  std::vector<cb_handle> made;
+  for (;;) {
+    cb_handle h = 0;
+    if (cb_create(again, nullptr, &cfg, &h) != CB_OK) break;
+    made.push_back(h);
+  }
+  const size_t leaked = kCapacity - made.size();
+  MESSAGE("kills: ", kKills, ", slots left taken: ", before_open,
+          " before the file was opened again, ", leaked, " after");
+  // The bound is one per kill; the windows left are a few instructions wide.
+  CHECK(leaked <= size_t(kKills) / 10);
+  for (const cb_handle h : made) cb_destroy(h);
+  cb_registry_close(again);
+  cb_registry_close(reg);
+}
+
+TEST_CASE("registries of one process on one file count in the same stripes") {
+  TempPath f;
+  cb_registry *owner = open_ok(f.path, CB_REGISTRY_CREATE, 1024);
+  // File stripes a process owns, as the file says.
+  auto owned_by = [&](pid_t pid) {
+    Header h;
+    const int fd = open(f.path.c_str(), O_RDONLY);
+    const bool read = fd >= 0 && pread(fd, h.bytes, sizeof h.bytes, 0) == ssize_t(sizeof h.bytes);
+    if (fd >= 0) close(fd);
+    int n = 0;
+    for (uint32_t s = 0; read && s < kFileStripes; ++s)
+      n += uint32_t(h->stripe_owner[s].load() >> 32) == uint32_t(pid);
+    return read ? n : -1;
+  };
+  // This thread is the only one of the process: one stripe, taken when it
+  // opened the file.
+  CHECK(owned_by(getpid()) == 1);
+  CHECK(in_child([&] {
+          // One thread counting through three registries of the file (the
+          // parent's, inherited, and two of its own) counts in one stripe.
+          cb_registry *a = nullptr, *b = nullptr;
+          const cb_registry_options o = options(f.path, 0);
+          if (cb_registry_open(&o, &a) != CB_OK || cb_registry_open(&o, &b) != CB_OK) return 1;
+          const cb_config cfg = consecutive(3, 1'000'000);
+          cb_handle ha = 0, hb = 0, ho = 0;
+          if (cb_get_or_create(a, "s", &cfg, &ha) != CB_OK || cb_lookup(b, "s", &hb) != CB_OK ||
+              cb_lookup(owner, "s", &ho) != CB_OK)
+            return 2;
+          for (cb_handle h : {ha, hb, ho}) {
+            cb_ticket t = 0;
+            if (cb_allow(h, &t) != CB_OK || cb_done(h, t, CB_SUCCESS) != CB_OK) return 3;
+          }
+          if (owned_by(getpid()) != 1) return 4;
+          cb_registry_close(a);
+          // b still counts where a did: the stripe stays the child's.
+          cb_ticket t = 0;
+          if (cb_allow(hb, &t) != CB_OK || cb_done(hb, t, CB_SUCCESS) != CB_OK) return 5;
+          cb_stats s;
+          s.struct_size = sizeof s;
+          if (cb_stats_get(hb, &s) != CB_OK || s.successes != 4) return 6;
+          if (owned_by(getpid()) != 1) return 7;
+          cb_registry_close(b);
+          cb_registry_close(owner);
+          return owned_by(getpid()) == 0 ? 0 : 8;
+        }) == 0);
+  CHECK(owned_by(getpid()) == 1);
+  cb_registry_close(owner);
+  CHECK(owned_by(getpid()) == 0);
+}
+
+TEST_CASE("a process whose threads would count where no other sees is refused: CB_EFULL") {
+  TempPath f;
+  cb_registry *reg = open_ok(f.path, CB_REGISTRY_CREATE, 1024);
+  const cb_handle h = get(reg, "full", consecutive(3, 1'000'000));
+  // Every stripe taken by a live process (this one, as far as the file can
+  // tell), as if 64 threads of live processes counted here.
+  Header hdr = read_header(f.path);
+  const uint64_t live = lazybreaker::registry::ProcessId::self();
+  for (uint32_t s = 0; s < kFileStripes; ++s) hdr->stripe_owner[s].store(live);
+  write_header(f.path, hdr);
+  // This thread counts (it has a stripe): a file whose stripes are all
+  // taken cannot give it one.
+  TempPath g;
+  CHECK(open_code(g.path, CB_REGISTRY_CREATE, 1024) == CB_OK);
+  Header full = read_header(g.path);
+  for (uint32_t s = 0; s < kFileStripes; ++s) full->stripe_owner[s].store(live);
+  write_header(g.path, full);
+  CHECK(open_code(g.path, 0) == CB_EFULL);
+  CHECK(message_has("counter stripes"));
+  // A new thread of a process that has the file open counts in the totals,
+  // exactly.
+  std::thread([&] {
+    for (int i = 0; i < 1000; ++i) {
+      cb_ticket t = 0;
+      if (cb_allow(h, &t) == CB_OK) cb_done(h, t, CB_SUCCESS);
+    }
+  }).join();
+  CHECK(stats_of(h).successes == 1000);
   cb_registry_close(reg);
 }
