@@ -131,7 +131,7 @@ grep -E '^lazybreaker_state\{' <<<"$out" | grep 'breaker="payments"' | grep 'sta
 ok "metrics has lazybreaker_state for every breaker, payments open"
 
 # --- a new file -----------------------------------------------------------------------
-umask 022
+umask 077 # the mode asked for is set exactly, whatever the umask
 new=$work/new.lbr
 run_cbctl 4 create "$new" first
 ok "create without --create-file on a missing file exits 4"

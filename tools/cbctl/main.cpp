@@ -247,7 +247,7 @@ int run(int argc, char **argv) {
   create->add_flag("--exclusive", creating.exclusive, "With --create-file: fail if the file exists")
       ->needs(create_file);
   create->add_option("--capacity", creating.capacity,
-                     "Breakers the file holds (a new file; default 65536; for an existing file it "
+                     "Breakers the file holds (a new file; default 4096; for an existing file it "
                      "must agree)");
   create->add_option("--mode", mode_text, "Permission bits of a new file (default 0600)")
       ->check(octal_mode_validator())
