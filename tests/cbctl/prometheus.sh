@@ -24,6 +24,7 @@ YML
 started_pids+=($!)
 
 # query EXPR: the query API's answer as "breaker:state=value" lines, sorted
+# (nothing, and a failure, while Prometheus is not up yet)
 query() {
   curl -fsS --max-time 5 --get --data-urlencode "query=$1" "http://127.0.0.1:$port/api/v1/query" 2>/dev/null |
     python3 -c '
@@ -32,7 +33,7 @@ d = json.load(sys.stdin)
 assert d["status"] == "success"
 for r in d["data"]["result"]:
     m = r["metric"]
-    print("%s:%s=%s" % (m.get("breaker"), m.get("state"), r["value"][1]))' | sort
+    print("%s:%s=%s" % (m.get("breaker"), m.get("state"), r["value"][1]))' 2>/dev/null | sort
 }
 seen_all() {
   local got

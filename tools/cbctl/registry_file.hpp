@@ -22,7 +22,6 @@ enum Exit : int {
   kExitFileUnusable = 4,   // the file is missing or may not be opened (CB_ENOENT, CB_EPERM)
   kExitNotARegistry = 5,   // not a registry file, another layout, corrupt
   kExitExists = 6,         // the name (or, with --exclusive, the file) is taken
-  kExitInterrupted = 130,  // never returned: a signal ends watch and serve with 0
 };
 
 // What ends a command: printed as "cbctl: <message>", then exit(exit_code).
