@@ -70,6 +70,28 @@ grep -qw icanon "$work/c-session.stty" && grep -qw echo "$work/c-session.stty" |
 [ "$(t display-message -p -t c-session '#{alternate_on} #{cursor_flag}')" = "0 1" ] || fail "Ctrl-C left the alternate screen or hid the cursor"
 ok "Ctrl-C ends watch with status 0 and restores the terminal"
 
+# Ctrl-Z suspends it with the terminal put back, fg brings it back, q ends it.
+t new-session -d -s z-session -x 120 -y 30 "env PS1='prompt\\$ ' bash --norc --noprofile -i"
+wait_until 10 pane_has z-session 'prompt' || fail "no shell in z-session"
+t send-keys -t z-session "'$CBCTL' watch --interval 300ms '$reg'" Enter
+wait_until 20 pane_has z-session '^payments' || fail "z-session: no table"
+t send-keys -t z-session C-z
+wait_until 10 pane_has z-session 'Stopped' || fail "Ctrl-Z did not stop watch: $(t capture-pane -p -t z-session)"
+[ "$(t display-message -p -t z-session '#{alternate_on} #{cursor_flag}')" = "0 1" ] || fail "Ctrl-Z left the alternate screen or hid the cursor"
+t send-keys -t z-session "stty -a >'$work/z.stty'" Enter
+wait_until 5 test -s "$work/z.stty" || fail "no stty output in z-session"
+grep -qw icanon "$work/z.stty" && grep -qw echo "$work/z.stty" || fail "the terminal is left raw while suspended"
+ok "Ctrl-Z suspends watch with the terminal restored"
+t send-keys -t z-session fg Enter
+wait_until 10 test "$(t display-message -p -t z-session '#{alternate_on}')" = 1 || fail "fg did not bring watch back"
+wait_until 10 pane_has z-session '^payments' || fail "fg: no table"
+t send-keys -t z-session q
+wait_until 10 test "$(t display-message -p -t z-session '#{alternate_on}')" = 0 || fail "q after fg did not end watch"
+t send-keys -t z-session "echo \$? >'$work/z.rc'" Enter
+wait_until 5 test -s "$work/z.rc" || fail "no status in z-session"
+[ "$(cat "$work/z.rc")" = 0 ] || fail "watch exited $(cat "$work/z.rc") after fg and q"
+ok "fg resumes watch, and q then ends it with status 0"
+
 # A narrow terminal: columns that do not fit are left out, no line wraps.
 t new-session -d -s narrow -x 50 -y 12 "'$CBCTL' watch --interval 300ms '$reg'"
 wait_until 20 pane_has narrow 'payments' || fail "narrow: no table"

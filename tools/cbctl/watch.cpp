@@ -24,13 +24,16 @@ namespace {
 
 volatile sig_atomic_t g_stop_signal = 0;
 volatile sig_atomic_t g_resized = 0;
+volatile sig_atomic_t g_suspend = 0;
 
 void on_stop(int sig) { g_stop_signal = sig; }
 void on_resize(int) { g_resized = 1; }
+void on_suspend(int) { g_suspend = 1; }
 
-// SIGINT, SIGTERM and SIGHUP end the watch, SIGWINCH redraws it. They are
-// blocked except inside ppoll(), so one arriving between two frames is
-// taken at the next wait, never lost in a race.
+// SIGINT, SIGTERM and SIGHUP end the watch, SIGWINCH redraws it, SIGTSTP
+// (Ctrl-Z) suspends it with the terminal put back first. They are blocked
+// except inside ppoll(), so one arriving between two frames is taken at
+// the next wait, never lost in a race.
 class Signals {
  public:
   Signals() {
@@ -42,7 +45,9 @@ class Signals {
     for (int i = 0; i < kCount; ++i) sigdelset(&wait_mask_, kSignals[i]);
     for (int i = 0; i < kCount; ++i) {
       struct sigaction sa {};
-      sa.sa_handler = kSignals[i] == SIGWINCH ? on_resize : on_stop;
+      sa.sa_handler = kSignals[i] == SIGWINCH  ? on_resize
+                      : kSignals[i] == SIGTSTP ? on_suspend
+                                               : on_stop;
       sigemptyset(&sa.sa_mask);
       sigaction(kSignals[i], &sa, &saved_[i]);
     }
@@ -53,30 +58,53 @@ class Signals {
   }
   const sigset_t *wait_mask() const { return &wait_mask_; }
 
+  // Stops the process as Ctrl-Z would have, had no handler been installed;
+  // returns once it is continued (SIGCONT: fg or bg).
+  void suspend() {
+    g_suspend = 0;
+    struct sigaction dfl {
+    }, mine{};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGTSTP, &dfl, &mine);
+    sigset_t only_tstp;
+    sigemptyset(&only_tstp);
+    sigaddset(&only_tstp, SIGTSTP);
+    sigprocmask(SIG_UNBLOCK, &only_tstp, nullptr);
+    raise(SIGTSTP);
+    sigprocmask(SIG_BLOCK, &only_tstp, nullptr);
+    sigaction(SIGTSTP, &mine, nullptr);
+  }
+
  private:
-  static constexpr int kCount = 4;
-  static constexpr int kSignals[kCount] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
+  static constexpr int kCount = 5;
+  static constexpr int kSignals[kCount] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP};
   sigset_t saved_mask_, wait_mask_;
   struct sigaction saved_[kCount];
 };
 
 class Terminal {
  public:
-  explicit Terminal(bool keyboard) {
-    if (keyboard && tcgetattr(STDIN_FILENO, &saved_) == 0) {
+  explicit Terminal(bool keyboard) : keyboard_(keyboard) { enter(); }
+  ~Terminal() { leave(); }
+
+  // The watch's terminal: keyboard unbuffered and unechoed (Ctrl-C and
+  // Ctrl-Z still raise their signals), alternate screen, cursor hidden.
+  void enter() {
+    if (keyboard_ && tcgetattr(STDIN_FILENO, &saved_) == 0) {
       termios raw = saved_;
       raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
       raw.c_cc[VMIN] = 0;
       raw.c_cc[VTIME] = 0;
       raw_ = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
     }
-    // alternate screen, cursor hidden
     put("\x1b[?1049h\x1b[?25l");
   }
-  ~Terminal() {
-    // cursor shown, colours off, main screen back as it was
+  // As it was: colours off, cursor shown, main screen, keyboard settings.
+  void leave() {
     put("\x1b[0m\x1b[?25h\x1b[?1049l");
     if (raw_) tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+    raw_ = false;
   }
   bool raw() const { return raw_; }
 
@@ -86,6 +114,7 @@ class Terminal {
   }
 
  private:
+  bool keyboard_;
   termios saved_{};
   bool raw_ = false;
 };
@@ -205,6 +234,7 @@ int run_watch(const RegistryFile &file, const WatchOptions &opts) {
       if (n) {
         timespec wait = to_timespec(opts.interval_ns);
         ppoll(nullptr, 0, &wait, signals.wait_mask());
+        if (g_suspend) signals.suspend();
         if (g_stop_signal) break;
       }
       std::string frame = plain_frame(file);
@@ -240,7 +270,7 @@ int run_watch(const RegistryFile &file, const WatchOptions &opts) {
       clock_gettime(CLOCK_MONOTONIC, &now);
       uint64_t at =
           static_cast<uint64_t>(now.tv_sec) * 1000000000 + static_cast<uint64_t>(now.tv_nsec);
-      if (at >= due || g_stop_signal || g_resized) break;
+      if (at >= due || g_stop_signal || g_resized || g_suspend) break;
       timespec wait = to_timespec(due - at);
       pollfd keyboard{STDIN_FILENO, POLLIN, 0};
       int ready = ppoll(&keyboard, keyboard_open ? 1 : 0, &wait, signals.wait_mask());
@@ -254,6 +284,12 @@ int run_watch(const RegistryFile &file, const WatchOptions &opts) {
       }
     }
     if (quit) break;
+    if (g_suspend) {
+      terminal.leave();
+      signals.suspend();
+      terminal.enter();
+      keyboard_open = terminal.raw();
+    }
     // A resize needs no clearing: every line is rewritten and cleared to
     // its end, and the frame clears the screen below itself.
     g_resized = 0;
