@@ -16,12 +16,12 @@ namespace cbctl {
 // tests/cbctl pins each one.
 enum Exit : int {
   kExitOk = 0,
-  kExitError = 1,          // any other failure: I/O, a full registry, a bug
-  kExitUsage = 2,          // bad arguments, or a value the library refuses (CB_EINVAL)
-  kExitNoBreaker = 3,      // no breaker has that name (CB_ENOENT from a lookup)
-  kExitFileUnusable = 4,   // the file is missing or may not be opened (CB_ENOENT, CB_EPERM)
-  kExitNotARegistry = 5,   // not a registry file, another layout, corrupt
-  kExitExists = 6,         // the name (or, with --exclusive, the file) is taken
+  kExitError = 1,         // any other failure: I/O, a full registry, a bug
+  kExitUsage = 2,         // bad arguments, or a value the library refuses (CB_EINVAL)
+  kExitNoBreaker = 3,     // no breaker has that name (CB_ENOENT from a lookup)
+  kExitFileUnusable = 4,  // the file is missing or may not be opened (CB_ENOENT, CB_EPERM)
+  kExitNotARegistry = 5,  // not a registry file, another layout, corrupt
+  kExitExists = 6,        // the name (or, with --exclusive, the file) is taken
 };
 
 // What ends a command: printed as "cbctl: <message>", then exit(exit_code).
