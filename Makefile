@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?= -DLB_WERROR=ON -DLB_BUILD_BENCH=ON
 
-.PHONY: all deps build demo test test-release report-skipped test-asan test-tsan bench bench-icount package abi-update format clean
+.PHONY: all deps build demo test test-release report-skipped test-asan test-tsan soak bench bench-icount package abi-update format clean
 
 all: build
 
@@ -61,6 +61,14 @@ test-tsan: deps
 	cmake -S . -B build-tsan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLB_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
 	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go'
+
+# The kill test of shared registries (tests/shared/test_kill.cpp) for ten
+# minutes instead of the suite's one round of 4,000 kills: rounds of 4,000
+# kills, each on a fresh file and checked, until SOAK_SECONDS have passed.
+SOAK_SECONDS ?= 600
+soak: build
+	cmake --build $(BUILD) --target test_kill -j $(JOBS)
+	./$(BUILD)/tests/shared/test_kill --kills 4000 --seconds $(SOAK_SECONDS)
 
 # .deb and .rpm packages in $(BUILD)/packages (packaging/make-packages.sh
 # configures one clean build tree per format under $(BUILD)/packaging).

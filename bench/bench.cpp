@@ -3,11 +3,14 @@
 // and the baseline (a mutex-based breaker in a shared library), at 1 and 2
 // threads (and 16, beyond the CPUs) on ONE breaker, CLOSED and OPEN (and a
 // full HALF_OPEN period, next to the coarse clock read a rejection makes),
-// and the CLOSED call under each other policy next to the consecutive one. Every benchmark is
+// and the CLOSED call under each other policy next to the consecutive one, and the CLOSED
+// pair, the count-window pair and the OPEN rejection on a shared registry (a file in
+// /dev/shm) next to the same on a private one. Every benchmark is
 // repeated and only its aggregates are reported; the closing table gives ratios of the medians,
 // since these machines are shared and noisy.
 #include <benchmark/benchmark.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -31,12 +34,59 @@ lb_mutex_breaker *g_mutex_closed = nullptr, *g_mutex_open = nullptr;
 // (100 calls, minimum 100, 50 %).
 lb_r4j_breaker *g_r4j = nullptr;
 
+// The same three on a shared registry (a registry file): CLOSED
+// consecutive, CLOSED count window, OPEN. 0 when the file could not be
+// opened (their benchmarks then say why).
+cb_handle g_shared_closed = 0, g_shared_count = 0, g_shared_open = 0;
+std::string g_shared_path, g_shared_error;
+cb_registry *g_shared_reg = nullptr;
+
 constexpr int kRepetitions = 5;
 
 void die(const char *what, int st) {
   std::fprintf(stderr, "lazybreaker-bench: %s: %s (%s)\n", what, cb_strerror(st),
                cb_last_error_message());
   std::exit(1);
+}
+
+// A registry file in /dev/shm (else $TMPDIR or /tmp), with the private
+// run's three breakers configured alike; removed at exit.
+void setup_shared() {
+  const char *tmp = std::getenv("TMPDIR");
+  const std::string dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+                          : tmp != nullptr && *tmp      ? tmp
+                                                        : "/tmp";
+  g_shared_path = dir + "/lazybreaker-bench-" + std::to_string(getpid()) + ".cbr";
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.path = g_shared_path.c_str();
+  o.flags = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE;
+  o.capacity = 16;
+  cb_config open_cfg, count_cfg;
+  cb_config_init(&open_cfg);
+  open_cfg.failure_threshold = 1;
+  open_cfg.open_duration_ns = CB_MAX_DURATION_NS;
+  cb_config_init(&count_cfg);
+  count_cfg.policy = CB_POLICY_COUNT_WINDOW;
+  cb_ticket t = 0;
+  int st = cb_registry_open(&o, &g_shared_reg);
+  if (st == CB_OK) st = cb_create(g_shared_reg, "bench-closed", nullptr, &g_shared_closed);
+  if (st == CB_OK) st = cb_create(g_shared_reg, "bench-count-window", &count_cfg, &g_shared_count);
+  if (st == CB_OK) st = cb_create(g_shared_reg, "bench-open", &open_cfg, &g_shared_open);
+  if (st == CB_OK) st = cb_allow(g_shared_open, &t);
+  if (st == CB_OK) st = cb_done(g_shared_open, t, CB_FAILURE);
+  if (st == CB_OK && cb_state(g_shared_open) != CB_STATE_OPEN) st = CB_EINTERNAL;
+  if (st != CB_OK) {
+    g_shared_error = "shared registry " + g_shared_path + ": " + cb_strerror(st) + " (" +
+                     cb_last_error_message() + ")";
+    std::fprintf(stderr, "lazybreaker-bench: %s: the shared benchmarks are skipped\n",
+                 g_shared_error.c_str());
+    g_shared_closed = g_shared_count = g_shared_open = 0;
+  }
+  std::atexit([] {
+    if (g_shared_reg != nullptr) cb_registry_close(g_shared_reg);
+    if (!g_shared_path.empty()) unlink(g_shared_path.c_str());
+  });
 }
 
 void setup() {
@@ -78,6 +128,8 @@ void setup() {
   cfg.slow_call_ns = 1'000'000'000;
   if (int st = cb_create(reg, "bench-slow-calls", &cfg, &g_slow); st != CB_OK)
     die("cb_create slow calls", st);
+
+  setup_shared();
 
   g_r4j = lb_r4j_create(100, 100, 50.0, 30'000'000'000ull);
   if (g_r4j == nullptr) die("lb_r4j_create", CB_ENOMEM);
@@ -126,6 +178,16 @@ void BM_count_window(benchmark::State &state) { ours_closed(state, g_count); }
 void BM_time_window(benchmark::State &state) { ours_closed(state, g_time); }
 void BM_slow_calls(benchmark::State &state) { ours_closed(state, g_slow); }
 
+// The same on a shared registry.
+void BM_shared_closed(benchmark::State &state) {
+  if (g_shared_closed == 0) return state.SkipWithError(g_shared_error.c_str());
+  ours_closed(state, g_shared_closed);
+}
+void BM_shared_count_window(benchmark::State &state) {
+  if (g_shared_count == 0) return state.SkipWithError(g_shared_error.c_str());
+  ours_closed(state, g_shared_count);
+}
+
 void BM_noop_pair(benchmark::State &state) {
   const cb_handle h = g_closed;
   closed_pairs(
@@ -153,6 +215,14 @@ void BM_ours_open(benchmark::State &state) {
   open_rejections(
       state, [h](cb_ticket *t) { return cb_allow(h, t); }, CB_REJECTED,
       "cb_allow did not reject in OPEN");
+}
+
+void BM_shared_open(benchmark::State &state) {
+  const cb_handle h = g_shared_open;
+  if (h == 0) return state.SkipWithError(g_shared_error.c_str());
+  open_rejections(
+      state, [h](cb_ticket *t) { return cb_allow(h, t); }, CB_REJECTED,
+      "cb_allow did not reject in OPEN (shared)");
 }
 
 void BM_half_open_full(benchmark::State &state) {
@@ -201,6 +271,9 @@ BENCHMARK(BM_count_window)->Apply(configure);
 BENCHMARK(BM_time_window)->Apply(configure);
 BENCHMARK(BM_slow_calls)->Apply(configure);
 BENCHMARK(BM_r4j_window)->Apply(configure);
+BENCHMARK(BM_shared_closed)->Apply(configure);
+BENCHMARK(BM_shared_count_window)->Apply(configure);
+BENCHMARK(BM_shared_open)->Apply(configure);
 // More threads than a small machine has CPUs, as a thread-per-request
 // server runs: each still counts in cells of its own.
 constexpr int kManyThreads = 16;
@@ -242,13 +315,14 @@ class RatioReporter : public benchmark::ConsoleReporter {
     std::printf(
         "\nMedians (ns per operation = wall time / all threads' operations; an operation is\n"
         "allow+done in CLOSED, one rejected allow in OPEN):\n\n");
-    std::printf("%-18s %12s %12s %14s %14s\n", "benchmark", "1T ns/op", "2T ns/op", "1T Mops/s",
+    std::printf("%-24s %12s %12s %14s %14s\n", "benchmark", "1T ns/op", "2T ns/op", "1T Mops/s",
                 "2T Mops/s");
     for (const char *fn : {"BM_ours_closed", "BM_noop_pair", "BM_mutex_closed", "BM_ours_open",
                            "BM_half_open_full", "BM_coarse_clock", "BM_noop_allow", "BM_mutex_open",
-                           "BM_count_window", "BM_time_window", "BM_slow_calls", "BM_r4j_window"}) {
+                           "BM_count_window", "BM_time_window", "BM_slow_calls", "BM_r4j_window",
+                           "BM_shared_closed", "BM_shared_count_window", "BM_shared_open"}) {
       const Median *a = get(fn, 1), *b = get(fn, 2);
-      std::printf("%-18s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
+      std::printf("%-24s %12.2f %12.2f %14.1f %14.1f\n", fn, a ? a->ns_per_op : 0.0,
                   b ? b->ns_per_op : 0.0, a ? a->ops_per_s / 1e6 : 0.0,
                   b ? b->ops_per_s / 1e6 : 0.0);
     }
@@ -317,6 +391,28 @@ class RatioReporter : public benchmark::ConsoleReporter {
       }
     }
     tput_ratio("r4j window 2T/1T throughput", "BM_r4j_window", 2, "BM_r4j_window", 1, "");
+
+    std::printf(
+        "\nA shared registry (a file in /dev/shm) against a private one, the same\n"
+        "breaker and calls (lower is better; the issue's aim: the same cost):\n\n");
+    const struct {
+      const char *label, *shared, *priv;
+    } pairs[] = {{"CLOSED allow+done", "BM_shared_closed", "BM_ours_closed"},
+                 {"count_window allow+done", "BM_shared_count_window", "BM_count_window"},
+                 {"OPEN rejection", "BM_shared_open", "BM_ours_open"}};
+    std::printf("%-30s %14s %14s %9s\n", "shared / private time", "private ns/op", "shared ns/op",
+                "ratio");
+    for (const auto &p : pairs) {
+      for (int threads : {1, 2}) {
+        const Median *sh = get(p.shared, threads), *pr = get(p.priv, threads);
+        const std::string label = std::string(p.label) + ", " + std::to_string(threads) + "T";
+        if (sh && pr && pr->ns_per_op > 0)
+          std::printf("%-30s %14.2f %14.2f %8.2fx\n", label.c_str(), pr->ns_per_op, sh->ns_per_op,
+                      sh->ns_per_op / pr->ns_per_op);
+        else
+          std::printf("%-30s %14s %14s %9s\n", label.c_str(), "n/a", "n/a", "n/a");
+      }
+    }
   }
 
  private:

@@ -3,7 +3,9 @@
 # bodies, and whatever they call; not the caller's PLT stub), in CLOSED with
 # successful outcomes and statistics counting, and cb_allow's rejections in
 # OPEN far from the deadline and in a full HALF_OPEN period, exactly, under
-# valgrind's callgrind: the machine's load does not change the count.
+# valgrind's callgrind: the machine's load does not change the count; and the
+# CLOSED pair, the count-window pair and the OPEN rejection on a shared
+# registry (a registry file) beside a private one.
 #
 # usage: callgrind-count.sh [--max-pair N] path/to/lazybreaker-icount
 #
@@ -86,6 +88,24 @@ if [ -z "$max_pair" ]; then
     a=$(per_call cb_allow $mode)
     c=$(per_call 'clock_gettime*' $mode)
     printf '%-28s %10s %10s %10s\n' "$mode" "$a" "$c" "$(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.2f", a - c }')"
+  done
+  # The same calls on a shared registry (a registry file in /dev/shm), with
+  # the private registry's beside them.
+  echo
+  echo "A shared registry (a file in /dev/shm) against a private one, per call:"
+  echo
+  printf '%-28s %10s %10s %10s\n' "calls" "private" "shared" "shared-private"
+  for mode in consecutive count_window open; do
+    if [ $mode = open ]; then
+      p=$(per_call cb_allow open)
+      s=$(per_call cb_allow shared_open)
+      label="OPEN rejection"
+    else
+      p=$(awk -v a="$(per_call cb_allow $mode)" -v b="$(per_call cb_done $mode)" 'BEGIN { printf "%.2f", a + b }')
+      s=$(awk -v a="$(per_call cb_allow shared_$mode)" -v b="$(per_call cb_done shared_$mode)" 'BEGIN { printf "%.2f", a + b }')
+      label="$mode pair"
+    fi
+    printf '%-28s %10s %10s %10s\n' "$label" "$p" "$s" "$(awk -v a="$p" -v b="$s" 'BEGIN { printf "%+.2f", b - a }')"
   done
 fi
 if [ -n "$max_pair" ]; then

@@ -8,12 +8,17 @@
 //     then cb_reset (not counted) and again, under that window;
 //   open: cb_allow alone on an OPEN breaker far from its deadline (rejected);
 //   half_open_full: cb_allow alone on a HALF_OPEN breaker whose one probe
-//     slot is taken, far from the lease's end (rejected).
+//     slot is taken, far from the lease's end (rejected);
+//   shared_MODE (shared_consecutive, shared_count_window, shared_open, ...):
+//     MODE on a shared registry, a fresh registry file in /dev/shm (else
+//     $TMPDIR or /tmp), removed at the end.
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "bench/peers.h"
 #include "lazybreaker/lazybreaker.h"
@@ -31,10 +36,29 @@ bool take_the_probe(cb_handle h) {
   return cb_allow(h, &probe) == CB_OK && cb_state(h) == CB_STATE_HALF_OPEN;
 }
 
+// Opens a private registry, or with `shared` a fresh registry file (whose
+// path goes to *path).
+int open_registry(bool shared, std::string *path, cb_registry **reg) {
+  if (!shared) return cb_registry_open(nullptr, reg);
+  const char *tmp = std::getenv("TMPDIR");
+  *path = std::string(access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+                      : tmp != nullptr && *tmp      ? tmp
+                                                    : "/tmp") +
+          "/lazybreaker-icount-" + std::to_string(getpid()) + ".cbr";
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.path = path->c_str();
+  o.flags = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE;
+  o.capacity = 16;
+  return cb_registry_open(&o, reg);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   const char *mode_name = argc == 3 ? argv[2] : "consecutive";
+  const bool shared = std::strncmp(mode_name, "shared_", 7) == 0;
+  if (shared) mode_name += 7;
   cb_config cfg;
   cb_config_init(&cfg);
   Mode mode = Mode::Closed;
@@ -57,8 +81,8 @@ int main(int argc, char **argv) {
   if (argc != 2 && argc != 3) {
     std::fprintf(stderr,
                  "usage: %s N "
-                 "[consecutive|count_window|time_window|slow_calls|count_window_failures|"
-                 "time_window_failures|open|half_open_full]\n",
+                 "[[shared_]consecutive|count_window|time_window|slow_calls|"
+                 "count_window_failures|time_window_failures|open|half_open_full]\n",
                  argv[0]);
     return 2;
   }
@@ -66,10 +90,18 @@ int main(int argc, char **argv) {
   const long n = std::strtol(argv[1], nullptr, 10);
   cb_registry *reg = nullptr;
   cb_handle h = 0;
-  if (cb_registry_open(nullptr, &reg) != CB_OK || cb_create(reg, nullptr, &cfg, &h) != CB_OK) {
-    std::fprintf(stderr, "cb_create: %s\n", cb_last_error_message());
+  std::string path;
+  if (open_registry(shared, &path, &reg) != CB_OK || cb_create(reg, nullptr, &cfg, &h) != CB_OK) {
+    std::fprintf(stderr, "lazybreaker-icount: %s\n", cb_last_error_message());
+    if (!path.empty()) unlink(path.c_str());
     return 1;
   }
+  struct RemoveFile {
+    const std::string &path;
+    ~RemoveFile() {
+      if (!path.empty()) unlink(path.c_str());
+    }
+  } remove_file{path};
   int bad = 0;
   if (mode == Mode::Closed) {
     for (long i = 0; i < n; ++i) {

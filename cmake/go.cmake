@@ -144,8 +144,21 @@ if(LB_BUILD_TESTS)
   set_tests_properties(packaging.go_consumer_builds_from_unpacked_debs PROPERTIES LABELS packaging
                        FIXTURES_REQUIRED lb_packages RESOURCE_LOCK lb_go_cache)
 
-  set(_lb_go_tests go.swig_output_current go.vet go.vet.swig_output go.vet.consumer go.test go.consumer)
+  # tests/cross_language: a Go process sees a breaker a C program tripped in
+  # a registry file, and trips one the C program then sees
+  # (TestCrossLanguageChecker, which skips unless check.sh runs it).
+  lb_go_command(_lb_go_cross go test -count=1 -run "^TestCrossLanguageChecker$" -v .)
+  add_test(NAME cross_language.go_sees_the_c_trip
+    COMMAND ${PROJECT_SOURCE_DIR}/tests/cross_language/check.sh $<TARGET_FILE:lb_cross_language>
+            ${LB_CROSS_LANGUAGE_FILE} go --expect "^--- PASS: TestCrossLanguageChecker" -- ${_lb_go_cross}
+    WORKING_DIRECTORY ${LB_GO_MODULE_DIR})
+  set_tests_properties(cross_language.go_sees_the_c_trip PROPERTIES
+    FIXTURES_REQUIRED lb_cross_language)
+
+  set(_lb_go_tests go.swig_output_current go.vet go.vet.swig_output go.vet.consumer go.test go.consumer
+      cross_language.go_sees_the_c_trip)
   set_tests_properties(${_lb_go_tests} PROPERTIES LABELS go)
+  set_tests_properties(cross_language.go_sees_the_c_trip PROPERTIES LABELS "go;cross_language")
   set_tests_properties(go.test PROPERTIES TIMEOUT 900)
   # They share one build cache: one at a time, so two go commands do not
   # compile the same package at once on this small machine.

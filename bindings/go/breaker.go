@@ -31,6 +31,7 @@ type breakerCore struct {
 	isSuccessful func(error) bool
 	isExcluded   func(error) bool
 	closed       atomic.Bool
+	shared       bool // from GetOrCreate: Close lets go, never destroys
 }
 
 func newCircuitBreaker(reg *Registry, core *breakerCore, owner bool) *CircuitBreaker {
@@ -51,12 +52,17 @@ func (cb *CircuitBreaker) finalize() {
 // Close destroys the breaker: its name becomes free, and every call on it
 // afterwards (through any value, in any language) fails with ErrClosed.
 // Goroutines still calling it get ErrClosed; none of them crashes. A second
-// Close returns ErrClosed.
+// Close returns ErrClosed. On a breaker from GetOrCreate, Close destroys
+// nothing: it marks the value closed (a second Close is ErrClosed) and the
+// breaker lives on for every process using it.
 func (cb *CircuitBreaker) Close() error {
 	if !cb.core.closed.CompareAndSwap(false, true) {
 		return newError("Close", statusEHandle, "the breaker is closed")
 	}
 	runtime.SetFinalizer(cb, nil)
+	if cb.core.shared {
+		return nil
+	}
 	cb.reg.forget(cb.h)
 	err := swigStatus("Close", func() int { return lbswig.Cb_destroy(cb.h) })
 	runtime.KeepAlive(cb)

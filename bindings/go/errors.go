@@ -3,6 +3,7 @@ package lazybreaker
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
@@ -33,14 +34,20 @@ var (
 	ErrInvalidArgument = errors.New("lazybreaker: invalid argument")
 	// ErrNoMemory: memory or address space ran out (CB_ENOMEM).
 	ErrNoMemory = errors.New("lazybreaker: out of memory")
-	// ErrNameTaken: a breaker of that name is in the registry (CB_EEXIST).
+	// ErrNameTaken: a breaker of that name is in the registry, or, from
+	// GetOrCreate, has another configuration (CB_EEXIST). From OpenRegistry
+	// with Exclusive: the registry file exists (then fs.ErrExist matches too).
 	ErrNameTaken = errors.New("lazybreaker: name taken")
-	// ErrNotFound: no breaker has that name (CB_ENOENT).
+	// ErrNotFound: no breaker has that name (CB_ENOENT). From OpenRegistry:
+	// the registry file is missing and not to be created (then
+	// fs.ErrNotExist matches too).
 	ErrNotFound = errors.New("lazybreaker: not found")
 	// ErrRegistryFull: the registry holds its capacity (CB_EFULL).
 	ErrRegistryFull = errors.New("lazybreaker: registry full")
 	// ErrCorrupt, ErrVersion, ErrIO, ErrPermission: shared registry files
-	// (CB_ECORRUPT, CB_EVERSION, CB_EIO, CB_EPERM).
+	// (CB_ECORRUPT: a header or size that is wrong; CB_EVERSION: another
+	// layout, or not a registry file; CB_EIO; CB_EPERM: a file the process
+	// may not open or create, which fs.ErrPermission matches too).
 	ErrCorrupt    = errors.New("lazybreaker: corrupt registry file")
 	ErrVersion    = errors.New("lazybreaker: registry file of another layout")
 	ErrIO         = errors.New("lazybreaker: I/O error")
@@ -109,6 +116,27 @@ func (e *Error) Error() string {
 
 // Unwrap gives the status's sentinel, for errors.Is.
 func (e *Error) Unwrap() error { return sentinel(e.Status) }
+
+// openRegistryOp is OpenRegistry's Op: its CB_ENOENT, CB_EEXIST and
+// CB_EPERM are about the registry file.
+const openRegistryOp = "OpenRegistry"
+
+// Is matches a registry file's errors from OpenRegistry against io/fs's
+// sentinels, as an *fs.PathError would: errors.Is(err, fs.ErrNotExist).
+func (e *Error) Is(target error) bool {
+	if e.Op != openRegistryOp {
+		return false
+	}
+	switch target {
+	case fs.ErrNotExist:
+		return e.Status == statusENoEnt
+	case fs.ErrExist:
+		return e.Status == statusEExist
+	case fs.ErrPermission:
+		return e.Status == statusEPerm
+	}
+	return false
+}
 
 // newError builds the error of a status that carries no message (the fast
 // path's, whose message could only be read on the thread that failed).

@@ -3,6 +3,8 @@ package lazybreaker_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	lazybreaker "github.com/lazybreaker/lazybreaker/bindings/go"
@@ -68,4 +70,31 @@ func ExampleRegistry_PollEvents() {
 	// Output:
 	// search closed -> open by tripped
 	// search open -> closed by manual
+}
+
+// Two registries on one file, as two processes (a service and its sidecar,
+// two workers of a pool) would open it: a trip through one is seen at once
+// through the other.
+func ExampleRegistry_GetOrCreate() {
+	dir, _ := os.MkdirTemp("", "lazybreaker-example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "checkout.lbr") // in production e.g. /dev/shm/checkout.lbr
+
+	service, err := lazybreaker.OpenRegistry(lazybreaker.RegistryOptions{Path: path, Create: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer service.Close()
+	sidecar, _ := lazybreaker.OpenRegistry(lazybreaker.RegistryOptions{Path: path})
+	defer sidecar.Close()
+
+	settings := lazybreaker.Settings{Name: "payments", FailureThreshold: 1, Timeout: time.Minute}
+	here, _ := service.GetOrCreate(settings)
+	there, _ := sidecar.GetOrCreate(settings) // the same breaker
+	_, _ = here.Execute(func() (any, error) { return nil, errors.New("503") })
+
+	_, err = there.Execute(func() (any, error) { return "never called", nil })
+	fmt.Println(errors.Is(err, lazybreaker.ErrOpenState))
+	// Output: true
 }

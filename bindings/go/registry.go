@@ -1,6 +1,7 @@
 package lazybreaker
 
 import (
+	"io/fs"
 	"runtime"
 	"strconv"
 	"sync"
@@ -25,6 +26,10 @@ type Registry struct {
 	reg       lbswig.Struct_SS_cb_registry
 	closed    bool
 	isDefault bool
+	// A registry file's: a breaker that Lookup or Breakers finds and this
+	// value did not create is another process's too, and its Close lets go
+	// of it without destroying it.
+	sharedFile bool
 
 	// The breakers created through this value with a name, so Lookup and
 	// Breakers give back the same settings (IsSuccessful, IsExcluded) and a
@@ -34,6 +39,12 @@ type Registry struct {
 }
 
 // RegistryOptions opens a registry. Zero values keep the library's defaults.
+//
+// With Path set the registry is a shared one: the registry file at Path,
+// which every process opening the same path maps, seeing the same
+// breakers, states and counters (docs/shared-registries.md). An existing
+// file's capacity and clock are the file's: a Capacity of 0 accepts the
+// file's, one that disagrees (or a clock that does) is ErrInvalidArgument.
 type RegistryOptions struct {
 	// Capacity is the most breakers it may hold (default 65,536; at most
 	// 4,194,304). Memory is reserved up front, touched as breakers come.
@@ -44,11 +55,29 @@ type RegistryOptions struct {
 	// EventCapacity is how many events the queue holds before it drops the
 	// oldest (default 1,024).
 	EventCapacity uint32
+
+	// Path is the shared registry file ("" = a private registry in memory).
+	// A missing file is ErrNotFound (and fs.ErrNotExist) unless Create.
+	Path string
+	// Create creates the file at Path if it is missing (CB_REGISTRY_CREATE).
+	Create bool
+	// Exclusive, with Create, fails with ErrNameTaken (and fs.ErrExist) if
+	// the file exists (CB_REGISTRY_EXCLUSIVE).
+	Exclusive bool
+	// Mode is the permission bits of a file this open creates, before the
+	// umask (e.g. 0o660 for a group); 0 is 0o600. The library refuses
+	// anything but permission bits.
+	Mode fs.FileMode
 }
 
-// OpenRegistry opens a private registry.
+// OpenRegistry opens a private registry, or with o.Path a shared one.
+// Closing a shared registry unmaps it; its breakers stay in the file. Its
+// errors: ErrInvalidArgument for bad options; for a shared registry's file
+// ErrNotFound, ErrNameTaken (Exclusive), ErrPermission, ErrVersion (not a
+// registry of this layout), ErrCorrupt and ErrIO, the first three also
+// matching fs.ErrNotExist, fs.ErrExist and fs.ErrPermission.
 func OpenRegistry(o RegistryOptions) (r *Registry, err error) {
-	defer recoverStatus("OpenRegistry", &err)
+	defer recoverStatus(openRegistryOp, &err)
 	opts := lbswig.NewCb_registry_options()
 	defer lbswig.DeleteCb_registry_options(opts)
 	if o.Capacity != 0 {
@@ -60,7 +89,21 @@ func OpenRegistry(o RegistryOptions) (r *Registry, err error) {
 	if o.EventCapacity != 0 {
 		opts.SetEvent_capacity(uint(o.EventCapacity))
 	}
-	r = &Registry{reg: lbswig.Lb_registry_open(opts), named: map[uint64]*breakerCore{}}
+	if o.Path == "" {
+		r = &Registry{reg: lbswig.Lb_registry_open(opts), named: map[uint64]*breakerCore{}}
+		runtime.SetFinalizer(r, (*Registry).finalize)
+		return r, nil
+	}
+	var flags uint
+	if o.Create {
+		flags |= lbswig.CB_REGISTRY_CREATE
+	}
+	if o.Exclusive {
+		flags |= lbswig.CB_REGISTRY_EXCLUSIVE
+	}
+	opts.SetFlags(flags)
+	opts.SetMode(uint(o.Mode))
+	r = &Registry{reg: lbswig.Lb_registry_open_at(opts, o.Path), sharedFile: true, named: map[uint64]*breakerCore{}}
 	runtime.SetFinalizer(r, (*Registry).finalize)
 	return r, nil
 }
@@ -159,7 +202,34 @@ func (r *Registry) breaker(h uint64) (*CircuitBreaker, error) {
 	if err := swigStatus("Lookup", func() int { name = lbswig.Lb_name(h); return 0 }); err != nil {
 		return nil, err
 	}
-	return newCircuitBreaker(r, &breakerCore{h: h, name: name}, false), nil
+	return newCircuitBreaker(r, &breakerCore{h: h, name: name, shared: r.sharedFile}, false), nil
+}
+
+// GetOrCreate gives the breaker named s.Name if its configuration equals
+// the one s describes, and creates it otherwise: what every worker of a
+// pool, and every process sharing a registry file, calls at start. Of
+// concurrent calls with one name, in any process, one creates and the
+// others get its breaker. A breaker of that name with another
+// configuration is ErrNameTaken; a name is required (ErrInvalidArgument).
+//
+// The breaker is shared: the value's Close lets go of it and destroys
+// nothing (other processes use it), and so does the garbage collector.
+func (r *Registry) GetOrCreate(s Settings) (cb *CircuitBreaker, err error) {
+	const op = "GetOrCreate"
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return nil, newError(op, statusEHandle, "the registry is closed")
+	}
+	defer recoverStatus(op, &err)
+	cfg := lbswig.NewCb_config()
+	defer lbswig.DeleteCb_config(cfg)
+	if err := s.fill(cfg); err != nil {
+		return nil, err
+	}
+	h := lbswig.Cb_get_or_create(r.reg, s.Name, cfg)
+	core := &breakerCore{h: h, name: s.Name, isSuccessful: s.IsSuccessful, isExcluded: s.IsExcluded, shared: true}
+	return newCircuitBreaker(r, core, false), nil
 }
 
 // Lookup finds a breaker by name: ErrNotFound when none has it.

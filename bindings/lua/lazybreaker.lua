@@ -104,6 +104,29 @@ function registry_methods:new(settings)
   return b
 end
 
+-- reg:get_or_create(name, settings): the breaker of that name if its
+-- configuration is the one `settings` (as for new, without name) describes,
+-- else a new one; of concurrent calls with one name, in any process sharing
+-- the registry file, one creates and the others get its breaker. Another
+-- configuration raises CB_EEXIST. The breaker is shared: neither close nor
+-- __gc destroys it.
+local get_or_create = registry_methods.get_or_create
+function registry_methods:get_or_create(name, settings)
+  if type(name) ~= "string" then fail(2, "get_or_create: expected a name, got %s", type(name)) end
+  settings = settings or {}
+  if type(settings) ~= "table" then fail(2, "get_or_create: expected a table of settings, got %s", type(settings)) end
+  if settings.name ~= nil and settings.name ~= name then
+    fail(2, "get_or_create: settings.name %s is not the name %s", tostring(settings.name), name)
+  end
+  local classify = settings.classify
+  if classify ~= nil and type(classify) ~= "function" then
+    fail(2, "classify: expected a function, got %s", type(classify))
+  end
+  local b = get_or_create(self, name, make_config(settings))
+  classifiers[b] = classify
+  return b
+end
+
 -- Takes up to `max` (default 64) events from the registry's queue, oldest
 -- first, as tables.
 function registry_methods:poll_events(max)
@@ -204,21 +227,38 @@ function M.default_registry()
 end
 
 -- lb.registry{ capacity = N, manual_clock = true, event_capacity = N }
-local option_keys = { capacity = true, event_capacity = true, manual_clock = true }
+-- A shared registry, the file every process opening the same path shares:
+-- lb.registry{ path = "/dev/shm/app.lbr", create = true, exclusive = false,
+--              mode = tonumber("660", 8) }
+-- (a missing file without create raises CB_ENOENT; with exclusive an
+-- existing one raises CB_EEXIST; mode defaults to 0600).
+local option_keys = {
+  capacity = true, event_capacity = true, manual_clock = true,
+  path = true, create = true, exclusive = true, mode = true,
+}
 function M.registry(options)
   options = options or {}
   if type(options) ~= "table" then fail(2, "registry: expected a table of options, got %s", type(options)) end
   local opts = core.cb_registry_options()
+  local path = options.path
+  if path ~= nil and type(path) ~= "string" then fail(2, "path: expected a string, got %s", type(path)) end
+  local flags = 0
   for key, value in pairs(options) do
     if not option_keys[key] then fail(2, "registry: unknown option %s", tostring(key)) end
     if key == "manual_clock" then
       opts.clock = value and core.CB_CLOCK_MANUAL or core.CB_CLOCK_MONOTONIC
+    elseif key == "create" or key == "exclusive" then
+      if type(value) ~= "boolean" then fail(2, "%s: expected a boolean, got %s", key, type(value)) end
+      if value then flags = flags + (key == "create" and core.CB_REGISTRY_CREATE or core.CB_REGISTRY_EXCLUSIVE) end
+    elseif key == "path" then
+      -- passed beside the options (objects.c)
     else
       local ok, err = pcall(function() opts[key] = value end)
       if not ok then fail(2, "%s: %s", key, tostring(err):gsub("^.-lazybreaker: ", "")) end
     end
   end
-  return core.registry_open(opts)
+  opts.flags = flags
+  return core.registry_open(opts, path)
 end
 
 -- The default registry's shortcuts: lb.new{...}, lb.lookup(name), ...

@@ -15,7 +15,9 @@
  *   lb_lua_breaker  a breaker handle; counted by its Lua object and every
  *                   permit not yet reported. Destroyed (cb_destroy) when the
  *                   count reaches 0 if the object was made by new/create
- *                   (not by lookup or breakers()), or at once by b:close().
+ *                   (not by lookup or breakers()), or at once by b:close()
+ *                   (unless made by get_or_create: a shared breaker, which
+ *                   close only lets go of).
  *   permit          the Lua userdata itself: a ticket and its breaker.
  * A Lua state is single-threaded, so the counts are plain ints. The state
  * machine stays in the library: nothing here decides a transition.
@@ -46,6 +48,7 @@ typedef struct lb_lua_breaker {
   lb_lua_reg *reg;
   int refs;
   int owned;
+  int shared; /* from get_or_create: close lets go, never destroys */
   int closed;
 } lb_lua_breaker;
 
@@ -364,11 +367,17 @@ static int lb_lua_breaker_name(lua_State *L) {
 }
 
 /* Destroys the breaker now: its name is free again, and every object for
- * it raises from now on. Closing twice is a no-op. */
+ * it raises from now on. Closing twice is a no-op. A shared breaker's
+ * object (get_or_create) is only closed: the breaker stays for every
+ * process using it. */
 static int lb_lua_breaker_close(lua_State *L) {
   lb_lua_ref *ref = (lb_lua_ref *)lb_lua_check(L, 1, LB_LUA_UP_BREAKER, "breaker");
   lb_lua_breaker *b = (lb_lua_breaker *)ref->record;
   if (b->closed || b->reg->closed) return 0;
+  if (b->shared) {
+    b->closed = 1;
+    return 0;
+  }
   const int st = cb_destroy(b->handle);
   b->closed = 1;
   if (st < 0 && st != CB_EHANDLE) return lb_lua_raise_status(L, st);
@@ -500,14 +509,24 @@ static void lb_lua_push_reg(lua_State *L, cb_registry *reg, int is_default) {
   ref->record = r;
 }
 
-/* registry_open([options]): options is a SWIG cb_registry_options or nil. */
+/* registry_open([options [, path]]): options is a SWIG cb_registry_options
+ * or nil; path, a string, opens the shared registry file there (the
+ * options' path for this call: the proxy never holds a string). */
 static int lb_lua_registry_open(lua_State *L) {
   cb_registry_options *opts = NULL;
   if (!lua_isnoneornil(L, 1) &&
       !SWIG_IsOK(SWIG_ConvertPtr(L, 1, (void **)&opts, SWIGTYPE_p_cb_registry_options, 0)))
     return luaL_error(L, "lazybreaker: registry_open expects cb_registry_options or nil");
+  size_t path_len = 0;
+  const char *path = luaL_optlstring(L, 2, NULL, &path_len);
+  if (path && strlen(path) != path_len)
+    return luaL_error(L, "lazybreaker: path: a NUL byte inside the path");
+  cb_registry_options with_path;
+  cb_registry_options_init(&with_path);
+  if (opts) with_path = *opts;
+  with_path.path = path;
   cb_registry *reg = NULL;
-  const int st = cb_registry_open(opts, &reg);
+  const int st = cb_registry_open(&with_path, &reg);
   if (st < 0) return lb_lua_raise_status(L, st);
   lb_lua_push_reg(L, reg, 0);
   return 1;
@@ -561,6 +580,24 @@ static int lb_lua_reg_create(lua_State *L) {
   const int st = cb_create(r->reg, name, cfg, &h);
   if (st < 0) return lb_lua_raise_status(L, st);
   lb_lua_push_breaker(L, r, h, 1);
+  return 1;
+}
+
+/* get_or_create(name, cb_config proxy or nil): the breaker of that name if
+ * its configuration is cfg's, else a new one; shared, so the object does not
+ * own it (neither __gc nor close destroys it: other processes use it). */
+static int lb_lua_reg_get_or_create(lua_State *L) {
+  lb_lua_reg *r = lb_lua_check_reg(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  cb_config *cfg = NULL;
+  if (!lua_isnoneornil(L, 3) &&
+      !SWIG_IsOK(SWIG_ConvertPtr(L, 3, (void **)&cfg, SWIGTYPE_p_cb_config, 0)))
+    return luaL_error(L, "lazybreaker: get_or_create expects a cb_config or nil");
+  cb_handle h = 0;
+  const int st = cb_get_or_create(r->reg, name, cfg, &h);
+  if (st < 0) return lb_lua_raise_status(L, st);
+  lb_lua_push_breaker(L, r, h, 0);
+  ((lb_lua_breaker *)((lb_lua_ref *)lua_touserdata(L, -1))->record)->shared = 1;
   return 1;
 }
 
@@ -664,6 +701,7 @@ static int lb_lua_noop(lua_State *L) {
 /* ---- metatables --------------------------------------------------------------------- */
 static const luaL_Reg lb_lua_registry_methods[] = {{"create", lb_lua_reg_create},
                                                    {"lookup", lb_lua_reg_lookup},
+                                                   {"get_or_create", lb_lua_reg_get_or_create},
                                                    {"breakers", lb_lua_reg_breakers},
                                                    {"advance", lb_lua_reg_advance},
                                                    {"advance_ns", lb_lua_reg_advance_ns},

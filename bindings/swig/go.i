@@ -20,6 +20,7 @@
 %module lbswig
 
 %{
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "lazybreaker/lazybreaker.h"
@@ -61,6 +62,22 @@ static void lb_go_raise(int status) {
   $1 = buf;
 }
 %typemap(freearg) const char *name ""
+/* A shared registry's path, the same way, on a buffer of PATH_MAX: a
+ * longer path could never be opened (ENAMETOOLONG), so it is refused here
+ * rather than cut. */
+%typemap(in) const char *path (char buf[PATH_MAX]) {
+  size_t n = (size_t)$input.n;
+  if (n >= sizeof buf) {
+    _swig_gopanic("lazybreaker status -1: path: longer than PATH_MAX - 1 bytes");
+  }
+  if (n > 0 && memchr($input.p, 0, n)) {
+    _swig_gopanic("lazybreaker status -1: path: a NUL byte inside the path");
+  }
+  if (n > 0) memcpy(buf, $input.p, n);
+  buf[n] = '\0';
+  $1 = buf;
+}
+%typemap(freearg) const char *path ""
 
 /* SWIG's Go argout typemaps cannot assign $result (it names the C call's
  * own result there): these set the wrapper's return value directly. */

@@ -44,6 +44,8 @@
 %javaconst(0) CB_DEFAULT_REGISTRY_CAPACITY;
 %javaconst(0) CB_EVENTS_TRANSITIONS;
 %javaconst(0) CB_EVENTS_REJECTIONS;
+%javaconst(0) CB_REGISTRY_CREATE;
+%javaconst(0) CB_REGISTRY_EXCLUSIVE;
 
 /* ---- uint64_t is a long --------------------------------------------------- */
 %apply long long { uint64_t, cb_handle, cb_ticket, unsigned long long };
@@ -130,6 +132,9 @@ static void lb_java_raise(JNIEnv *jenv, int status) {
 %typemap(freearg) const char *name {
   if ($1) (*jenv)->ReleaseByteArrayElements(jenv, $input, (jbyte *)$1, JNI_ABORT);
 }
+/* A shared registry's path crosses the same way (Utf8.nulTerminated of
+ * the path's text): the file's name is the bytes a C program would pass. */
+%apply const char *name { const char *path };
 
 /* Out: the bytes as they are; the Java side decodes them as UTF-8. */
 %define %lb_utf8_out(DECL)

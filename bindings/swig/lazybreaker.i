@@ -86,6 +86,18 @@ static cb_registry *lb_registry_open(const cb_registry_options *opts) {
   const int st = cb_registry_open(opts, &reg);
   return st == CB_OK ? reg : (cb_registry *)lb_fail_null(st);
 }
+/* A shared registry: opts with `path` set for this call only. The path is
+ * an argument, not a struct member, so that it crosses with the language's
+ * own string typemap and the options struct never owns a string (SWIG's
+ * char * member setter would malloc a copy that nothing frees). NULL path
+ * = a private registry, as lb_registry_open. */
+static cb_registry *lb_registry_open_at(const cb_registry_options *opts, const char *path) {
+  cb_registry_options with_path;
+  cb_registry_options_init(&with_path);
+  if (opts) with_path = *opts;
+  with_path.path = path;
+  return lb_registry_open(&with_path);
+}
 static cb_registry *lb_default_registry(void) {
   cb_registry *reg = cb_default_registry();
   return reg ? reg : (cb_registry *)lb_fail_null(CB_ENOMEM);
@@ -219,13 +231,13 @@ static const cb_event *lb_events_at(const lb_event_batch *b, size_t i) {
 %immutable cb_event::sequence; %immutable cb_event::breaker; %immutable cb_event::from;
 %immutable cb_event::to; %immutable cb_event::reason; %immutable cb_event::at_ns;
 %immutable cb_event::name;
-/* A shared registry in a file is not supported yet (CB_EINVAL); the path
- * comes back when it is. */
+/* The path of a shared registry is lb_registry_open_at's argument (see
+ * there), never a member a binding sets. */
 %ignore cb_registry_options::path;
 
 /* the functions wrapped as they are */
 %lb_expose(cb_registry_close) %lb_expose(cb_clock_advance) %lb_expose(cb_clock_now)
-%lb_expose(cb_create) %lb_expose(cb_lookup) %lb_expose(cb_destroy)
+%lb_expose(cb_create) %lb_expose(cb_get_or_create) %lb_expose(cb_lookup) %lb_expose(cb_destroy)
 %lb_expose(cb_allow) %lb_expose(cb_done) %lb_expose(cb_state) %lb_expose(cb_retry_after)
 %lb_expose(cb_stats_get) %lb_expose(cb_force_open) %lb_expose(cb_disable) %lb_expose(cb_reset)
 %lb_expose(cb_trip) %lb_expose(cb_events_select) %lb_expose(cb_events_dropped)
@@ -249,6 +261,7 @@ static const cb_event *lb_events_at(const lb_event_batch *b, size_t i) {
 %lb_expose(CB_REASON_PROBES_SUCCEEDED) %lb_expose(CB_REASON_MANUAL)
 %lb_expose(CB_REASON_TRIPPED) %lb_expose(CB_REASON_REJECTED)
 %lb_expose(CB_CLOCK_MONOTONIC) %lb_expose(CB_CLOCK_MANUAL)
+%lb_expose(CB_REGISTRY_CREATE) %lb_expose(CB_REGISTRY_EXCLUSIVE)
 %lb_expose(CB_EVENTS_TRANSITIONS) %lb_expose(CB_EVENTS_REJECTIONS)
 %lb_expose(CB_MAX_FAILURE_THRESHOLD) %lb_expose(CB_MAX_HALF_OPEN_CALLS)
 %lb_expose(CB_MAX_HALF_OPEN_SUCCESSES) %lb_expose(CB_MIN_OPEN_DURATION_NS)
@@ -259,7 +272,7 @@ static const cb_event *lb_events_at(const lb_event_batch *b, size_t i) {
 
 /* the helpers (section 1) */
 %lb_expose(lb_handle_list) %lb_expose(lb_event_batch)
-%lb_expose(lb_registry_open) %lb_expose(lb_default_registry) %lb_expose(lb_prometheus)
+%lb_expose(lb_registry_open) %lb_expose(lb_registry_open_at) %lb_expose(lb_default_registry) %lb_expose(lb_prometheus)
 %lb_expose(lb_name)
 
 /* What SWIG sees of the helper structs: their counts only. */
@@ -282,6 +295,7 @@ typedef struct lb_event_batch {
 }
 %enddef
 %lb_check_null(lb_registry_open)
+%lb_check_null(lb_registry_open_at)
 %lb_check_null(lb_default_registry)
 %lb_check_null(lb_prometheus)
 %lb_check_null(lb_name)
@@ -401,7 +415,7 @@ typedef struct lb_event_batch {
 %apply int LB_STATE { int cb_state };
 %apply int LB_LOOKUP { int cb_lookup };
 %apply int LB_STATUS_U64 {
-  int cb_clock_now, int cb_create, int cb_allow, int cb_retry_after,
+  int cb_clock_now, int cb_create, int cb_get_or_create, int cb_allow, int cb_retry_after,
   int cb_events_dropped
 };
 %apply uint64_t *LB_OUT_U64 {
@@ -412,6 +426,7 @@ typedef struct lb_event_batch {
 %include "lazybreaker/lazybreaker.h"
 
 cb_registry *lb_registry_open(const cb_registry_options *opts);
+cb_registry *lb_registry_open_at(const cb_registry_options *opts, const char *path);
 cb_registry *lb_default_registry(void);
 char *lb_prometheus(cb_registry *reg);
 char *lb_name(cb_handle h);

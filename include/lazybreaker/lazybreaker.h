@@ -283,13 +283,13 @@ static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCE
  *  front and touched only as breakers are created. The first registry of
  *  the process (the default one included) also reserves the address space
  *  all registries' breakers share (docs/semantics.md, "Memory").
+ *  With opts->path set, maps the registry file at that path, shared with
+ *  every process that opens it: its capacity and clock are the file's (a
+ *  capacity of 0 takes the file's, another that disagrees is CB_EINVAL; the
+ *  clock must be the file's, CB_EINVAL saying so), and its breakers, their
+ *  states and counters are seen by all (docs/shared-registries.md).
  *  @param opts NULL = all defaults.
  *  @param out receives the registry.
- *  With opts->path set, maps the registry file at that path, shared with
- *  every process that opens it: its capacity and clock are the file's
- *  (options that disagree with an existing file are CB_EINVAL, saying
- *  which; 0 agrees with any), and its breakers, their states and counters
- *  are seen by all (docs/shared-registries.md).
  *  @return CB_OK; CB_EINVAL for a NULL out, a bad struct_size, an unknown
  *          clock or flag, a capacity over CB_MAX_CAPACITY, options that
  *          disagree with an existing file;

@@ -20,6 +20,11 @@ int status_to_code(Status s, const char *what) noexcept {
       return fail(CB_ENOMEM, "%s: out of memory or address space", what);
     case Status::Exists:
       return fail(CB_EEXIST, "%s: the name is taken in this registry", what);
+    case Status::NameHeldUp:
+      return fail(CB_ECORRUPT,
+                  "%s: the registry file's name index holds the name, but no breaker has it, "
+                  "and it has not changed for a second (a damaged file?)",
+                  what);
     case Status::NoFileStripes:
       return fail(CB_EFULL,
                   "%s: the registry file's %u counter stripes are all taken by live processes, "

@@ -91,6 +91,16 @@ void ConfigTable::release(uint32_t entry) {
   free_.push(entry);
 }
 
+bool ConfigTable::consistent(uint32_t capacity) const {
+  if (!free_.consistent() || longest_probe_.load(kRelaxed) > mask_) return false;
+  for (uint64_t i = 0; i <= mask_; ++i) {
+    const uint64_t b = buckets_[i].load(kRelaxed);
+    if (ConfigBucket::kind(b) != ConfigBucket::kEmpty && ConfigBucket::entry(b) >= capacity)
+      return false;
+  }
+  return true;
+}
+
 uint32_t ConfigTable::in_use() const {
   uint32_t n = 0;
   for (uint32_t i = 0, end = free_.high_water(); i < end; ++i)

@@ -61,6 +61,9 @@ class ConfigTable {
   void release(uint32_t entry);
   // The configuration in `entry` (any index acquire() ever returned, or 0).
   const core::ConfigCell &cell(uint32_t entry) const { return configs_[entry]; }
+  // Whether every bucket, link and head is in range (a registry file's,
+  // checked when it is opened).
+  bool consistent(uint32_t capacity) const;
   // How many entries some breaker holds (for tests and introspection; O(entries)).
   uint32_t in_use() const;
 

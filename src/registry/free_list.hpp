@@ -44,7 +44,8 @@ class FreeList {
     uint64_t head = head_.load(std::memory_order_acquire);
     for (;;) {
       const uint32_t top = FreeListHead::top_plus_one(head);
-      if (top == 0) return std::nullopt;
+      // Beyond the links only in a damaged registry file: none free then.
+      if (top == 0 || top > end_) return std::nullopt;
       const uint64_t next =
           FreeListHead::next(head, next_[top - 1].load(std::memory_order_relaxed));
       if (head_.compare_exchange_weak(head, next, std::memory_order_acq_rel,
@@ -60,6 +61,18 @@ class FreeList {
     while (capacity_ + grown < end_)
       if (grown_.compare_exchange_weak(grown, grown + 1, std::memory_order_relaxed)) return true;
     return false;
+  }
+
+  // Whether the state and links are those of a list of `end` (a registry
+  // file's, checked when it is opened).
+  bool consistent() const {
+    const uint64_t limit = uint64_t(capacity_) + grown_.load(std::memory_order_relaxed);
+    if (limit > end_ || fresh_.load(std::memory_order_relaxed) > limit ||
+        FreeListHead::top_plus_one(head_.load(std::memory_order_relaxed)) > end_)
+      return false;
+    for (uint32_t i = 0; i < end_; ++i)
+      if (next_[i].load(std::memory_order_relaxed) > end_) return false;
+    return true;
   }
 
   // Every slot ever handed out is below this.

@@ -56,7 +56,8 @@ std::optional<uint32_t> NameStore::pop(uint32_t words) {
   uint64_t h = head.load(std::memory_order_acquire);
   for (;;) {
     const uint32_t top = FreeListHead::top_plus_one(h);
-    if (top == 0) return std::nullopt;
+    // Beyond the pool only in a damaged registry file: none free then.
+    if (top == 0 || top - 1 + uint64_t(words) > pool_words_) return std::nullopt;
     // The link may be a name's bytes already, if the space was taken
     // meanwhile; then the head's tag has changed and the exchange fails.
     const uint64_t link = words_[top - 1].load(std::memory_order_relaxed);
@@ -77,12 +78,32 @@ void NameStore::push(uint32_t words, uint32_t offset) {
   }
 }
 
+bool NameStore::consistent(uint32_t slots) const {
+  if (carved_.load(std::memory_order_relaxed) > pool_words_ ||
+      in_own_words_.load(std::memory_order_relaxed) > slots)
+    return false;
+  for (uint32_t words = 1; words <= kMaxWords; ++words)
+    if (FreeListHead::top_plus_one(free_[words].word.load(std::memory_order_relaxed)) > pool_words_)
+      return false;
+  return true;
+}
+
+bool NameIndex::consistent(uint32_t slots) const {
+  if (longest_probe_.load(kSeqCst) > mask_) return false;
+  for (uint64_t i = 0; i <= mask_; ++i) {
+    const uint64_t b = buckets_[i].load(std::memory_order_relaxed);
+    if (kind(b) != kEmpty && slot(b) >= slots) return false;
+  }
+  return true;
+}
+
 uint64_t NameStore::pool_words_free() const {
   uint64_t n = 0;
   for (uint32_t words = 1; words <= kMaxWords; ++words)
     for (uint32_t top =
              FreeListHead::top_plus_one(free_[words].word.load(std::memory_order_acquire));
-         top != 0; top = uint32_t(words_[top - 1].load(std::memory_order_relaxed)))
+         top != 0 && top <= pool_words_;
+         top = uint32_t(words_[top - 1].load(std::memory_order_relaxed)))
       n += words;
   return n;
 }
@@ -156,7 +177,8 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t 
     while (!lost && (kind(b) == kNamed || kind(b) == kClaimed) && names_match(b, tag, name)) {
       // A twin that a dead process left (a shared registry's) is in nobody's
       // way: it goes, as a destroy would have made it go.
-      if (stale_ != nullptr && NameIndex::slot(b) != slot && stale_->stale(NameIndex::slot(b))) {
+      if (stale_ != nullptr && NameIndex::slot(b) != slot &&
+          stale_->stale(NameIndex::slot(b), kind(b) == kClaimed)) {
         if (at(h, d).compare_exchange_strong(b, bucket(tag, NameIndex::slot(b), kGone), kSeqCst))
           break;
         continue;

@@ -97,6 +97,9 @@ class NameStore {
   // Copies the name into buf (size > kMaxBytes) with a terminator; returns
   // its length.
   size_t read(uint32_t slot, char *buf) const;
+  // Whether the store's heads are in range (a registry file's, checked
+  // when it is opened; the free records' links are checked as they are used).
+  bool consistent(uint32_t slots) const;
 
   // For tests: pool words handed out from the bump pointer so far, pool
   // words now on the free lists (walks them: only when nobody writes), and
@@ -126,7 +129,8 @@ class NameStore {
 // then be taken out of the way (Registry::PendingWork).
 class StaleSlots {
  public:
-  virtual bool stale(uint32_t slot) const = 0;
+  // `claimed`: the bucket is claimed (an insert in progress), else named.
+  virtual bool stale(uint32_t slot, bool claimed) const = 0;
 
  protected:
   ~StaleSlots() = default;
@@ -160,6 +164,8 @@ class NameIndex {
   // Removes the entry of `slot` under a name of hash `h`; false when there
   // is none.
   bool erase(uint64_t h, uint32_t slot);
+  // Whether every bucket names a slot below `slots` (a registry file's).
+  bool consistent(uint32_t slots) const;
   // Removes the entries, claimed or named, of `slot` under a name of hash
   // `h`: those a process that died inside a create or destroy left.
   void erase_left(uint64_t h, uint32_t slot);

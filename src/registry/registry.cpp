@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <iterator>
 #include <new>
 
@@ -161,10 +162,11 @@ void Registry::place(void *arena, const ArenaLayout &a, unsigned log2_buckets) {
   prefer_huge_pages(at<char>(arena, a.buckets_at), sizeof(uint64_t) << log2_buckets);
 }
 
-Status Registry::claim_run() {
+Status Registry::claim_run(bool mapped_over) {
   const uint32_t id = take_id();
   if (id == 0) return Status::TooManyRegistries;
-  if (const Space::Claim claimed = Space::claim(slots_, id, &base_); claimed != Space::Claim::Ok) {
+  if (const Space::Claim claimed = Space::claim(slots_, id, &base_, mapped_over);
+      claimed != Space::Claim::Ok) {
     give_back_id(id);
     return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
   }
@@ -417,7 +419,9 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   reg->capacity_ = h.capacity;
   reg->slots_ = h.slots;
   reg->file_layout_ = FileLayout::of(h.slots, a.layout.size());
-  if (const Status st = reg->claim_run(); st != Status::Ok) {
+  // Its hot lines, totals and the cells of the stripes its threads take are
+  // the file's: the run need not be made writable first.
+  if (const Status st = reg->claim_run(true); st != Status::Ok) {
     munmap(own, p.layout.size());
     close_file(file);
     delete reg;
@@ -451,6 +455,17 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   reg->file_cells_ = reinterpret_cast<core::Cell *>(file.at(reg->file_layout_.cells_at));
   reg->events_.emplace(at<EventQueue::Cell>(own, p.events_at), p.event_cells);
   std::fill(std::begin(reg->file_stripe_), std::end(reg->file_stripe_), kNoStripe);
+  if (const char *damaged = reg->damaged_part()) {
+    err->kind = FileError::Corrupt;
+    snprintf(err->message, sizeof err->message,
+             "%s: the file's %s are damaged (an index out of range)", req.path, damaged);
+    Space::unmap_shared_run(reg->base_, reg->slots_);
+    reg->give_up_run();
+    munmap(reg->private_, reg->private_size_);
+    close_file(reg->file_);
+    delete reg;
+    return Status::FileError;
+  }
   reg->finish_left_work();
   {
     // The stripes this process's threads own now get file stripes before
@@ -613,7 +628,13 @@ Status Registry::lookup(std::string_view name, uint64_t *handle) const {
 
 Status Registry::get_or_create(std::string_view name, const core::Config &cfg, uint64_t *handle) {
   const core::ConfigCell::Words wanted = core::ConfigCell::words(cfg);
-  for (;;) {
+  // In a shared registry the name may be held up by a damaged file, which
+  // no other thread will ever set right: after a second of trying, it says
+  // so rather than spin for good.
+  const uint64_t give_up_at = shared() ? core::Clock::read(CLOCK_MONOTONIC) + 1'000'000'000 : 0;
+  for (uint32_t tries = 1;; ++tries) {
+    if (give_up_at != 0 && tries % 1024 == 0 && core::Clock::read(CLOCK_MONOTONIC) > give_up_at)
+      return Status::NameHeldUp;
     uint64_t found = 0;
     if (lookup(name, &found) == Status::Ok) {
       const uint32_t i = Handle::index(found) - base_;
@@ -697,12 +718,38 @@ bool Registry::take_pending(uint32_t i, uint32_t incarnation, uint64_t destroyin
   }
 }
 
-bool Registry::stale(uint32_t slot) const {
+const char *Registry::damaged_part() const {
+  if (!free_->consistent()) return "free slots";
+  if (!configs_->consistent(capacity_)) return "configurations";
+  if (!windows_.consistent()) return "free windows";
+  if (!names_->consistent(slots_)) return "names";
+  if (!index_->consistent(slots_)) return "name index";
+  for (uint32_t i = 0, end = free_->high_water(); i < end; ++i) {
+    const uint64_t refs = slot_refs_[i].load(std::memory_order_relaxed);
+    if (SlotRefs::config(refs) >= capacity_ ||
+        !WindowPool::valid(SlotRefs::window(refs), capacity_))
+      return "slots' references";
+    // The configuration of a live breaker (a free slot's may be any
+    // entry's, and is read only by calls racing a destroy).
+    if (core::StateWord::state(hot_[i].word.load(std::memory_order_relaxed)) != core::State::Free &&
+        !stored_config_plausible(configs_->cell(SlotRefs::config(refs))))
+      return "configurations";
+  }
+  return nullptr;
+}
+
+bool Registry::stale(uint32_t slot, bool claimed) const {
+  // A name-index entry's slot is not free unless a create or destroy of it
+  // is recorded (create() records before it inserts, destroy() before it
+  // ends the life, and both clear the record after): free and unrecorded
+  // is a damaged file's, free and recorded by the dead is what a death left.
+  // A claimed entry's slot is never alive (its life begins once the entry
+  // is named): alive is a damaged file's too.
   const uint64_t p = pending_[slot].load(std::memory_order_acquire);
-  return p != 0 && (p & Pending::kFinishing) == 0 &&
-         core::StateWord::state(hot_[slot].word.load(std::memory_order_acquire)) ==
-             core::State::Free &&
-         !ProcessId::alive(Pending::owner(p));
+  const bool free =
+      core::StateWord::state(hot_[slot].word.load(std::memory_order_acquire)) == core::State::Free;
+  if ((p & Pending::kFinishing) != 0) return false;
+  return free ? p == 0 || !ProcessId::alive(Pending::owner(p)) : claimed;
 }
 
 void Registry::finish_left_work() {

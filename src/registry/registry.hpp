@@ -38,6 +38,7 @@ enum class Status {
   ExistsOtherwise,  // the name is taken by a breaker of another configuration
   FileError,        // opening a shared registry's file failed: its FileError says why
   NoFileStripes,    // the file's counter stripes are all taken by live processes
+  NameHeldUp,       // a shared registry's name index holds a name no breaker has
 };
 
 // What a registry's structures change besides their arrays, at the start of
@@ -235,7 +236,7 @@ class Registry final : private SharedCounters, private StaleSlots {
   // Sets up the structures over an arena of that layout at `arena`.
   void place(void *arena, const ArenaLayout &layout, unsigned log2_buckets);
   // Takes an id and a run of the space; NoMemory etc. if it cannot.
-  Status claim_run();
+  Status claim_run(bool mapped_over = false);
   void give_up_run();
   // SharedCounters: a fold in the file, logged for a dead owner's finish.
   void fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
@@ -264,7 +265,10 @@ class Registry final : private SharedCounters, private StaleSlots {
     static constexpr uint64_t kFlags = kCreating | kDestroying | kFinishing;
     static constexpr uint64_t owner(uint64_t p) { return p & ~kFlags; }
   };
-  bool stale(uint32_t slot) const override;
+  bool stale(uint32_t slot, bool claimed) const override;
+  // What of a registry file's arena holds an index out of range (which a
+  // call would follow out of its array), or nullptr if nothing does.
+  const char *damaged_part() const;
   // Records a destroy of the `incarnation`-th life of slot `i` (Pending);
   // false if that life is over or another live process destroys it.
   bool take_pending(uint32_t i, uint32_t incarnation, uint64_t destroying);

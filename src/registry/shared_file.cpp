@@ -146,6 +146,45 @@ bool ProcessId::alive(uint64_t owner) {
   return started == 0 || uint32_t(started) == uint32_t(owner);
 }
 
+bool stored_config_plausible(const core::ConfigCell &cell) {
+  // A bool is read as one only if it is 0 or 1.
+  const core::ConfigCell::Words words = cell.words();
+  unsigned char by_time = 0;
+  std::memcpy(&by_time,
+              reinterpret_cast<const char *>(words.data()) + offsetof(core::Config, shape) +
+                  offsetof(core::WindowShape, by_time),
+              1);
+  if (by_time > 1) return false;
+  const core::Config c = cell.load();
+  auto within = [](uint64_t v, uint64_t lo, uint64_t hi) { return v >= lo && v <= hi; };
+  auto unit = [](double r) { return r > 0.0 && r <= 1.0; };
+  if (!within(c.failure_threshold, 1, CB_MAX_FAILURE_THRESHOLD) ||
+      !within(c.open_duration_ns, CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS) ||
+      !within(c.half_open_max_calls, 1, CB_MAX_HALF_OPEN_CALLS) ||
+      !within(c.half_open_success_threshold, 1, CB_MAX_HALF_OPEN_SUCCESSES) ||
+      !within(c.half_open_timeout_ns, 1, CB_MAX_DURATION_NS) || uint32_t(c.policy) > 2 ||
+      !within(c.window_size, 1, CB_MAX_WINDOW_SIZE) ||
+      !within(c.window_duration_ns, CB_MIN_WINDOW_DURATION_NS, CB_MAX_DURATION_NS) ||
+      !within(c.window_buckets, 1, CB_MAX_WINDOW_BUCKETS) ||
+      !within(c.minimum_calls, 1, CB_MAX_MINIMUM_CALLS) ||
+      !within(c.slow_call_ns, 0, CB_MAX_DURATION_NS) || !unit(c.failure_rate_threshold) ||
+      !unit(c.slow_call_rate_threshold) ||
+      !(c.open_backoff_multiplier >= 1.0 &&
+        c.open_backoff_multiplier <= CB_MAX_BACKOFF_MULTIPLIER) ||
+      !(c.open_jitter >= 0.0 && c.open_jitter < 1.0) ||
+      !within(c.open_duration_max_ns, 0, CB_MAX_DURATION_NS))
+    return false;
+  core::Config derived = c;
+  derived.finish();
+  return derived.slow_unit_shift == c.slow_unit_shift &&
+         derived.failure_rate_billionths == c.failure_rate_billionths &&
+         derived.slow_rate_billionths == c.slow_rate_billionths &&
+         derived.shape.by_time == c.shape.by_time &&
+         derived.shape.held_limit == c.shape.held_limit &&
+         derived.shape.buckets == c.shape.buckets &&
+         derived.shape.bucket_width == c.shape.bucket_width;
+}
+
 namespace {
 
 // Checks the header of `fd` (of `size` bytes) against the request.
@@ -189,24 +228,54 @@ bool check_header(const FileRequest &req, const FileHeader &h, size_t size, File
   return true;
 }
 
+// An unnamed file (O_TMPFILE) in the directory of `path`, or -1 where the
+// file system or the kernel has none.
+int open_unnamed_beside(const char *path) {
+  const char *slash = std::strrchr(path, '/');
+  char dir[4096] = ".";
+  if (slash != nullptr) {
+    const size_t len = slash == path ? 1 : size_t(slash - path);
+    if (len >= sizeof dir) return -1;
+    std::memcpy(dir, path, len);
+    dir[len] = '\0';
+  }
+  return ::open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+
+// Gives the unnamed file `fd` the name `path`: 0, or -1 with errno.
+int link_unnamed(int fd, const char *path) {
+  char self[64];
+  snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+  if (linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) return 0;
+  if (errno == EEXIST) return -1;
+  // Without /proc mounted: only with CAP_DAC_READ_SEARCH.
+  return linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH);
+}
+
 // Makes a complete registry file beside `path` and links it there, so that
 // the path never names a half-made file; false with err->kind Exists if
-// another process linked one first.
-bool create_file(const FileRequest &req, int *fd_out, FileError *err) {
+// another process linked one first. The file is made unnamed (O_TMPFILE)
+// where it can be, so that a creator killed before the link leaves nothing
+// behind; else (or if the unnamed file cannot be linked) as
+// `path.PID.SALT.tmp`, which such a creator leaves.
+bool create_file(const FileRequest &req, int *fd_out, FileError *err, bool unnamed = true) {
   const uint32_t capacity = req.capacity != 0 ? req.capacity : req.default_capacity;
   const uint32_t slots = Space::run_slots(capacity);
   const FileLayout layout = FileLayout::of(slots, req.arena_bytes(capacity, slots));
-  char tmp[4096];
-  uint64_t salt = 0;
-  if (getrandom(&salt, sizeof salt, GRND_NONBLOCK) != ssize_t(sizeof salt)) salt = unix_now_ns();
-  if (snprintf(tmp, sizeof tmp, "%s.%ld.%016llx.tmp", req.path, long(getpid()),
-               (unsigned long long)salt) >= int(sizeof tmp))
-    return failed(err, FileError::Io, "%s: the path is too long", req.path);
-  const int fd = ::open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return failed_errno(err, req.path, "cannot create a file in its directory");
+  char tmp[4096] = "";
+  int fd = unnamed ? open_unnamed_beside(req.path) : -1;
+  if (fd < 0) {
+    uint64_t salt = 0;
+    if (getrandom(&salt, sizeof salt, GRND_NONBLOCK) != ssize_t(sizeof salt)) salt = unix_now_ns();
+    if (snprintf(tmp, sizeof tmp, "%s.%ld.%016llx.tmp", req.path, long(getpid()),
+                 (unsigned long long)salt) >= int(sizeof tmp))
+      return failed(err, FileError::Io, "%s: the path is too long", req.path);
+    fd = ::open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return failed_errno(err, req.path, "cannot create a file in its directory");
+  }
   auto give_up = [&](bool result) {
     ::close(fd);
-    unlink(tmp);
+    if (tmp[0] != '\0') unlink(tmp);
     return result;
   };
   if (fchmod(fd, req.mode != 0 ? req.mode : 0600) != 0)
@@ -236,16 +305,20 @@ bool create_file(const FileRequest &req, int *fd_out, FileError *err) {
   if (pwrite(fd, &h, offsetof(FileHeader, checksum) + sizeof h.checksum, 0) !=
       ssize_t(offsetof(FileHeader, checksum) + sizeof h.checksum))
     return give_up(failed_errno(err, req.path, "cannot write the header"));
-  if (link(tmp, req.path) != 0) {
+  if ((tmp[0] != '\0' ? link(tmp, req.path) : link_unnamed(fd, req.path)) != 0) {
     if (errno == EEXIST) {
       give_up(false);
       err->kind = FileError::Exists;
       snprintf(err->message, sizeof err->message, "%s: the file exists", req.path);
       return false;
     }
+    if (tmp[0] == '\0') {  // an unnamed file this process may not link: a named one
+      give_up(false);
+      return create_file(req, fd_out, err, false);
+    }
     return give_up(failed_errno(err, req.path, "cannot link the new file into place"));
   }
-  unlink(tmp);
+  if (tmp[0] != '\0') unlink(tmp);
   *fd_out = fd;
   return true;
 }

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/breaker.hpp"
 #include "core/counters.hpp"
 
 namespace lazybreaker::registry {
@@ -131,6 +132,12 @@ struct FileRequest {
   // The arena bytes a registry of a capacity needs (the registry knows).
   size_t (*arena_bytes)(uint32_t capacity, uint32_t slots);
 };
+
+// Whether a configuration read from a registry file is one that
+// cb_create could have stored (every field in the range it checks, the
+// derived ones those Config::finish gives): what the breakers' arithmetic
+// and their windows' indexes rely on.
+bool stored_config_plausible(const core::ConfigCell &cell);
 
 // Opens (or creates) and checks the file, brings a file from an earlier
 // boot forward (its times long expired, its stripes' owners gone), and maps

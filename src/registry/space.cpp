@@ -82,7 +82,7 @@ bool Space::reserve() {
   return false;
 }
 
-Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {
+Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base, bool mapped_over) {
   const uint32_t chunks = (slots + kChunkSlots - 1) / kChunkSlots;
   SetupLock::Held lock(g_claims);
   if (!reserve()) return Claim::NoMemory;
@@ -96,7 +96,7 @@ Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base) {
     // Once writable, a chunk stays so (release below), so a process that
     // opens and closes registries all day makes each chunk writable once.
     bool ok = true;
-    for (uint32_t k = first; ok && k <= c; ++k) {
+    for (uint32_t k = first; ok && k <= c && !mapped_over; ++k) {
       if (g_writable[k]) continue;
       const uint32_t at = k * kChunkSlots;
       ok = make_writable(hot(at), kChunkSlots * sizeof(core::Hot)) &&

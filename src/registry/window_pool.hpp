@@ -73,6 +73,17 @@ class WindowPool {
     if (!block) return std::nullopt;
     return WindowRef::make(cls, *block);
   }
+  // Whether `ref` is one take() could have given, or kNoWindow (of a
+  // registry of `capacity`).
+  static bool valid(uint32_t ref, uint32_t capacity) {
+    return ref == kNoWindow ||
+           (WindowRef::size_class(ref) < kClasses && WindowRef::block(ref) < capacity);
+  }
+  bool consistent() const {
+    for (const std::optional<FreeList> &f : free_)
+      if (f && !f->consistent()) return false;
+    return true;
+  }
   void give_back(uint32_t ref) {
     if (WindowRef::size_class(ref) != kNone)
       free_[WindowRef::size_class(ref)]->push(WindowRef::block(ref));

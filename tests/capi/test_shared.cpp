@@ -796,3 +796,110 @@ TEST_CASE("a process whose threads would count where no other sees is refused: C
   CHECK(stats_of(h).successes == 1000);
   cb_registry_close(reg);
 }
+
+TEST_CASE("a file whose breakers' words are damaged is refused or used, never a crash") {
+  // The words a registry in use has written, damaged a few at a time: an
+  // index out of range is CB_ECORRUPT at the open; any other damage makes
+  // breakers say wrong things, never read or write outside the file.
+  TempPath pristine;
+  {
+    cb_registry *reg = open_ok(pristine.path, CB_REGISTRY_CREATE, 1024);
+    cb_config window;
+    cb_config_init(&window);
+    window.policy = CB_POLICY_COUNT_WINDOW;
+    window.window_size = 20;
+    window.minimum_calls = 5;
+    cb_config timed = window;
+    timed.policy = CB_POLICY_TIME_WINDOW;
+    timed.window_duration_ns = 1'000'000'000;
+    timed.slow_call_ns = 1'000;
+    const cb_config plain = consecutive(3, 1'000'000);
+    for (int i = 0; i < 12; ++i) {
+      const std::string name = "svc-" + std::to_string(i) + std::string(size_t(i) * 9, 'x');
+      const cb_config &cfg = i % 3 == 0 ? plain : i % 3 == 1 ? window : timed;
+      const cb_handle h = get(reg, name.c_str(), cfg);
+      for (int k = 0; k < 10; ++k) {
+        cb_ticket t = 0;
+        if (cb_allow(h, &t) == CB_OK) cb_done(h, t, k % 4 == 0 ? CB_FAILURE : CB_SUCCESS);
+      }
+      if (i % 4 == 3) REQUIRE(cb_destroy(h) == CB_OK);
+    }
+    cb_registry_close(reg);
+  }
+  std::vector<unsigned char> bytes;
+  {
+    FILE *in = fopen(pristine.path.c_str(), "rb");
+    REQUIRE(in != nullptr);
+    fseek(in, 0, SEEK_END);
+    bytes.resize(size_t(ftell(in)));
+    fseek(in, 0, SEEK_SET);
+    REQUIRE(fread(bytes.data(), 1, bytes.size(), in) == bytes.size());
+    fclose(in);
+  }
+  const size_t header = lazybreaker::registry::FileLayout::of(1024, 0).hot_at;
+  std::vector<size_t> written;
+  for (size_t at = header; at + 8 <= bytes.size(); at += 8) {
+    uint64_t w = 0;
+    memcpy(&w, &bytes[at], 8);
+    if (w != 0) written.push_back(at);
+  }
+  REQUIRE(written.size() > 100);
+  // LB_DAMAGE_SEED explores other damage (the suite's is fixed).
+  uint64_t seed =
+      getenv("LB_DAMAGE_SEED") != nullptr ? strtoull(getenv("LB_DAMAGE_SEED"), nullptr, 10) : 12345;
+  auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 17; };
+  int refused = 0, opened = 0;
+  TempPath f;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<unsigned char> damaged = bytes;
+    for (int k = 0; k < 6; ++k) {
+      const size_t at = written[next() % written.size()] + next() % 8;
+      damaged[at] = (next() % 2) != 0 ? uint8_t(next()) : uint8_t(damaged[at] ^ (1u << next() % 8));
+    }
+    FILE *out = fopen(f.path.c_str(), "wb");
+    REQUIRE(out != nullptr);
+    REQUIRE(fwrite(damaged.data(), 1, damaged.size(), out) == damaged.size());
+    fclose(out);
+    cb_registry_options o = options(f.path, 0);
+    cb_registry *reg = nullptr;
+    const int st = cb_registry_open(&o, &reg);
+    if (st != CB_OK) {
+      CHECK(st == CB_ECORRUPT);
+      ++refused;
+      continue;
+    }
+    ++opened;
+    cb_handle hs[64];
+    size_t n = 0;
+    CHECK(cb_registry_list(reg, hs, 64, &n) == CB_OK);
+    for (size_t i = 0; i < std::min<size_t>(n, 64); ++i) {
+      char name[CB_MAX_NAME_BYTES + 1];
+      name[0] = '\0';
+      cb_name(hs[i], name, sizeof name);
+      cb_handle found = 0;
+      cb_lookup(reg, name, &found);
+      cb_stats s;
+      s.struct_size = sizeof s;
+      cb_stats_get(hs[i], &s);
+      cb_state(hs[i]);
+      uint64_t wait = 0;
+      cb_retry_after(hs[i], &wait);
+      for (int k = 0; k < 5; ++k) {
+        cb_ticket t = 0;
+        if (cb_allow(hs[i], &t) == CB_OK) cb_done(hs[i], t, k % 2 == 0 ? CB_FAILURE : CB_SUCCESS);
+      }
+      cb_clock_advance(reg, 2'000'000);
+    }
+    for (int i = 0; i < 12; ++i) {
+      const std::string name = "svc-" + std::to_string(i) + std::string(size_t(i) * 9, 'x');
+      cb_handle h = 0;
+      const cb_config plain = consecutive(3, 1'000'000);
+      if (cb_get_or_create(reg, name.c_str(), &plain, &h) == CB_OK && i % 2 == 0) cb_destroy(h);
+    }
+    size_t needed = 0;
+    cb_metrics_prometheus(reg, nullptr, 0, &needed);
+    cb_registry_close(reg);
+  }
+  MESSAGE("damaged files: ", refused, " refused, ", opened, " opened and used");
+  CHECK(opened + refused == 300);
+}

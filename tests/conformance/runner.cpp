@@ -2,12 +2,19 @@
 // *.scn, format in README.md) through the C ABI, each scenario on a fresh
 // manual-clock registry.
 //
-//   lb_conformance [--clock-offset N] [--expect malformed|mismatch] FILE...
+//   lb_conformance [--clock-offset N] [--shared DIR] [--expect malformed|mismatch] FILE...
 //
 // --clock-offset N advances each scenario's fresh manual clock by N ns
 // before its breaker is created, so the scenario runs as if the clock had
 // started at N (README.md, "Clock offset"): a clock that starts at 0 hides
 // any code that confuses "no time yet" with "time 0".
+//
+// --shared DIR runs each scenario twice: on a private registry and on a
+// shared one, a fresh registry file in DIR (CB_REGISTRY_CREATE |
+// CB_REGISTRY_EXCLUSIVE, the same capacity and manual clock, removed
+// afterwards). Both runs must match the expectations, and their transcripts
+// (after every step: its result, the state, retry_after and every counter)
+// must be identical: a private registry and a shared one behave alike.
 //
 // Exit status: 0 every step matched; 1 a step did not match (reported as
 // file:line: ...); 2 a file is malformed (every bad line is reported, and
@@ -16,6 +23,8 @@
 //
 // The whole file is parsed before anything runs, so a typo anywhere fails
 // the test instead of being skipped.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -405,25 +414,66 @@ bool set_config(cb_config *c, const Field &f, std::string *why) {
   return true;
 }
 
+// What a run saw, one line per step: compared between a private and a
+// shared registry.
+using Transcript = std::vector<std::string>;
+
+// Everything a breaker shows without moving: state, retry_after, counters.
+std::string snapshot(cb_handle h) {
+  cb_stats s;
+  std::memset(&s, 0, sizeof s);
+  s.struct_size = sizeof s;
+  uint64_t wait = 0;
+  const int rs = cb_retry_after(h, &wait);
+  const int ss = cb_stats_get(h, &s);
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "state=%s retry_after=%s%" PRIu64 " stats=%s admitted=%" PRIu64 " rejected=%" PRIu64
+                " successes=%" PRIu64 " failures=%" PRIu64 " ignored=%" PRIu64 " trips=%" PRIu64
+                " consecutive_failures=%" PRIu32 " slow=%" PRIu64
+                " failure_rate=%.17g slow_rate=%.17g state_ns=%" PRIu64,
+                state_name(cb_state(h)), rs == CB_OK ? "" : cb_strerror(rs), wait,
+                ss == CB_OK ? "ok" : cb_strerror(ss), s.admitted, s.rejected, s.successes,
+                s.failures, s.ignored, s.trips, s.consecutive_failures, s.slow, s.failure_rate,
+                s.slow_rate, s.state_ns);
+  return buf;
+}
+
 class Runner {
  public:
   Runner(std::string file, uint64_t clock_offset)
       : file_(std::move(file)), clock_offset_(clock_offset) {}
 
-  // False on the first mismatch in the scenario (reported).
-  bool run(const Scenario &sc) {
+  // False on the first mismatch in the scenario (reported). With a path,
+  // the registry is a fresh shared one in that file (removed afterwards).
+  // Each step's result and the breaker's look after it go to *transcript.
+  bool run(const Scenario &sc, const std::string &shared_path, Transcript *transcript) {
     cb_registry_options o;
     cb_registry_options_init(&o);
     o.clock = CB_CLOCK_MANUAL;
     o.capacity = 1;
+    if (!shared_path.empty()) {
+      o.path = shared_path.c_str();
+      o.flags = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE;
+    }
     cb_registry *reg = nullptr;
-    if (cb_registry_open(&o, &reg) != CB_OK) return fail(sc.line, "cb_registry_open failed");
+    if (const int st = cb_registry_open(&o, &reg); st != CB_OK)
+      return fail(sc.line, "cb_registry_open%s%s: %s: %s", shared_path.empty() ? "" : " ",
+                  shared_path.c_str(), cb_strerror(st), cb_last_error_message());
+    transcript_ = transcript;
     const bool ok = run_in(reg, sc);
+    transcript_ = nullptr;
     cb_registry_close(reg);
+    if (!shared_path.empty()) std::remove(shared_path.c_str());
     return ok;
   }
 
  private:
+  void record(int line, const char *result, cb_handle h) {
+    if (transcript_ != nullptr)
+      transcript_->push_back(std::to_string(line) + ": " + result + " -> " + snapshot(h));
+  }
+
   bool run_in(cb_registry *reg, const Scenario &sc) {
     cb_config cfg;
     cb_config_init(&cfg);
@@ -451,9 +501,11 @@ class Runner {
     if (const int st = cb_create(reg, sc.name.c_str(), &cfg, &h); st != CB_OK)
       return fail(i == 1 ? sc.steps[0].line : sc.line, "cb_create: %s: %s", cb_strerror(st),
                   cb_last_error_message());
+    record(i == 1 ? sc.steps[0].line : sc.line, "created", h);
     std::map<std::string, cb_ticket> tickets;
     for (; i < sc.steps.size(); ++i) {
       const Step &s = sc.steps[i];
+      step_result_ = "ok";
       switch (s.op) {
         case Op::AllowOk:
         case Op::AllowRejected: {
@@ -468,6 +520,7 @@ class Runner {
                                             : cb_strerror(st),
                         state_name(cb_state(h)));
           if (st == CB_OK) tickets[s.name] = t;
+          step_result_ = st == CB_OK ? "allow ok" : "allow rejected";
           break;
         }
         case Op::Done:
@@ -529,6 +582,7 @@ class Runner {
         case Op::Config:
           return fail(s.line, "runner bug: unexpected step");
       }
+      record(s.line, step_result_, h);
     }
     return true;
   }
@@ -545,11 +599,36 @@ class Runner {
 
   std::string file_;
   uint64_t clock_offset_;
+  Transcript *transcript_ = nullptr;
+  const char *step_result_ = "";  // what the step returned, for the transcript
 };
 
 enum Exit { kPass = 0, kMismatch = 1, kMalformed = 2 };
 
-Exit run_file(const std::string &path, uint64_t clock_offset) {
+// A registry file for one scenario's shared run, unique to this process.
+std::string shared_file(const std::string &dir, const Scenario &sc) {
+  return dir + "/lb-conformance-" + std::to_string(getpid()) + "-" + sc.name + ".cbr";
+}
+
+// False (reported) at the first step whose transcript differs.
+bool same_transcripts(const std::string &path, const Scenario &sc, const Transcript &priv,
+                      const Transcript &shared) {
+  for (size_t i = 0; i < std::max(priv.size(), shared.size()); ++i) {
+    const std::string a = i < priv.size() ? priv[i] : "(no step)";
+    const std::string b = i < shared.size() ? shared[i] : "(no step)";
+    if (a != b) {
+      std::fprintf(stderr,
+                   "%s:%d: mismatch: scenario %s: the shared registry differs from the "
+                   "private one at step %zu (LINE: step -> what the breaker shows after it)\n"
+                   "  private: %s\n  shared:  %s\n",
+                   path.c_str(), sc.line, sc.name.c_str(), i, a.c_str(), b.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+Exit run_file(const std::string &path, uint64_t clock_offset, const std::string &shared_dir) {
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "%s: cannot open: %s\n", path.c_str(), std::strerror(errno));
@@ -560,8 +639,15 @@ Exit run_file(const std::string &path, uint64_t clock_offset) {
   Runner runner(path, clock_offset);
   Exit result = kPass;
   for (const Scenario &sc : scenarios) {
-    if (runner.run(sc)) {
-      std::printf("ok    %s:%d %s\n", path.c_str(), sc.line, sc.name.c_str());
+    Transcript priv, shared;
+    bool ok = runner.run(sc, "", &priv);
+    if (!shared_dir.empty()) {
+      const bool shared_ok = runner.run(sc, shared_file(shared_dir, sc), &shared);
+      ok = shared_ok && ok && same_transcripts(path, sc, priv, shared);
+    }
+    if (ok) {
+      std::printf("ok    %s:%d %s%s\n", path.c_str(), sc.line, sc.name.c_str(),
+                  shared_dir.empty() ? "" : " (private and shared, identical transcripts)");
     } else {
       std::printf("FAIL  %s:%d %s\n", path.c_str(), sc.line, sc.name.c_str());
       result = kMismatch;
@@ -576,11 +662,17 @@ int main(int argc, char **argv) {
   int expect = kPass;
   int first = 1;
   uint64_t clock_offset = 0;
-  if (argc >= 3 && std::strcmp(argv[1], "--clock-offset") == 0) {
-    if (!parse_u64(argv[2], &clock_offset))
+  std::string shared_dir;
+  if (argc >= first + 2 && std::strcmp(argv[first], "--clock-offset") == 0) {
+    if (!parse_u64(argv[first + 1], &clock_offset))
       return std::fprintf(stderr, "--clock-offset takes nanoseconds as a plain decimal\n"),
              kMalformed;
-    first = 3;
+    first += 2;
+  }
+  if (argc >= first + 2 && std::strcmp(argv[first], "--shared") == 0) {
+    shared_dir = argv[first + 1];
+    if (shared_dir.empty()) return std::fprintf(stderr, "--shared takes a directory\n"), kMalformed;
+    first += 2;
   }
   if (argc >= first + 2 && std::strcmp(argv[first], "--expect") == 0) {
     if (std::strcmp(argv[first + 1], "malformed") == 0)
@@ -593,12 +685,13 @@ int main(int argc, char **argv) {
   }
   if (first >= argc)
     return std::fprintf(stderr,
-                        "usage: %s [--clock-offset N] [--expect malformed|mismatch] FILE...\n",
+                        "usage: %s [--clock-offset N] [--shared DIR] [--expect "
+                        "malformed|mismatch] FILE...\n",
                         argv[0]),
            kMalformed;
   int worst = kPass;
   for (int i = first; i < argc; ++i) {
-    const Exit e = run_file(argv[i], clock_offset);
+    const Exit e = run_file(argv[i], clock_offset, shared_dir);
     if (expect != kPass && e != expect) {
       std::fprintf(stderr, "%s: expected the runner to find it %s, but it did not\n", argv[i],
                    expect == kMalformed ? "malformed" : "mismatching");

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.IO;
 using System.Text;
 using System.Threading;
 using LazyBreaker.Native;
@@ -68,6 +69,13 @@ public readonly record struct StateTransition(ulong Sequence, string BreakerName
 }
 
 /// <summary>How to open a registry; a property left <c>null</c> keeps the library's default.</summary>
+/// <remarks>
+/// With <see cref="Path"/> set the registry is a shared one: a file that
+/// every process opening the same path maps, seeing the same breakers,
+/// states and counters (docs/shared-registries.md). An existing file's
+/// capacity and clock are the file's: leave <see cref="Capacity"/> unset to
+/// accept it; options that disagree are refused.
+/// </remarks>
 public sealed class RegistryOptions
 {
     /// <summary>The most breakers it may hold; library default 65,536.</summary>
@@ -78,6 +86,18 @@ public sealed class RegistryOptions
 
     /// <summary>Events the queue holds before it drops the oldest; library default 1,024.</summary>
     public int? EventCapacity { get; set; }
+
+    /// <summary>The shared registry file; <c>null</c> (the default) is a private registry in memory.</summary>
+    public string? Path { get; set; }
+
+    /// <summary>With <see cref="Path"/>: create the file if it is missing (CB_REGISTRY_CREATE); without it a missing file is a <see cref="FileNotFoundException"/>.</summary>
+    public bool Create { get; set; }
+
+    /// <summary>With <see cref="Create"/>: an <see cref="IOException"/> if the file exists (CB_REGISTRY_EXCLUSIVE).</summary>
+    public bool Exclusive { get; set; }
+
+    /// <summary>The permission bits of a file this open creates, before the umask; default <c>UserRead | UserWrite</c> (0600).</summary>
+    public UnixFileMode? Mode { get; set; }
 }
 
 /// <summary>
@@ -113,25 +133,53 @@ public sealed class Registry : IDisposable
     /// <summary>The process-wide registry: monotonic clock, capacity 1,048,576; never closed (Dispose does nothing).</summary>
     public static Registry Default => s_default.Value;
 
-    /// <summary>Opens a new, private registry.</summary>
-    /// <exception cref="ArgumentOutOfRangeException">An option is out of range (the message names it).</exception>
+    /// <summary>
+    /// Opens a new, private registry, or with <see cref="RegistryOptions.Path"/>
+    /// a shared one. Disposing a shared registry unmaps it; its breakers stay
+    /// in the file.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range, or disagrees with an existing file's capacity or clock (the message names it).</exception>
     /// <exception cref="InsufficientMemoryException">Its memory could not be reserved.</exception>
     /// <exception cref="RegistryFullException">The process has opened as many registries, or breakers between them, as it may.</exception>
+    /// <exception cref="FileNotFoundException">The file is missing and <see cref="RegistryOptions.Create"/> is not set.</exception>
+    /// <exception cref="UnauthorizedAccessException">The file may not be opened or created (CB_EPERM).</exception>
+    /// <exception cref="IOException">The file exists and was to be created <see cref="RegistryOptions.Exclusive"/>ly; it is no registry of this layout (CB_EVERSION) or a corrupt one (CB_ECORRUPT); another I/O error (CB_EIO). The message names the file.</exception>
     public static Registry Open(RegistryOptions? options = null)
     {
         using var o = new cb_registry_options();
         if (options?.Capacity is int capacity) o.capacity = ToUInt(capacity, nameof(RegistryOptions.Capacity));
         if (options?.Clock is RegistryClock clock) o.clock = (int)clock;
         if (options?.EventCapacity is int events) o.event_capacity = ToUInt(events, nameof(RegistryOptions.EventCapacity));
+        string? path = options?.Path;
+        if (path is not null)
+        {
+            if (path.Length == 0 || path.Contains('\0'))
+                throw new ArgumentException("a registry file's path must be non-empty and without NUL", nameof(options));
+            o.flags = (options!.Create ? LbNative.CB_REGISTRY_CREATE : 0u) | (options.Exclusive ? LbNative.CB_REGISTRY_EXCLUSIVE : 0u);
+            if (options.Mode is UnixFileMode mode) o.mode = (uint)mode;
+        }
         try
         {
-            return new Registry(LbNative.lb_registry_open(o), isDefault: false);
+            return new Registry(path is null ? LbNative.lb_registry_open(o) : LbNative.lb_registry_open_at(o, path),
+                                isDefault: false);
         }
         catch (ArgumentException e) when (e is not ArgumentOutOfRangeException)
         {
             throw new ArgumentOutOfRangeException(nameof(options), e.Message);
         }
+        // CB_ENOENT and CB_EEXIST name the file here, not a breaker.
+        catch (KeyNotFoundException e)
+        {
+            throw new FileNotFoundException(e.Message, path, e);
+        }
+        catch (BreakerExistsException e)
+        {
+            throw new IOException(e.Message, e);
+        }
     }
+
+    /// <summary>The shared registry at <paramref name="path"/>, created (mode 0600) if it is missing.</summary>
+    public static Registry OpenShared(string path) => Open(new RegistryOptions { Path = path, Create = true });
 
     /// <summary>Opens a registry whose clock starts at 0 and moves only by <see cref="Advance"/>.</summary>
     public static Registry WithManualClock() => Open(new RegistryOptions { Clock = RegistryClock.Manual });
@@ -204,6 +252,42 @@ public sealed class Registry : IDisposable
         }
         _breakers[handle] = new WeakReference<CircuitBreaker>(breaker);
         return breaker;
+    }
+
+    /// <summary>
+    /// The breaker named <paramref name="name"/> if its configuration equals
+    /// <paramref name="options"/>', else a new one with them: what every
+    /// worker of a pool, and every process sharing a registry file, calls at
+    /// start. Of concurrent calls with one name, in any process, one creates
+    /// and the others get its breaker.
+    /// </summary>
+    /// <remarks>
+    /// The breaker is shared: the returned object's Dispose, and its
+    /// finaliser, only let go of it (other processes use it; its request path
+    /// throws <see cref="ObjectDisposedException"/> afterwards); it is never
+    /// destroyed through this object, nor by disposing the registry.
+    /// </remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException">The name is empty, too long, or holds a NUL or a lone surrogate.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range: the library's message names the field, ParamName the option.</exception>
+    /// <exception cref="BreakerExistsException">A breaker has the name with another configuration.</exception>
+    /// <exception cref="RegistryFullException">It must be created and the registry holds its capacity.</exception>
+    public CircuitBreaker GetOrCreate(string name, CircuitBreakerOptions? options = null)
+    {
+        CheckName(name);
+        ThrowIfDisposed();
+        options ??= new CircuitBreakerOptions();
+        using cb_config config = options.ToNative();
+        ulong handle;
+        try
+        {
+            handle = LbNative.cb_get_or_create(_handle, name, config);
+        }
+        catch (ArgumentException e) when (e.Message.StartsWith("cb_config", StringComparison.Ordinal))
+        {
+            throw new ArgumentOutOfRangeException(CircuitBreakerOptions.OptionFor(e.Message), e.Message);
+        }
+        return new CircuitBreaker(this, handle, name, options.ShouldHandle, ownsHandle: false);
     }
 
     /// <summary>Finds a breaker by name: the instance <see cref="Create"/> returned, while it lives.</summary>

@@ -387,5 +387,87 @@ test("the default registry: lb.new, lb.lookup, lb.breakers, lb.prometheus", func
   eq(type(lb.version), "string")
 end)
 
+-- ---- shared registries (the file's behaviour: tests/capi/test_shared.cpp) ----
+-- A fresh path in the temporary directory, the file itself not yet made.
+local function temp_path(suffix)
+  local path = os.tmpname() -- creates the file (mkstemp): take its name, not it
+  os.remove(path)
+  return path .. suffix
+end
+local one_failure_trips = { failure_threshold = 1, open_duration = 300 }
+
+test("a breaker tripped through one registry object is open through a second on the same file", function()
+  local path = temp_path(".lbr")
+  local first = lb.registry { path = path, create = true, manual_clock = true }
+  local second = lb.registry { path = path, manual_clock = true }
+  local b = first:get_or_create("payments", one_failure_trips)
+  trip(b, 1)
+  eq(b:state(), "open")
+  local seen = second:get_or_create("payments", one_failure_trips)
+  eq(seen:state(), "open", "through the second registry")
+  local p, reason = seen:allow()
+  eq(p, nil, "the second registry admitted a call")
+  eq(reason, "open")
+  eq(seen:call(function() return "never" end), nil)
+  first:close(); second:close()
+  os.remove(path)
+end)
+
+test("closing a shared breaker (or its registry) leaves it in the file", function()
+  local path = temp_path(".lbr")
+  local reg = lb.registry { path = path, create = true, manual_clock = true }
+  local b = reg:get_or_create("kept", one_failure_trips)
+  b:trip(60)
+  b:close()
+  eq(b:is_closed(), true)
+  raises("closed", b.state, b)
+  assert(reg:lookup("kept"), "close destroyed the shared breaker")
+  reg:close()
+  full_gc()
+  local again = lb.registry { path = path, manual_clock = true }
+  local found = again:lookup("kept")
+  assert(found, "the breaker is gone from the file")
+  eq(found:state(), "open")
+  again:close()
+  os.remove(path)
+end)
+
+test("a missing file without create raises CB_ENOENT naming the file", function()
+  local path = temp_path("-missing.lbr")
+  raises("CB_ENOENT", lb.registry, { path = path })
+  raises("missing%.lbr", lb.registry, { path = path })
+  eq(io.open(path), nil, "the failed open created the file")
+end)
+
+test("an existing file with create and exclusive raises CB_EEXIST", function()
+  local path = temp_path(".lbr")
+  lb.registry({ path = path, create = true }):close()
+  raises("CB_EEXIST", lb.registry, { path = path, create = true, exclusive = true })
+  os.remove(path)
+end)
+
+test("get_or_create with another configuration raises CB_EEXIST", function()
+  local path = temp_path(".lbr")
+  local reg = lb.registry { path = path, create = true, manual_clock = true }
+  reg:get_or_create("inventory", one_failure_trips)
+  raises("CB_EEXIST", reg.get_or_create, reg, "inventory", { failure_threshold = 7 })
+  eq(reg:get_or_create("inventory", one_failure_trips):state(), "closed", "the same configuration again")
+  raises("unknown setting", reg.get_or_create, reg, "inventory", { failure_treshold = 1 })
+  reg:close()
+  os.remove(path)
+end)
+
+test("a file that is no registry raises CB_EVERSION; bad shared options are refused", function()
+  local path = temp_path(".txt")
+  local f = assert(io.open(path, "w"))
+  f:write(("not a registry\n"):rep(1000))
+  f:close()
+  raises("CB_EVERSION", lb.registry, { path = path })
+  os.remove(path)
+  raises("create: expected a boolean", lb.registry, { path = path, create = 1 })
+  raises("path: expected a string", lb.registry, { path = 42 })
+  raises("mode", lb.registry, { path = temp_path(".lbr"), create = true, mode = tonumber("7777", 8) })
+end)
+
 print(("%d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and 0 or 1, true) -- true: close the state, so every __gc runs (and ASan sees no leak)

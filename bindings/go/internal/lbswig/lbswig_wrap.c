@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__lbswig_022447c3413b89c2(const char*);
+  void cgo_panic__lbswig_98dc7639809e061f(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__lbswig_022447c3413b89c2(p);
+  cgo_panic__lbswig_98dc7639809e061f(p);
 }
 
 
@@ -191,6 +191,7 @@ static void* Swig_malloc(int c) {
 }
 
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "lazybreaker/lazybreaker.h"
@@ -229,6 +230,18 @@ static cb_registry *lb_registry_open(const cb_registry_options *opts) {
   cb_registry *reg = NULL;
   const int st = cb_registry_open(opts, &reg);
   return st == CB_OK ? reg : (cb_registry *)lb_fail_null(st);
+}
+/* A shared registry: opts with `path` set for this call only. The path is
+ * an argument, not a struct member, so that it crosses with the language's
+ * own string typemap and the options struct never owns a string (SWIG's
+ * char * member setter would malloc a copy that nothing frees). NULL path
+ * = a private registry, as lb_registry_open. */
+static cb_registry *lb_registry_open_at(const cb_registry_options *opts, const char *path) {
+  cb_registry_options with_path;
+  cb_registry_options_init(&with_path);
+  if (opts) with_path = *opts;
+  with_path.path = path;
+  return lb_registry_open(&with_path);
 }
 static cb_registry *lb_default_registry(void) {
   cb_registry *reg = cb_default_registry();
@@ -371,7 +384,7 @@ static int lb_go_create(cb_registry *reg, const char *name, const cb_config *cfg
 extern "C" {
 #endif
 
-void _wrap_Swig_free_lbswig_022447c3413b89c2(void *_swig_go_0) {
+void _wrap_Swig_free_lbswig_98dc7639809e061f(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -381,7 +394,7 @@ void _wrap_Swig_free_lbswig_022447c3413b89c2(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_lbswig_022447c3413b89c2(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_lbswig_98dc7639809e061f(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -394,7 +407,7 @@ void *_wrap_Swig_malloc_lbswig_022447c3413b89c2(intgo _swig_go_0) {
 }
 
 
-long long _wrap_lb_handle_list_count_get_lbswig_022447c3413b89c2(struct lb_handle_list *_swig_go_0) {
+long long _wrap_lb_handle_list_count_get_lbswig_98dc7639809e061f(struct lb_handle_list *_swig_go_0) {
   struct lb_handle_list *arg1 = (struct lb_handle_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -407,7 +420,7 @@ long long _wrap_lb_handle_list_count_get_lbswig_022447c3413b89c2(struct lb_handl
 }
 
 
-struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0) {
+struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   struct lb_handle_list *result = 0 ;
   struct lb_handle_list *_swig_go_result;
@@ -417,7 +430,7 @@ struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_022447c3413b89c2(struct c
   {
     result = (struct lb_handle_list *)new_lb_handle_list(arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -427,7 +440,7 @@ struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_022447c3413b89c2(struct c
 }
 
 
-void _wrap_delete_lb_handle_list_lbswig_022447c3413b89c2(struct lb_handle_list *_swig_go_0) {
+void _wrap_delete_lb_handle_list_lbswig_98dc7639809e061f(struct lb_handle_list *_swig_go_0) {
   struct lb_handle_list *arg1 = (struct lb_handle_list *) 0 ;
   
   arg1 = *(struct lb_handle_list **)&_swig_go_0; 
@@ -437,7 +450,7 @@ void _wrap_delete_lb_handle_list_lbswig_022447c3413b89c2(struct lb_handle_list *
 }
 
 
-long long _wrap_lb_handle_list_get_lbswig_022447c3413b89c2(struct lb_handle_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_lb_handle_list_get_lbswig_98dc7639809e061f(struct lb_handle_list *_swig_go_0, long long _swig_go_1) {
   struct lb_handle_list *arg1 = (struct lb_handle_list *) 0 ;
   size_t arg2 ;
   cb_handle result;
@@ -452,7 +465,7 @@ long long _wrap_lb_handle_list_get_lbswig_022447c3413b89c2(struct lb_handle_list
 }
 
 
-long long _wrap_lb_event_batch_count_get_lbswig_022447c3413b89c2(struct lb_event_batch *_swig_go_0) {
+long long _wrap_lb_event_batch_count_get_lbswig_98dc7639809e061f(struct lb_event_batch *_swig_go_0) {
   struct lb_event_batch *arg1 = (struct lb_event_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -465,7 +478,7 @@ long long _wrap_lb_event_batch_count_get_lbswig_022447c3413b89c2(struct lb_event
 }
 
 
-struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_022447c3413b89c2(long long _swig_go_0) {
+struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_98dc7639809e061f(long long _swig_go_0) {
   size_t arg1 ;
   struct lb_event_batch *result = 0 ;
   struct lb_event_batch *_swig_go_result;
@@ -475,7 +488,7 @@ struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_022447c3413b89c2(long lon
   {
     result = (struct lb_event_batch *)new_lb_event_batch(arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -485,7 +498,7 @@ struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_022447c3413b89c2(long lon
 }
 
 
-void _wrap_delete_lb_event_batch_lbswig_022447c3413b89c2(struct lb_event_batch *_swig_go_0) {
+void _wrap_delete_lb_event_batch_lbswig_98dc7639809e061f(struct lb_event_batch *_swig_go_0) {
   struct lb_event_batch *arg1 = (struct lb_event_batch *) 0 ;
   
   arg1 = *(struct lb_event_batch **)&_swig_go_0; 
@@ -495,7 +508,7 @@ void _wrap_delete_lb_event_batch_lbswig_022447c3413b89c2(struct lb_event_batch *
 }
 
 
-intgo _wrap_lb_event_batch_poll_lbswig_022447c3413b89c2(struct lb_event_batch *_swig_go_0, struct cb_registry *_swig_go_1) {
+intgo _wrap_lb_event_batch_poll_lbswig_98dc7639809e061f(struct lb_event_batch *_swig_go_0, struct cb_registry *_swig_go_1) {
   struct lb_event_batch *arg1 = (struct lb_event_batch *) 0 ;
   cb_registry *arg2 = (cb_registry *) 0 ;
   int result;
@@ -510,7 +523,7 @@ intgo _wrap_lb_event_batch_poll_lbswig_022447c3413b89c2(struct lb_event_batch *_
 }
 
 
-struct cb_event *_wrap_lb_event_batch_get_lbswig_022447c3413b89c2(struct lb_event_batch *_swig_go_0, long long _swig_go_1) {
+struct cb_event *_wrap_lb_event_batch_get_lbswig_98dc7639809e061f(struct lb_event_batch *_swig_go_0, long long _swig_go_1) {
   struct lb_event_batch *arg1 = (struct lb_event_batch *) 0 ;
   size_t arg2 ;
   cb_event *result = 0 ;
@@ -522,7 +535,7 @@ struct cb_event *_wrap_lb_event_batch_get_lbswig_022447c3413b89c2(struct lb_even
   {
     result = (cb_event *)lb_event_batch_get((struct lb_event_batch const *)arg1,arg2);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -532,7 +545,7 @@ struct cb_event *_wrap_lb_event_batch_get_lbswig_022447c3413b89c2(struct lb_even
 }
 
 
-intgo _wrap_CB_VERSION_NUMBER_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_VERSION_NUMBER_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -543,7 +556,7 @@ intgo _wrap_CB_VERSION_NUMBER_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_EINVAL_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_EINVAL_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -554,7 +567,7 @@ intgo _wrap_CB_EINVAL_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_EHANDLE_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_EHANDLE_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -565,7 +578,7 @@ intgo _wrap_CB_EHANDLE_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_ENOMEM_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_ENOMEM_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -576,7 +589,7 @@ intgo _wrap_CB_ENOMEM_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_EEXIST_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_EEXIST_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -587,7 +600,7 @@ intgo _wrap_CB_EEXIST_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_ENOENT_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_ENOENT_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -598,7 +611,7 @@ intgo _wrap_CB_ENOENT_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_EFULL_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_EFULL_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -609,7 +622,7 @@ intgo _wrap_CB_EFULL_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_ECORRUPT_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_ECORRUPT_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -620,7 +633,7 @@ intgo _wrap_CB_ECORRUPT_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_EVERSION_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_EVERSION_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -631,7 +644,7 @@ intgo _wrap_CB_EVERSION_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_EIO_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_EIO_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -642,7 +655,7 @@ intgo _wrap_CB_EIO_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_EPERM_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_EPERM_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -653,7 +666,7 @@ intgo _wrap_CB_EPERM_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_ESTATE_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_ESTATE_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -664,7 +677,7 @@ intgo _wrap_CB_ESTATE_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_EINTERNAL_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_EINTERNAL_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -675,7 +688,7 @@ intgo _wrap_CB_EINTERNAL_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_ERANGE_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_ERANGE_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -686,7 +699,7 @@ intgo _wrap_CB_ERANGE_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_STATE_CLOSED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_STATE_CLOSED_lbswig_98dc7639809e061f() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -698,7 +711,7 @@ intgo _wrap_CB_STATE_CLOSED_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_STATE_OPEN_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_STATE_OPEN_lbswig_98dc7639809e061f() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -710,7 +723,7 @@ intgo _wrap_CB_STATE_OPEN_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_STATE_HALF_OPEN_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_STATE_HALF_OPEN_lbswig_98dc7639809e061f() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -722,7 +735,7 @@ intgo _wrap_CB_STATE_HALF_OPEN_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_STATE_FORCED_OPEN_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_STATE_FORCED_OPEN_lbswig_98dc7639809e061f() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -734,7 +747,7 @@ intgo _wrap_CB_STATE_FORCED_OPEN_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_STATE_DISABLED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_STATE_DISABLED_lbswig_98dc7639809e061f() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -746,7 +759,7 @@ intgo _wrap_CB_STATE_DISABLED_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_SUCCESS_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_SUCCESS_lbswig_98dc7639809e061f() {
   enum cb_outcome_t result;
   intgo _swig_go_result;
   
@@ -758,7 +771,7 @@ intgo _wrap_CB_SUCCESS_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_FAILURE_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_FAILURE_lbswig_98dc7639809e061f() {
   enum cb_outcome_t result;
   intgo _swig_go_result;
   
@@ -770,7 +783,7 @@ intgo _wrap_CB_FAILURE_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_IGNORED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_IGNORED_lbswig_98dc7639809e061f() {
   enum cb_outcome_t result;
   intgo _swig_go_result;
   
@@ -782,7 +795,7 @@ intgo _wrap_CB_IGNORED_lbswig_022447c3413b89c2() {
 }
 
 
-long long _wrap_CB_MAX_DURATION_NS_lbswig_022447c3413b89c2() {
+long long _wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f() {
   unsigned long long result;
   long long _swig_go_result;
   
@@ -793,7 +806,7 @@ long long _wrap_CB_MAX_DURATION_NS_lbswig_022447c3413b89c2() {
 }
 
 
-void _wrap_cb_config_failure_threshold_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_failure_threshold_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -805,7 +818,7 @@ void _wrap_cb_config_failure_threshold_set_lbswig_022447c3413b89c2(struct cb_con
 }
 
 
-intgo _wrap_cb_config_failure_threshold_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_failure_threshold_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -818,7 +831,7 @@ intgo _wrap_cb_config_failure_threshold_get_lbswig_022447c3413b89c2(struct cb_co
 }
 
 
-void _wrap_cb_config_open_duration_ns_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_open_duration_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -830,7 +843,7 @@ void _wrap_cb_config_open_duration_ns_set_lbswig_022447c3413b89c2(struct cb_conf
 }
 
 
-long long _wrap_cb_config_open_duration_ns_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_open_duration_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -843,7 +856,7 @@ long long _wrap_cb_config_open_duration_ns_get_lbswig_022447c3413b89c2(struct cb
 }
 
 
-void _wrap_cb_config_half_open_max_calls_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_half_open_max_calls_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -855,7 +868,7 @@ void _wrap_cb_config_half_open_max_calls_set_lbswig_022447c3413b89c2(struct cb_c
 }
 
 
-intgo _wrap_cb_config_half_open_max_calls_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_half_open_max_calls_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -868,7 +881,7 @@ intgo _wrap_cb_config_half_open_max_calls_get_lbswig_022447c3413b89c2(struct cb_
 }
 
 
-void _wrap_cb_config_half_open_success_threshold_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_half_open_success_threshold_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -880,7 +893,7 @@ void _wrap_cb_config_half_open_success_threshold_set_lbswig_022447c3413b89c2(str
 }
 
 
-intgo _wrap_cb_config_half_open_success_threshold_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_half_open_success_threshold_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -893,7 +906,7 @@ intgo _wrap_cb_config_half_open_success_threshold_get_lbswig_022447c3413b89c2(st
 }
 
 
-void _wrap_cb_config_half_open_timeout_ns_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_half_open_timeout_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -905,7 +918,7 @@ void _wrap_cb_config_half_open_timeout_ns_set_lbswig_022447c3413b89c2(struct cb_
 }
 
 
-long long _wrap_cb_config_half_open_timeout_ns_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_half_open_timeout_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -918,7 +931,7 @@ long long _wrap_cb_config_half_open_timeout_ns_get_lbswig_022447c3413b89c2(struc
 }
 
 
-void _wrap_cb_config_policy_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_policy_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   int arg2 ;
   
@@ -930,7 +943,7 @@ void _wrap_cb_config_policy_set_lbswig_022447c3413b89c2(struct cb_config *_swig_
 }
 
 
-intgo _wrap_cb_config_policy_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_policy_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -943,7 +956,7 @@ intgo _wrap_cb_config_policy_get_lbswig_022447c3413b89c2(struct cb_config *_swig
 }
 
 
-void _wrap_cb_config_window_size_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_window_size_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -955,7 +968,7 @@ void _wrap_cb_config_window_size_set_lbswig_022447c3413b89c2(struct cb_config *_
 }
 
 
-intgo _wrap_cb_config_window_size_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_window_size_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -968,7 +981,7 @@ intgo _wrap_cb_config_window_size_get_lbswig_022447c3413b89c2(struct cb_config *
 }
 
 
-void _wrap_cb_config_window_duration_ns_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_window_duration_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -980,7 +993,7 @@ void _wrap_cb_config_window_duration_ns_set_lbswig_022447c3413b89c2(struct cb_co
 }
 
 
-long long _wrap_cb_config_window_duration_ns_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_window_duration_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -993,7 +1006,7 @@ long long _wrap_cb_config_window_duration_ns_get_lbswig_022447c3413b89c2(struct 
 }
 
 
-void _wrap_cb_config_window_buckets_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_window_buckets_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -1005,7 +1018,7 @@ void _wrap_cb_config_window_buckets_set_lbswig_022447c3413b89c2(struct cb_config
 }
 
 
-intgo _wrap_cb_config_window_buckets_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_window_buckets_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1018,7 +1031,7 @@ intgo _wrap_cb_config_window_buckets_get_lbswig_022447c3413b89c2(struct cb_confi
 }
 
 
-void _wrap_cb_config_minimum_calls_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_minimum_calls_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -1030,7 +1043,7 @@ void _wrap_cb_config_minimum_calls_set_lbswig_022447c3413b89c2(struct cb_config 
 }
 
 
-intgo _wrap_cb_config_minimum_calls_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_minimum_calls_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1043,7 +1056,7 @@ intgo _wrap_cb_config_minimum_calls_get_lbswig_022447c3413b89c2(struct cb_config
 }
 
 
-void _wrap_cb_config_failure_rate_threshold_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, double _swig_go_1) {
+void _wrap_cb_config_failure_rate_threshold_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, double _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double arg2 ;
   
@@ -1055,7 +1068,7 @@ void _wrap_cb_config_failure_rate_threshold_set_lbswig_022447c3413b89c2(struct c
 }
 
 
-double _wrap_cb_config_failure_rate_threshold_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+double _wrap_cb_config_failure_rate_threshold_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double result;
   double _swig_go_result;
@@ -1068,7 +1081,7 @@ double _wrap_cb_config_failure_rate_threshold_get_lbswig_022447c3413b89c2(struct
 }
 
 
-void _wrap_cb_config_slow_call_ns_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_slow_call_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1080,7 +1093,7 @@ void _wrap_cb_config_slow_call_ns_set_lbswig_022447c3413b89c2(struct cb_config *
 }
 
 
-long long _wrap_cb_config_slow_call_ns_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_slow_call_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1093,7 +1106,7 @@ long long _wrap_cb_config_slow_call_ns_get_lbswig_022447c3413b89c2(struct cb_con
 }
 
 
-void _wrap_cb_config_slow_call_rate_threshold_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, double _swig_go_1) {
+void _wrap_cb_config_slow_call_rate_threshold_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, double _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double arg2 ;
   
@@ -1105,7 +1118,7 @@ void _wrap_cb_config_slow_call_rate_threshold_set_lbswig_022447c3413b89c2(struct
 }
 
 
-double _wrap_cb_config_slow_call_rate_threshold_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+double _wrap_cb_config_slow_call_rate_threshold_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double result;
   double _swig_go_result;
@@ -1118,7 +1131,7 @@ double _wrap_cb_config_slow_call_rate_threshold_get_lbswig_022447c3413b89c2(stru
 }
 
 
-void _wrap_cb_config_open_backoff_multiplier_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, double _swig_go_1) {
+void _wrap_cb_config_open_backoff_multiplier_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, double _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double arg2 ;
   
@@ -1130,7 +1143,7 @@ void _wrap_cb_config_open_backoff_multiplier_set_lbswig_022447c3413b89c2(struct 
 }
 
 
-double _wrap_cb_config_open_backoff_multiplier_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+double _wrap_cb_config_open_backoff_multiplier_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double result;
   double _swig_go_result;
@@ -1143,7 +1156,7 @@ double _wrap_cb_config_open_backoff_multiplier_get_lbswig_022447c3413b89c2(struc
 }
 
 
-void _wrap_cb_config_open_duration_max_ns_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_open_duration_max_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1155,7 +1168,7 @@ void _wrap_cb_config_open_duration_max_ns_set_lbswig_022447c3413b89c2(struct cb_
 }
 
 
-long long _wrap_cb_config_open_duration_max_ns_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_open_duration_max_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1168,7 +1181,7 @@ long long _wrap_cb_config_open_duration_max_ns_get_lbswig_022447c3413b89c2(struc
 }
 
 
-void _wrap_cb_config_open_jitter_set_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0, double _swig_go_1) {
+void _wrap_cb_config_open_jitter_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, double _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double arg2 ;
   
@@ -1180,7 +1193,7 @@ void _wrap_cb_config_open_jitter_set_lbswig_022447c3413b89c2(struct cb_config *_
 }
 
 
-double _wrap_cb_config_open_jitter_get_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+double _wrap_cb_config_open_jitter_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double result;
   double _swig_go_result;
@@ -1193,7 +1206,7 @@ double _wrap_cb_config_open_jitter_get_lbswig_022447c3413b89c2(struct cb_config 
 }
 
 
-struct cb_config *_wrap_new_cb_config_lbswig_022447c3413b89c2() {
+struct cb_config *_wrap_new_cb_config_lbswig_98dc7639809e061f() {
   struct cb_config *result = 0 ;
   struct cb_config *_swig_go_result;
   
@@ -1201,7 +1214,7 @@ struct cb_config *_wrap_new_cb_config_lbswig_022447c3413b89c2() {
   {
     result = (struct cb_config *)new_cb_config();
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -1211,7 +1224,7 @@ struct cb_config *_wrap_new_cb_config_lbswig_022447c3413b89c2() {
 }
 
 
-void _wrap_delete_cb_config_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0) {
+void _wrap_delete_cb_config_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   
   arg1 = *(struct cb_config **)&_swig_go_0; 
@@ -1221,7 +1234,7 @@ void _wrap_delete_cb_config_lbswig_022447c3413b89c2(struct cb_config *_swig_go_0
 }
 
 
-intgo _wrap_CB_POLICY_CONSECUTIVE_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_POLICY_CONSECUTIVE_lbswig_98dc7639809e061f() {
   enum cb_policy_t result;
   intgo _swig_go_result;
   
@@ -1233,7 +1246,7 @@ intgo _wrap_CB_POLICY_CONSECUTIVE_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_POLICY_COUNT_WINDOW_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_POLICY_COUNT_WINDOW_lbswig_98dc7639809e061f() {
   enum cb_policy_t result;
   intgo _swig_go_result;
   
@@ -1245,7 +1258,7 @@ intgo _wrap_CB_POLICY_COUNT_WINDOW_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_POLICY_TIME_WINDOW_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_POLICY_TIME_WINDOW_lbswig_98dc7639809e061f() {
   enum cb_policy_t result;
   intgo _swig_go_result;
   
@@ -1257,7 +1270,7 @@ intgo _wrap_CB_POLICY_TIME_WINDOW_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_CLOCK_MONOTONIC_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_CLOCK_MONOTONIC_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -1269,7 +1282,7 @@ intgo _wrap_CB_CLOCK_MONOTONIC_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_CLOCK_MANUAL_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_CLOCK_MANUAL_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -1281,7 +1294,7 @@ intgo _wrap_CB_CLOCK_MANUAL_lbswig_022447c3413b89c2() {
 }
 
 
-void _wrap_cb_registry_options_capacity_set_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_capacity_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t arg2 ;
   
@@ -1293,7 +1306,7 @@ void _wrap_cb_registry_options_capacity_set_lbswig_022447c3413b89c2(struct cb_re
 }
 
 
-intgo _wrap_cb_registry_options_capacity_get_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_capacity_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1306,7 +1319,7 @@ intgo _wrap_cb_registry_options_capacity_get_lbswig_022447c3413b89c2(struct cb_r
 }
 
 
-void _wrap_cb_registry_options_clock_set_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_clock_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   int arg2 ;
   
@@ -1318,7 +1331,7 @@ void _wrap_cb_registry_options_clock_set_lbswig_022447c3413b89c2(struct cb_regis
 }
 
 
-intgo _wrap_cb_registry_options_clock_get_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_clock_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1331,7 +1344,7 @@ intgo _wrap_cb_registry_options_clock_get_lbswig_022447c3413b89c2(struct cb_regi
 }
 
 
-void _wrap_cb_registry_options_event_capacity_set_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_event_capacity_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t arg2 ;
   
@@ -1343,7 +1356,7 @@ void _wrap_cb_registry_options_event_capacity_set_lbswig_022447c3413b89c2(struct
 }
 
 
-intgo _wrap_cb_registry_options_event_capacity_get_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_event_capacity_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1356,7 +1369,7 @@ intgo _wrap_cb_registry_options_event_capacity_get_lbswig_022447c3413b89c2(struc
 }
 
 
-void _wrap_cb_registry_options_flags_set_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_flags_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t arg2 ;
   
@@ -1368,7 +1381,7 @@ void _wrap_cb_registry_options_flags_set_lbswig_022447c3413b89c2(struct cb_regis
 }
 
 
-intgo _wrap_cb_registry_options_flags_get_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_flags_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1381,7 +1394,7 @@ intgo _wrap_cb_registry_options_flags_get_lbswig_022447c3413b89c2(struct cb_regi
 }
 
 
-void _wrap_cb_registry_options_mode_set_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_mode_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t arg2 ;
   
@@ -1393,7 +1406,7 @@ void _wrap_cb_registry_options_mode_set_lbswig_022447c3413b89c2(struct cb_regist
 }
 
 
-intgo _wrap_cb_registry_options_mode_get_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_mode_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1406,7 +1419,7 @@ intgo _wrap_cb_registry_options_mode_get_lbswig_022447c3413b89c2(struct cb_regis
 }
 
 
-struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_022447c3413b89c2() {
+struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_98dc7639809e061f() {
   struct cb_registry_options *result = 0 ;
   struct cb_registry_options *_swig_go_result;
   
@@ -1414,7 +1427,7 @@ struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_022447c3413b89c
   {
     result = (struct cb_registry_options *)new_cb_registry_options();
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -1424,7 +1437,7 @@ struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_022447c3413b89c
 }
 
 
-void _wrap_delete_cb_registry_options_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+void _wrap_delete_cb_registry_options_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   
   arg1 = *(struct cb_registry_options **)&_swig_go_0; 
@@ -1434,7 +1447,7 @@ void _wrap_delete_cb_registry_options_lbswig_022447c3413b89c2(struct cb_registry
 }
 
 
-intgo _wrap_cb_registry_close_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0) {
+intgo _wrap_cb_registry_close_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1444,11 +1457,11 @@ intgo _wrap_cb_registry_close_lbswig_022447c3413b89c2(struct cb_registry *_swig_
   result = (int)cb_registry_close(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1456,7 +1469,7 @@ intgo _wrap_cb_registry_close_lbswig_022447c3413b89c2(struct cb_registry *_swig_
 }
 
 
-intgo _wrap_cb_clock_advance_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_cb_clock_advance_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, long long _swig_go_1) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1468,11 +1481,11 @@ intgo _wrap_cb_clock_advance_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
   result = (int)cb_clock_advance(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1480,7 +1493,7 @@ intgo _wrap_cb_clock_advance_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
 }
 
 
-long long _wrap_cb_clock_now_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0) {
+long long _wrap_cb_clock_now_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -1496,7 +1509,7 @@ long long _wrap_cb_clock_now_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
   result = (int)cb_clock_now(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
@@ -1508,7 +1521,7 @@ long long _wrap_cb_clock_now_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
 }
 
 
-long long _wrap_cb_create_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
+long long _wrap_cb_create_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *arg2 = (char *) 0 ;
   cb_config *arg3 = (cb_config *) 0 ;
@@ -1538,7 +1551,7 @@ long long _wrap_cb_create_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0
   result = (int)cb_create(arg1,(char const *)arg2,(struct cb_config const *)arg3,arg4);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
@@ -1551,7 +1564,50 @@ long long _wrap_cb_create_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0
 }
 
 
-long long _wrap_cb_lookup_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_cb_get_or_create_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
+  cb_registry *arg1 = (cb_registry *) 0 ;
+  char *arg2 = (char *) 0 ;
+  cb_config *arg3 = (cb_config *) 0 ;
+  cb_handle *arg4 = (cb_handle *) 0 ;
+  char buf2[CB_MAX_NAME_BYTES+2] ;
+  uint64_t temp4 ;
+  int result;
+  long long _swig_go_result;
+  
+  {
+    temp4 = 0;
+    arg4 = &temp4;
+  }
+  arg1 = *(cb_registry **)&_swig_go_0; 
+  {
+    size_t n = (size_t)_swig_go_1.n;
+    if (n > CB_MAX_NAME_BYTES + 1) n = CB_MAX_NAME_BYTES + 1;
+    if (n > 0 && memchr(_swig_go_1.p, 0, n)) {
+      _swig_gopanic("lazybreaker status -1: name: a NUL byte inside the name");
+    }
+    if (n > 0) memcpy(buf2, _swig_go_1.p, n);
+    buf2[n] = '\0';
+    arg2 = buf2;
+  }
+  arg3 = *(cb_config **)&_swig_go_2; 
+  
+  result = (int)cb_get_or_create(arg1,(char const *)arg2,(struct cb_config const *)arg3,arg4);
+  {
+    if (result < 0) {
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
+      lb_go_raise(result);
+      /*@SWIG@*/
+    }
+  }
+  {
+    _swig_go_result = (long long)temp4;
+  }
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_cb_lookup_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *arg2 = (char *) 0 ;
   cb_handle *arg3 = (cb_handle *) 0 ;
@@ -1579,7 +1635,7 @@ long long _wrap_cb_lookup_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0
   result = (int)cb_lookup(arg1,(char const *)arg2,arg3);
   {
     if (result < 0 && result != CB_ENOENT) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
@@ -1592,7 +1648,7 @@ long long _wrap_cb_lookup_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0
 }
 
 
-intgo _wrap_cb_destroy_lbswig_022447c3413b89c2(long long _swig_go_0) {
+intgo _wrap_cb_destroy_lbswig_98dc7639809e061f(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -1602,11 +1658,11 @@ intgo _wrap_cb_destroy_lbswig_022447c3413b89c2(long long _swig_go_0) {
   result = (int)cb_destroy(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1614,7 +1670,7 @@ intgo _wrap_cb_destroy_lbswig_022447c3413b89c2(long long _swig_go_0) {
 }
 
 
-long long _wrap_cb_allow_lbswig_022447c3413b89c2(long long _swig_go_0) {
+long long _wrap_cb_allow_lbswig_98dc7639809e061f(long long _swig_go_0) {
   cb_handle arg1 ;
   cb_ticket *arg2 = (cb_ticket *) 0 ;
   uint64_t temp2 ;
@@ -1630,7 +1686,7 @@ long long _wrap_cb_allow_lbswig_022447c3413b89c2(long long _swig_go_0) {
   result = (int)cb_allow(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
@@ -1642,7 +1698,7 @@ long long _wrap_cb_allow_lbswig_022447c3413b89c2(long long _swig_go_0) {
 }
 
 
-intgo _wrap_cb_done_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_cb_done_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   cb_handle arg1 ;
   cb_ticket arg2 ;
   int arg3 ;
@@ -1656,11 +1712,11 @@ intgo _wrap_cb_done_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swi
   result = (int)cb_done(arg1,arg2,arg3);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1668,7 +1724,7 @@ intgo _wrap_cb_done_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swi
 }
 
 
-intgo _wrap_cb_state_lbswig_022447c3413b89c2(long long _swig_go_0) {
+intgo _wrap_cb_state_lbswig_98dc7639809e061f(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -1678,11 +1734,11 @@ intgo _wrap_cb_state_lbswig_022447c3413b89c2(long long _swig_go_0) {
   result = (int)cb_state(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1690,7 +1746,7 @@ intgo _wrap_cb_state_lbswig_022447c3413b89c2(long long _swig_go_0) {
 }
 
 
-long long _wrap_cb_retry_after_lbswig_022447c3413b89c2(long long _swig_go_0) {
+long long _wrap_cb_retry_after_lbswig_98dc7639809e061f(long long _swig_go_0) {
   cb_handle arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -1706,7 +1762,7 @@ long long _wrap_cb_retry_after_lbswig_022447c3413b89c2(long long _swig_go_0) {
   result = (int)cb_retry_after(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
@@ -1718,7 +1774,7 @@ long long _wrap_cb_retry_after_lbswig_022447c3413b89c2(long long _swig_go_0) {
 }
 
 
-long long _wrap_cb_stats_admitted_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_admitted_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1731,7 +1787,7 @@ long long _wrap_cb_stats_admitted_get_lbswig_022447c3413b89c2(struct cb_stats *_
 }
 
 
-long long _wrap_cb_stats_rejected_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_rejected_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1744,7 +1800,7 @@ long long _wrap_cb_stats_rejected_get_lbswig_022447c3413b89c2(struct cb_stats *_
 }
 
 
-long long _wrap_cb_stats_successes_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_successes_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1757,7 +1813,7 @@ long long _wrap_cb_stats_successes_get_lbswig_022447c3413b89c2(struct cb_stats *
 }
 
 
-long long _wrap_cb_stats_failures_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_failures_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1770,7 +1826,7 @@ long long _wrap_cb_stats_failures_get_lbswig_022447c3413b89c2(struct cb_stats *_
 }
 
 
-long long _wrap_cb_stats_ignored_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_ignored_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1783,7 +1839,7 @@ long long _wrap_cb_stats_ignored_get_lbswig_022447c3413b89c2(struct cb_stats *_s
 }
 
 
-long long _wrap_cb_stats_trips_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_trips_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1796,7 +1852,7 @@ long long _wrap_cb_stats_trips_get_lbswig_022447c3413b89c2(struct cb_stats *_swi
 }
 
 
-intgo _wrap_cb_stats_consecutive_failures_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+intgo _wrap_cb_stats_consecutive_failures_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1809,7 +1865,7 @@ intgo _wrap_cb_stats_consecutive_failures_get_lbswig_022447c3413b89c2(struct cb_
 }
 
 
-long long _wrap_cb_stats_slow_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_slow_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1822,7 +1878,7 @@ long long _wrap_cb_stats_slow_get_lbswig_022447c3413b89c2(struct cb_stats *_swig
 }
 
 
-double _wrap_cb_stats_failure_rate_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+double _wrap_cb_stats_failure_rate_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   double result;
   double _swig_go_result;
@@ -1835,7 +1891,7 @@ double _wrap_cb_stats_failure_rate_get_lbswig_022447c3413b89c2(struct cb_stats *
 }
 
 
-double _wrap_cb_stats_slow_rate_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+double _wrap_cb_stats_slow_rate_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   double result;
   double _swig_go_result;
@@ -1848,7 +1904,7 @@ double _wrap_cb_stats_slow_rate_get_lbswig_022447c3413b89c2(struct cb_stats *_sw
 }
 
 
-long long _wrap_cb_stats_state_ns_get_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_state_ns_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1861,7 +1917,7 @@ long long _wrap_cb_stats_state_ns_get_lbswig_022447c3413b89c2(struct cb_stats *_
 }
 
 
-struct cb_stats *_wrap_new_cb_stats_lbswig_022447c3413b89c2() {
+struct cb_stats *_wrap_new_cb_stats_lbswig_98dc7639809e061f() {
   struct cb_stats *result = 0 ;
   struct cb_stats *_swig_go_result;
   
@@ -1869,7 +1925,7 @@ struct cb_stats *_wrap_new_cb_stats_lbswig_022447c3413b89c2() {
   {
     result = (struct cb_stats *)new_cb_stats();
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -1879,7 +1935,7 @@ struct cb_stats *_wrap_new_cb_stats_lbswig_022447c3413b89c2() {
 }
 
 
-void _wrap_delete_cb_stats_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) {
+void _wrap_delete_cb_stats_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   
   arg1 = *(struct cb_stats **)&_swig_go_0; 
@@ -1889,7 +1945,7 @@ void _wrap_delete_cb_stats_lbswig_022447c3413b89c2(struct cb_stats *_swig_go_0) 
 }
 
 
-intgo _wrap_cb_stats_get_lbswig_022447c3413b89c2(long long _swig_go_0, struct cb_stats *_swig_go_1) {
+intgo _wrap_cb_stats_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct cb_stats *_swig_go_1) {
   cb_handle arg1 ;
   cb_stats *arg2 = (cb_stats *) 0 ;
   int result;
@@ -1901,11 +1957,11 @@ intgo _wrap_cb_stats_get_lbswig_022447c3413b89c2(long long _swig_go_0, struct cb
   result = (int)cb_stats_get(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1913,7 +1969,7 @@ intgo _wrap_cb_stats_get_lbswig_022447c3413b89c2(long long _swig_go_0, struct cb
 }
 
 
-intgo _wrap_cb_force_open_lbswig_022447c3413b89c2(long long _swig_go_0) {
+intgo _wrap_cb_force_open_lbswig_98dc7639809e061f(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -1923,11 +1979,11 @@ intgo _wrap_cb_force_open_lbswig_022447c3413b89c2(long long _swig_go_0) {
   result = (int)cb_force_open(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1935,7 +1991,7 @@ intgo _wrap_cb_force_open_lbswig_022447c3413b89c2(long long _swig_go_0) {
 }
 
 
-intgo _wrap_cb_disable_lbswig_022447c3413b89c2(long long _swig_go_0) {
+intgo _wrap_cb_disable_lbswig_98dc7639809e061f(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -1945,11 +2001,11 @@ intgo _wrap_cb_disable_lbswig_022447c3413b89c2(long long _swig_go_0) {
   result = (int)cb_disable(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1957,7 +2013,7 @@ intgo _wrap_cb_disable_lbswig_022447c3413b89c2(long long _swig_go_0) {
 }
 
 
-intgo _wrap_cb_reset_lbswig_022447c3413b89c2(long long _swig_go_0) {
+intgo _wrap_cb_reset_lbswig_98dc7639809e061f(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -1967,11 +2023,11 @@ intgo _wrap_cb_reset_lbswig_022447c3413b89c2(long long _swig_go_0) {
   result = (int)cb_reset(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1979,7 +2035,7 @@ intgo _wrap_cb_reset_lbswig_022447c3413b89c2(long long _swig_go_0) {
 }
 
 
-intgo _wrap_cb_trip_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_cb_trip_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swig_go_1) {
   cb_handle arg1 ;
   uint64_t arg2 ;
   int result;
@@ -1991,11 +2047,11 @@ intgo _wrap_cb_trip_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swi
   result = (int)cb_trip(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2003,7 +2059,7 @@ intgo _wrap_cb_trip_lbswig_022447c3413b89c2(long long _swig_go_0, long long _swi
 }
 
 
-intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2015,7 +2071,7 @@ intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2027,7 +2083,7 @@ intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2039,7 +2095,7 @@ intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_OPEN_ELAPSED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_OPEN_ELAPSED_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2051,7 +2107,7 @@ intgo _wrap_CB_REASON_OPEN_ELAPSED_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_PROBE_FAILED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_PROBE_FAILED_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2063,7 +2119,7 @@ intgo _wrap_CB_REASON_PROBE_FAILED_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2075,7 +2131,7 @@ intgo _wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2087,7 +2143,7 @@ intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_MANUAL_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_MANUAL_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2099,7 +2155,7 @@ intgo _wrap_CB_REASON_MANUAL_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_TRIPPED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_TRIPPED_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2111,7 +2167,7 @@ intgo _wrap_CB_REASON_TRIPPED_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_CB_REASON_REJECTED_lbswig_022447c3413b89c2() {
+intgo _wrap_CB_REASON_REJECTED_lbswig_98dc7639809e061f() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2123,7 +2179,7 @@ intgo _wrap_CB_REASON_REJECTED_lbswig_022447c3413b89c2() {
 }
 
 
-long long _wrap_cb_event_sequence_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_0) {
+long long _wrap_cb_event_sequence_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2136,7 +2192,7 @@ long long _wrap_cb_event_sequence_get_lbswig_022447c3413b89c2(struct cb_event *_
 }
 
 
-long long _wrap_cb_event_breaker_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_0) {
+long long _wrap_cb_event_breaker_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   cb_handle result;
   long long _swig_go_result;
@@ -2149,7 +2205,7 @@ long long _wrap_cb_event_breaker_get_lbswig_022447c3413b89c2(struct cb_event *_s
 }
 
 
-intgo _wrap_cb_event_from_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_0) {
+intgo _wrap_cb_event_from_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2162,7 +2218,7 @@ intgo _wrap_cb_event_from_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_
 }
 
 
-intgo _wrap_cb_event_to_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_0) {
+intgo _wrap_cb_event_to_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2175,7 +2231,7 @@ intgo _wrap_cb_event_to_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_0)
 }
 
 
-intgo _wrap_cb_event_reason_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_0) {
+intgo _wrap_cb_event_reason_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2188,7 +2244,7 @@ intgo _wrap_cb_event_reason_get_lbswig_022447c3413b89c2(struct cb_event *_swig_g
 }
 
 
-long long _wrap_cb_event_at_ns_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_0) {
+long long _wrap_cb_event_at_ns_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2201,7 +2257,7 @@ long long _wrap_cb_event_at_ns_get_lbswig_022447c3413b89c2(struct cb_event *_swi
 }
 
 
-_gostring_ _wrap_cb_event_name_get_lbswig_022447c3413b89c2(struct cb_event *_swig_go_0) {
+_gostring_ _wrap_cb_event_name_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2214,7 +2270,7 @@ _gostring_ _wrap_cb_event_name_get_lbswig_022447c3413b89c2(struct cb_event *_swi
 }
 
 
-intgo _wrap_cb_events_select_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_cb_events_select_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, intgo _swig_go_1) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   unsigned int arg2 ;
   int result;
@@ -2226,11 +2282,11 @@ intgo _wrap_cb_events_select_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
   result = (int)cb_events_select(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,352,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2238,7 +2294,7 @@ intgo _wrap_cb_events_select_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
 }
 
 
-long long _wrap_cb_events_dropped_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0) {
+long long _wrap_cb_events_dropped_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -2254,7 +2310,7 @@ long long _wrap_cb_events_dropped_lbswig_022447c3413b89c2(struct cb_registry *_s
   result = (int)cb_events_dropped(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }
@@ -2266,7 +2322,7 @@ long long _wrap_cb_events_dropped_lbswig_022447c3413b89c2(struct cb_registry *_s
 }
 
 
-_gostring_ _wrap_cb_strerror_lbswig_022447c3413b89c2(intgo _swig_go_0) {
+_gostring_ _wrap_cb_strerror_lbswig_98dc7639809e061f(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2279,7 +2335,7 @@ _gostring_ _wrap_cb_strerror_lbswig_022447c3413b89c2(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_cb_last_error_message_lbswig_022447c3413b89c2() {
+_gostring_ _wrap_cb_last_error_message_lbswig_98dc7639809e061f() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2290,7 +2346,7 @@ _gostring_ _wrap_cb_last_error_message_lbswig_022447c3413b89c2() {
 }
 
 
-_gostring_ _wrap_cb_version_string_lbswig_022447c3413b89c2() {
+_gostring_ _wrap_cb_version_string_lbswig_98dc7639809e061f() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2301,7 +2357,7 @@ _gostring_ _wrap_cb_version_string_lbswig_022447c3413b89c2() {
 }
 
 
-intgo _wrap_cb_version_number_lbswig_022447c3413b89c2() {
+intgo _wrap_cb_version_number_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
   
@@ -2312,7 +2368,7 @@ intgo _wrap_cb_version_number_lbswig_022447c3413b89c2() {
 }
 
 
-struct cb_registry *_wrap_lb_registry_open_lbswig_022447c3413b89c2(struct cb_registry_options *_swig_go_0) {
+struct cb_registry *_wrap_lb_registry_open_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
   cb_registry_options *arg1 = (cb_registry_options *) 0 ;
   cb_registry *result = 0 ;
   struct cb_registry *_swig_go_result;
@@ -2322,7 +2378,7 @@ struct cb_registry *_wrap_lb_registry_open_lbswig_022447c3413b89c2(struct cb_reg
   {
     result = (cb_registry *)lb_registry_open((struct cb_registry_options const *)arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -2332,7 +2388,42 @@ struct cb_registry *_wrap_lb_registry_open_lbswig_022447c3413b89c2(struct cb_reg
 }
 
 
-struct cb_registry *_wrap_lb_default_registry_lbswig_022447c3413b89c2() {
+struct cb_registry *_wrap_lb_registry_open_at_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, _gostring_ _swig_go_1) {
+  cb_registry_options *arg1 = (cb_registry_options *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char buf2[PATH_MAX] ;
+  cb_registry *result = 0 ;
+  struct cb_registry *_swig_go_result;
+  
+  arg1 = *(cb_registry_options **)&_swig_go_0; 
+  {
+    size_t n = (size_t)_swig_go_1.n;
+    if (n >= sizeof buf2) {
+      _swig_gopanic("lazybreaker status -1: path: longer than PATH_MAX - 1 bytes");
+    }
+    if (n > 0 && memchr(_swig_go_1.p, 0, n)) {
+      _swig_gopanic("lazybreaker status -1: path: a NUL byte inside the path");
+    }
+    if (n > 0) memcpy(buf2, _swig_go_1.p, n);
+    buf2[n] = '\0';
+    arg2 = buf2;
+  }
+  
+  {
+    result = (cb_registry *)lb_registry_open_at((struct cb_registry_options const *)arg1,(char const *)arg2);
+    if (!result) {
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
+      lb_go_raise(lb_last_status());
+      /*@SWIG@*/
+    }
+  }
+  *(cb_registry **)&_swig_go_result = (cb_registry *)result; 
+  
+  return _swig_go_result;
+}
+
+
+struct cb_registry *_wrap_lb_default_registry_lbswig_98dc7639809e061f() {
   cb_registry *result = 0 ;
   struct cb_registry *_swig_go_result;
   
@@ -2340,7 +2431,7 @@ struct cb_registry *_wrap_lb_default_registry_lbswig_022447c3413b89c2() {
   {
     result = (cb_registry *)lb_default_registry();
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -2350,7 +2441,7 @@ struct cb_registry *_wrap_lb_default_registry_lbswig_022447c3413b89c2() {
 }
 
 
-_gostring_ _wrap_lb_prometheus_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0) {
+_gostring_ _wrap_lb_prometheus_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2360,7 +2451,7 @@ _gostring_ _wrap_lb_prometheus_lbswig_022447c3413b89c2(struct cb_registry *_swig
   {
     result = (char *)lb_prometheus(arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -2371,7 +2462,7 @@ _gostring_ _wrap_lb_prometheus_lbswig_022447c3413b89c2(struct cb_registry *_swig
 }
 
 
-_gostring_ _wrap_lb_name_lbswig_022447c3413b89c2(long long _swig_go_0) {
+_gostring_ _wrap_lb_name_lbswig_98dc7639809e061f(long long _swig_go_0) {
   cb_handle arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2381,7 +2472,7 @@ _gostring_ _wrap_lb_name_lbswig_022447c3413b89c2(long long _swig_go_0) {
   {
     result = (char *)lb_name(arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(lb_last_status());
       /*@SWIG@*/
     }
@@ -2392,7 +2483,7 @@ _gostring_ _wrap_lb_name_lbswig_022447c3413b89c2(long long _swig_go_0) {
 }
 
 
-long long _wrap_lb_go_create_lbswig_022447c3413b89c2(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
+long long _wrap_lb_go_create_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *arg2 = (char *) 0 ;
   cb_config *arg3 = (cb_config *) 0 ;
@@ -2422,7 +2513,7 @@ long long _wrap_lb_go_create_lbswig_022447c3413b89c2(struct cb_registry *_swig_g
   result = (int)lb_go_create(arg1,(char const *)arg2,(struct cb_config const *)arg3,arg4);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,37,%lb_raise@*/
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
       lb_go_raise(result);
       /*@SWIG@*/
     }

@@ -24,7 +24,9 @@ import java.util.function.Supplier;
  * <p>{@link #close()} destroys the breaker in its registry; afterwards every
  * call throws {@link IllegalStateException} (the library refuses the stale
  * handle; nothing can crash). A breaker made by {@link Registry#create} that
- * becomes unreachable unclosed is destroyed by a {@link Cleaner}.
+ * becomes unreachable unclosed is destroyed by a {@link Cleaner}. A breaker
+ * from {@link Registry#getOrCreate} is shared (other processes use it):
+ * neither its {@code close()} nor the Cleaner destroys it.
  */
 public final class CircuitBreaker implements AutoCloseable {
   /** The five states ({@code cb_state_t}). */
@@ -102,6 +104,7 @@ public final class CircuitBreaker implements AutoCloseable {
   private final Classifier classifier;
   private final Destroyer destroyer;
   private final Cleaner.Cleanable cleanable; // null: not ours to destroy when collected
+  private final boolean shared;
 
   /**
    * The Cleaner's action: destroys the breaker once, whether close() or the
@@ -110,13 +113,15 @@ public final class CircuitBreaker implements AutoCloseable {
   static final class Destroyer implements Runnable {
     private final long handle;
     private final Registry.Owned owned;
+    private final boolean destroys; // false: a shared breaker, only let go of
     private final AtomicBoolean done = new AtomicBoolean();
     // Counted down once the breaker is destroyed (lets a test wait for the Cleaner).
     private final CountDownLatch gone = new CountDownLatch(1);
 
-    Destroyer(long handle, Registry.Owned owned) {
+    Destroyer(long handle, Registry.Owned owned, boolean destroys) {
       this.handle = handle;
       this.owned = owned;
+      this.destroys = destroys;
     }
 
     boolean destroyed() {
@@ -127,10 +132,12 @@ public final class CircuitBreaker implements AutoCloseable {
     public void run() {
       if (!done.compareAndSet(false, true)) return;
       // A breaker of a registry closed meanwhile is already gone (stale).
-      try {
-        LbNativeJNI.cb_destroy(handle);
-      } catch (IllegalStateException alreadyStale) {
-        // nothing left to release
+      if (destroys) {
+        try {
+          LbNativeJNI.cb_destroy(handle);
+        } catch (IllegalStateException alreadyStale) {
+          // nothing left to release
+        }
       }
       if (owned != null) owned.forget(handle, this);
       gone.countDown();
@@ -143,12 +150,24 @@ public final class CircuitBreaker implements AutoCloseable {
 
   CircuitBreaker(
       Registry registry, long handle, String name, Classifier classifier, boolean cleanOnCollect) {
+    this(registry, handle, name, classifier, cleanOnCollect, true);
+  }
+
+  /** destroyOnClose false: a shared breaker (getOrCreate), which close() only lets go of. */
+  CircuitBreaker(
+      Registry registry,
+      long handle,
+      String name,
+      Classifier classifier,
+      boolean cleanOnCollect,
+      boolean destroyOnClose) {
     this.registry = registry;
     this.handle = handle;
     this.name = name;
     this.classifier = classifier;
-    this.destroyer = new Destroyer(handle, cleanOnCollect ? registry.owned : null);
+    this.destroyer = new Destroyer(handle, cleanOnCollect ? registry.owned : null, destroyOnClose);
     this.cleanable = cleanOnCollect ? Registry.CLEANER.register(this, destroyer) : null;
+    this.shared = !destroyOnClose;
   }
 
   Destroyer destroyer() {
@@ -317,8 +336,19 @@ public final class CircuitBreaker implements AutoCloseable {
   }
 
   /**
+   * Whether this object is a shared breaker's (from {@link Registry#getOrCreate}): {@link
+   * #close()} leaves the breaker in its registry for every other process.
+   */
+  public boolean isShared() {
+    return shared;
+  }
+
+  /**
    * Destroys the breaker: its name becomes free and every later call throws
-   * {@link IllegalStateException}. Calling it again does nothing.
+   * {@link IllegalStateException}. Calling it again does nothing. On a shared
+   * breaker ({@link #isShared()}) it destroys nothing: it only marks this
+   * object closed, and the breaker lives on for every process using it
+   * (until its registry closes, this object's calls still reach it).
    */
   @Override
   public void close() {

@@ -3,7 +3,7 @@ package io.lazybreaker;
 /**
  * A library error that no standard Java exception names: a corrupt or
  * foreign shared registry file ({@code CB_ECORRUPT}, {@code CB_EVERSION}),
- * {@code CB_EPERM}, a bug in lazybreaker ({@code CB_EINTERNAL}), or a status
+ * a bug in lazybreaker ({@code CB_EINTERNAL}), or a status
  * newer than this binding. {@link #status()} gives the library's code.
  */
 public class LazybreakerException extends RuntimeException {

@@ -3,6 +3,7 @@ package io.lazybreaker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.util.NoSuchElementException;
 
 /**
@@ -33,10 +34,13 @@ final class NativeErrors {
       case LbNativeConstants.CB_EFULL:
         return new RegistryFullException(message);
       case LbNativeConstants.CB_EIO:
-        return new UncheckedIOException(new IOException(message));
+        return new UncheckedIOException(message, new IOException(message));
+      case LbNativeConstants.CB_EPERM:
+        // A shared registry file this process may not open or create.
+        return new UncheckedIOException(message, new AccessDeniedException(message));
       case LbNativeConstants.CB_ESTATE:
         return new IllegalStateException(message);
-      default: // ECORRUPT, EVERSION, EPERM, EINTERNAL, ERANGE and any newer code
+      default: // ECORRUPT, EVERSION, EINTERNAL, ERANGE and any newer code
         return new LazybreakerException(status, message);
     }
   }

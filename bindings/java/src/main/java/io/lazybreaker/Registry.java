@@ -1,10 +1,16 @@
 package io.lazybreaker;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.ref.Cleaner;
 import java.lang.ref.WeakReference;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,6 +38,9 @@ public final class Registry implements AutoCloseable {
   private final long ptr;
   private final SWIGTYPE_p_cb_registry native_;
   private final boolean isDefault;
+  // A registry file's: a breaker this object did not create is another
+  // process's too, so the object lookup() gives for it never destroys it.
+  private final boolean sharedFile;
   private final boolean manualClock;
   private final ReentrantReadWriteLock lifetime = new ReentrantReadWriteLock();
   private final Closer closer;
@@ -88,6 +97,12 @@ public final class Registry implements AutoCloseable {
   }
 
   private Registry(SWIGTYPE_p_cb_registry native_, boolean isDefault, boolean manualClock) {
+    this(native_, isDefault, manualClock, false);
+  }
+
+  private Registry(
+      SWIGTYPE_p_cb_registry native_, boolean isDefault, boolean manualClock, boolean sharedFile) {
+    this.sharedFile = sharedFile;
     this.native_ = native_;
     this.ptr = SWIGTYPE_p_cb_registry.getCPtr(native_);
     this.isDefault = isDefault;
@@ -106,18 +121,51 @@ public final class Registry implements AutoCloseable {
   }
 
   /**
-   * A new private registry.
+   * A new private registry, or, with {@link RegistryOptions.Builder#path} set, a shared one: the
+   * registry file at that path, whose breakers every process opening it shares. Closing a shared
+   * registry unmaps it; its breakers stay in the file.
    *
-   * @throws IllegalArgumentException for options the library refuses (its message)
+   * @throws IllegalArgumentException for options the library refuses (its message), also
+   *     options that disagree with an existing file's capacity or clock
+   * @throws UncheckedIOException for a shared registry's file: caused by {@link
+   *     NoSuchFileException} when it is missing and not to be created, {@link
+   *     FileAlreadyExistsException} when it exists and was to be created exclusively, {@link
+   *     AccessDeniedException} when it may not be opened or created ({@code CB_EPERM}), or an
+   *     {@link IOException} for another I/O error ({@code CB_EIO})
+   * @throws LazybreakerException for a file that is no registry of this layout ({@code
+   *     CB_EVERSION}) or a corrupt one ({@code CB_ECORRUPT}); {@link
+   *     LazybreakerException#status()} says which
    */
   public static Registry open(RegistryOptions options) {
     Objects.requireNonNull(options, "options");
     cb_registry_options o = options.toNative();
     try {
-      return new Registry(LbNative.lb_registry_open(o), false, options.manualClock);
+      if (options.path == null) {
+        return new Registry(LbNative.lb_registry_open(o), false, options.manualClock);
+      }
+      byte[] path = Utf8.nulTerminated(options.path, "path");
+      try {
+        return new Registry(
+            LbNative.lb_registry_open_at(o, path), false, options.manualClock, true);
+      } catch (NoSuchElementException e) {
+        // CB_ENOENT and CB_EEXIST name the file here, not a breaker.
+        throw new UncheckedIOException(
+            e.getMessage(), new NoSuchFileException(options.path, null, e.getMessage()));
+      } catch (BreakerExistsException e) {
+        throw new UncheckedIOException(
+            e.getMessage(), new FileAlreadyExistsException(options.path, null, e.getMessage()));
+      }
     } finally {
       o.delete();
     }
+  }
+
+  /**
+   * The shared registry at {@code file}, created (mode 0600) if it is missing: {@code
+   * open(RegistryOptions.builder().path(file).create(true).build())}.
+   */
+  public static Registry shared(java.nio.file.Path file) {
+    return open(RegistryOptions.builder().path(file).create(true).build());
   }
 
   /** A new private registry whose clock starts at zero and moves only by {@link #advance}. */
@@ -181,10 +229,47 @@ public final class Registry implements AutoCloseable {
   }
 
   /**
+   * The breaker of that name if its configuration equals {@code config}, else a new one with it:
+   * what every worker of a pool, and every process sharing a registry file, calls at start. Of
+   * concurrent calls with one name, in any process, one creates and the others get its breaker.
+   *
+   * <p>The breaker is shared: the returned object's {@link CircuitBreaker#close()} and its
+   * collection destroy nothing ({@link CircuitBreaker#isShared()}).
+   *
+   * @param name 1..255 bytes of UTF-8
+   * @throws BreakerExistsException when a breaker has the name with another configuration
+   * @throws IllegalArgumentException for a bad name or config (the library's message)
+   * @throws RegistryFullException when it must be created and the registry holds its capacity
+   * @throws NullPointerException for a null name or config
+   */
+  public CircuitBreaker getOrCreate(String name, BreakerConfig config) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(config, "config");
+    byte[] utf8 = Utf8.nulTerminated(name, "name");
+    return whileOpen(
+        () -> {
+          cb_config c = config.toNative();
+          try {
+            long h = LbNative.cb_get_or_create(native_, utf8, c);
+            return new CircuitBreaker(this, h, name, config.classifier, false, false);
+          } finally {
+            c.delete();
+          }
+        });
+  }
+
+  /** {@link #getOrCreate(String, BreakerConfig)} with the library's defaults. */
+  public CircuitBreaker getOrCreate(String name) {
+    return getOrCreate(name, BreakerConfig.defaults());
+  }
+
+  /**
    * The breaker of that name: the same object {@link #create} returned while
    * it lives. A breaker created outside Java (by C code in the default
    * registry, say) comes back as a CircuitBreaker that does not destroy it
-   * when collected (close() still does).
+   * when collected (close() still does, except in a shared registry: there
+   * it is another process's too, and close() only lets go of it, as for
+   * {@link #getOrCreate}).
    */
   public Optional<CircuitBreaker> lookup(String name) {
     Objects.requireNonNull(name, "name");
@@ -209,7 +294,7 @@ public final class Registry implements AutoCloseable {
       return null;
     }
     String name = knownName != null ? knownName : Utf8.decode(LbNative.lb_name(h));
-    return new CircuitBreaker(this, h, name, Classifier.DEFAULT, false);
+    return new CircuitBreaker(this, h, name, Classifier.DEFAULT, false, !sharedFile);
   }
 
   /** The registry's live breakers, in no particular order. */

@@ -3,17 +3,31 @@ package io.lazybreaker;
 /**
  * How to open a {@link Registry}: the library's {@code cb_registry_options}.
  * Unset fields keep the library's defaults (capacity 65,536 breakers, the
- * monotonic clock, 1,024 queued events).
+ * monotonic clock, 1,024 queued events, a private registry in memory).
+ *
+ * <p>With {@link Builder#path} set, the registry is a shared one: a file
+ * that every process opening the same path maps, seeing the same breakers,
+ * states and counters (docs/shared-registries.md). An existing file's
+ * capacity and clock are the file's: leave capacity unset (or 0) to accept
+ * it; one that disagrees is refused.
  */
 public final class RegistryOptions {
   final Integer capacity;
   final boolean manualClock;
   final Integer eventCapacity;
+  final String path;
+  final boolean create;
+  final boolean exclusive;
+  final int mode;
 
   private RegistryOptions(Builder b) {
     capacity = b.capacity;
     manualClock = b.manualClock;
     eventCapacity = b.eventCapacity;
+    path = b.path;
+    create = b.create;
+    exclusive = b.exclusive;
+    mode = b.mode;
   }
 
   public static Builder builder() {
@@ -29,11 +43,21 @@ public final class RegistryOptions {
     return manualClock;
   }
 
+  /** The shared registry file, or empty for a private registry. */
+  public java.util.Optional<String> path() {
+    return java.util.Optional.ofNullable(path);
+  }
+
   cb_registry_options toNative() {
     cb_registry_options o = new cb_registry_options();
     if (capacity != null) o.setCapacity(capacity);
     if (manualClock) o.setClock(LbNativeConstants.CB_CLOCK_MANUAL);
     if (eventCapacity != null) o.setEvent_capacity(eventCapacity);
+    long flags =
+        (create ? LbNativeConstants.CB_REGISTRY_CREATE : 0)
+            | (exclusive ? LbNativeConstants.CB_REGISTRY_EXCLUSIVE : 0);
+    o.setFlags(flags);
+    o.setMode(Integer.toUnsignedLong(mode));
     return o;
   }
 
@@ -41,8 +65,57 @@ public final class RegistryOptions {
     private Integer capacity;
     private boolean manualClock;
     private Integer eventCapacity;
+    private String path;
+    private boolean create;
+    private boolean exclusive;
+    private int mode;
 
     private Builder() {}
+
+    /**
+     * Opens the shared registry file at {@code file}, which every process
+     * opening the same path shares. Without {@link #create(boolean)} the file
+     * must exist ({@link java.nio.file.NoSuchFileException} otherwise).
+     */
+    public Builder path(java.nio.file.Path file) {
+      java.util.Objects.requireNonNull(file, "path");
+      return path(file.toString());
+    }
+
+    /** {@link #path(java.nio.file.Path)} by its text; {@code null} is a private registry again. */
+    public Builder path(String file) {
+      if (file != null && file.isEmpty()) {
+        throw new IllegalArgumentException("path must not be empty");
+      }
+      path = file;
+      return this;
+    }
+
+    /** With {@link #path}: create the file if it is missing ({@code CB_REGISTRY_CREATE}). */
+    public Builder create(boolean createIfMissing) {
+      create = createIfMissing;
+      return this;
+    }
+
+    /**
+     * With {@link #create(boolean)}: fail with {@link
+     * java.nio.file.FileAlreadyExistsException} if the file exists ({@code
+     * CB_REGISTRY_EXCLUSIVE}).
+     */
+    public Builder exclusive(boolean mustCreate) {
+      exclusive = mustCreate;
+      return this;
+    }
+
+    /**
+     * The permission bits of a file this open creates, before the umask (e.g.
+     * {@code 0660} for a group); 0, the default, is 0600. The library refuses
+     * anything but permission bits 0..0777 when the registry opens.
+     */
+    public Builder mode(int permissionBits) {
+      mode = permissionBits;
+      return this;
+    }
 
     /** The most breakers the registry may hold (1..4,194,304; 0 is the default 65,536). */
     public Builder capacity(int breakers) {

@@ -1,0 +1,115 @@
+using System;
+using System.IO;
+using System.Linq;
+using Xunit;
+
+namespace LazyBreaker.Tests;
+
+/// <summary>
+/// Shared registries through the C# API: the options pass through to
+/// cb_registry_open, and GetOrCreate's breakers are shared, so disposing
+/// them destroys nothing. The file's own behaviour is pinned in
+/// tests/capi/test_shared.cpp.
+/// </summary>
+public sealed class SharedRegistryTests : IDisposable
+{
+    private readonly string _dir = Directory.CreateTempSubdirectory("lazybreaker-csharp-").FullName;
+
+    private static readonly CircuitBreakerOptions OneFailureTrips =
+        new() { FailureThreshold = 1, BreakDuration = TimeSpan.FromMinutes(5) };
+
+    public void Dispose() => Directory.Delete(_dir, recursive: true);
+
+    private string File(string name) => System.IO.Path.Combine(_dir, name);
+
+    private static RegistryOptions Shared(string path, bool create = false) =>
+        new() { Path = path, Create = create, Clock = RegistryClock.Manual };
+
+    [Fact]
+    public void A_breaker_tripped_through_one_registry_object_is_open_through_a_second_on_the_same_file()
+    {
+        string path = File("breakers.lbr");
+        using var first = Registry.Open(Shared(path, create: true));
+        using var second = Registry.Open(Shared(path));
+        var payments = first.GetOrCreate("payments", OneFailureTrips);
+        Assert.True(payments.TryAcquire(out var permit));
+        permit.Failure();
+        Assert.Equal(CircuitState.Open, payments.State);
+
+        var seen = second.GetOrCreate("payments", OneFailureTrips);
+        Assert.Equal(CircuitState.Open, seen.State);
+        Assert.False(seen.TryAcquire(out _));
+        Assert.Throws<BrokenCircuitException>(() => seen.Execute(() => 1));
+    }
+
+    [Fact]
+    public void Disposing_a_shared_breaker_or_its_registry_leaves_the_breaker_in_the_file()
+    {
+        string path = File("kept.lbr");
+        using (var registry = Registry.Open(Shared(path, create: true)))
+        {
+            var breaker = registry.GetOrCreate("kept", OneFailureTrips);
+            breaker.Trip(TimeSpan.FromMinutes(1));
+            breaker.Dispose();
+            Assert.Throws<ObjectDisposedException>(() => breaker.TryAcquire(out _));
+            Assert.True(registry.TryGet("kept", out _));
+        }
+        using var again = Registry.Open(Shared(path));
+        Assert.True(again.TryGet("kept", out var found));
+        Assert.Equal(CircuitState.Open, found.State);
+    }
+
+    [Fact]
+    public void A_missing_file_without_Create_is_FileNotFoundException_naming_it()
+    {
+        string path = File("missing.lbr");
+        var e = Assert.Throws<FileNotFoundException>(() => Registry.Open(Shared(path)));
+        Assert.Equal(path, e.FileName);
+        Assert.Contains("missing.lbr", e.Message);
+        Assert.False(System.IO.File.Exists(path));
+    }
+
+    [Fact]
+    public void An_existing_file_opened_Exclusive_is_IOException()
+    {
+        string path = File("taken.lbr");
+        Registry.Open(Shared(path, create: true)).Dispose();
+        var options = Shared(path, create: true);
+        options.Exclusive = true;
+        var e = Assert.Throws<IOException>(() => Registry.Open(options));
+        Assert.IsType<IOException>(e); // not a FileNotFoundException
+    }
+
+    [Fact]
+    public void GetOrCreate_with_another_configuration_is_BreakerExistsException()
+    {
+        using var registry = Registry.Open(Shared(File("cfg.lbr"), create: true));
+        registry.GetOrCreate("inventory", OneFailureTrips);
+        Assert.Throws<BreakerExistsException>(
+            () => registry.GetOrCreate("inventory", new CircuitBreakerOptions { FailureThreshold = 7 }));
+        Assert.Equal(CircuitState.Closed, registry.GetOrCreate("inventory", OneFailureTrips).State);
+    }
+
+    [Fact]
+    public void A_file_that_is_no_registry_is_IOException()
+    {
+        string path = File("notes.txt");
+        System.IO.File.WriteAllText(path, string.Concat(Enumerable.Repeat("not a registry\n", 1000)));
+        var e = Assert.Throws<IOException>(() => Registry.Open(Shared(path)));
+        Assert.Contains("not a lazybreaker registry file", e.Message);
+    }
+
+    [Fact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")] // the package is linux-x64 only
+    public void Mode_gives_the_created_file_its_permission_bits()
+    {
+        string group = File("group.lbr");
+        var options = Shared(group, create: true);
+        options.Mode = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead;
+        Registry.Open(options).Dispose();
+        Assert.Equal(options.Mode, System.IO.File.GetUnixFileMode(group));
+        string byDefault = File("private.lbr");
+        Registry.Open(Shared(byDefault, create: true)).Dispose();
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, System.IO.File.GetUnixFileMode(byDefault));
+    }
+}
