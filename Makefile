@@ -37,12 +37,12 @@ test-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory report-skipped
 
-# A language whose toolchain is missing is skipped (outside CI, where that
+# A language whose toolchain is missing (or cbctl, whose libraries are) is skipped (outside CI, where that
 # fails the configure): say so loudly, last, where it cannot be missed.
 report-skipped:
 	@if [ -s $(BUILD)/skipped-bindings.txt ]; then \
 	  echo; echo "************************************************************"; \
-	  echo "make test: these languages were SKIPPED, not tested:"; \
+	  echo "make test: these languages and tools were SKIPPED, not tested:"; \
 	  sed 's/^/  - /' $(BUILD)/skipped-bindings.txt; \
 	  echo "Install their toolchains: packaging/install-deps.sh"; \
 	  echo "************************************************************"; \

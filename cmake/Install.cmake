@@ -3,7 +3,8 @@
 #   Runtime      the versioned shared library (liblazybreaker.so.1*)
 #   Development  headers, the unversioned link, the static library,
 #                lazybreaker.pc and the CMake package config
-#   Tools        command-line programs (the demo now, cbctl later)
+#   Tools        command-line programs: the demo, and cbctl (tools/cbctl,
+#                which installs itself, its man page and bash completion)
 # Bindings add one component each (see packaging/Packages.cmake).
 #
 # LB_PACKAGE_LAYOUT picks where licence and changelog files go, the only

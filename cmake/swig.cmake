@@ -16,9 +16,9 @@
 include_guard(GLOBAL)
 
 set(LB_SWIG_DIR ${PROJECT_SOURCE_DIR}/bindings/swig)
+# Emptied by the top-level CMakeLists.txt at each configure; languages
+# (and cbctl, cmake/cbctl.cmake) append to it.
 set(LB_SKIPPED_BINDINGS_FILE ${PROJECT_BINARY_DIR}/skipped-bindings.txt)
-# Written afresh by every configure; languages append to it.
-file(WRITE ${LB_SKIPPED_BINDINGS_FILE} "")
 
 function(lb_binding_unavailable language why)
   string(TOUPPER ${language} _lb_option)

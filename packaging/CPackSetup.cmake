@@ -198,6 +198,8 @@ set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   ${CMAKE_INSTALL_FULL_LIBDIR}/cmake ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig
   ${CMAKE_INSTALL_PREFIX}/share/licenses ${CMAKE_INSTALL_PREFIX}/share/doc
   ${CMAKE_INSTALL_FULL_MANDIR} ${CMAKE_INSTALL_FULL_MANDIR}/man1
+  # bash-completion owns the completions directory (cbctl's completion)
+  ${CMAKE_INSTALL_PREFIX}/share/bash-completion ${CMAKE_INSTALL_PREFIX}/share/bash-completion/completions
   # javapackages-filesystem owns the jar directory
   ${CMAKE_INSTALL_PREFIX}/share/java)
 

@@ -50,8 +50,11 @@ documentation and examples.")
 lb_package(Tools DEB lazybreaker-tools RPM lazybreaker-tools
   SECTION utils GROUP Applications/System DEPENDS_ON_RUNTIME
   SUMMARY "Lazy, lock-free circuit breaker library - command-line tools"
-  DESCRIPTION "${_lb_about}\n\nThis package contains the command-line tools: lazybreaker-demo
-walks a breaker through its states.")
+  DESCRIPTION "${_lb_about}\n\nThis package contains the command-line tools: cbctl lists, shows,
+watches, trips, forces open, disables, resets, creates and destroys the
+breakers of a registry file that processes share, and serves their
+Prometheus metrics over HTTP (with its manual page and bash completion);
+lazybreaker-demo walks a breaker through its states.")
 unset(_lb_about)
 
 # Defer the CPack setup to the end of the top-level directory, after every

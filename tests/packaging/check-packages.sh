@@ -127,6 +127,25 @@ case $mode in
       ! rpm -qp --requires "$lua_rpm" 2>/dev/null | has -E 'liblua|libluajit' || bad "lua-lazybreaker requires a Lua library"
     fi
 
+    # lazybreaker-tools: exactly this runtime; with cbctl, the cpp-httplib
+    # library it links, from dpkg-shlibdeps (Debian's shlibs for it)
+    if [ -f "$tools_deb" ]; then
+      tools_depends=$(dpkg-deb -f "$tools_deb" Depends)
+      [[ $tools_depends == *"liblazybreaker${major} (= $version-$release)"* ]] &&
+        say "ok   lazybreaker-tools Depends: $tools_depends" || bad "lazybreaker-tools Depends: $tools_depends"
+      if deb_files "$tools_deb" | has -x /usr/bin/cbctl; then
+        dpkg-deb -x "$tools_deb" "$ctl/tools"
+        httplib_so=$(readelf -d "$ctl/tools/usr/bin/cbctl" | sed -n 's/.*NEEDED.*\[\(libcpp-httplib\.so\.[0-9.]*\)\]/\1/p')
+        if [ -n "$httplib_so" ]; then
+          httplib_pkg=$(dpkg -S "*/$httplib_so" 2>/dev/null | head -n1 | cut -d: -f1)
+          [[ -n $httplib_pkg && $tools_depends == *"$httplib_pkg (>="* ]] &&
+            say "ok   cbctl links $httplib_so and lazybreaker-tools depends on $httplib_pkg" ||
+            bad "cbctl links $httplib_so ($httplib_pkg) but lazybreaker-tools Depends is: $tools_depends"
+        fi
+        [ -n "$(dpkg-deb -f "$tools_deb" Description | grep -w cbctl)" ] || bad "lazybreaker-tools' description does not name cbctl"
+      fi
+    fi
+
     # RPM: names, exact -devel requirement, ldconfig scriptlets, licence
     expect_eq "runtime Name" "$(rpm -qp --qf '%{NAME}' "$runtime_rpm" 2>/dev/null)" "lazybreaker"
     expect_eq "runtime License" "$(rpm -qp --qf '%{LICENSE}' "$runtime_rpm" 2>/dev/null)" "MIT"
@@ -207,6 +226,16 @@ case $mode in
     if [ -f "$java_rpm" ]; then
       check_set "$(basename "$java_rpm")" "$(rpm_files "$java_rpm" | grep -vE "^$doc$")" "${java_pat[@]}"
     fi
+    # lazybreaker-tools: the demo and cbctl, their manual pages, cbctl's bash
+    # completion (cbctl only when it was built: LB_CBCTL and its libraries).
+    tools_pat=("/usr/bin/lazybreaker-demo" "/usr/share/man/man1/lazybreaker-demo\.1\.gz")
+    if [ -f "$tools_deb" ] && deb_files "$tools_deb" | has -x /usr/bin/cbctl; then
+      tools_pat+=("/usr/bin/cbctl" "/usr/share/man/man1/cbctl\.1\.gz" "/usr/share/bash-completion/completions/cbctl")
+    else
+      say "no cbctl in lazybreaker-tools (built without it: LB_CBCTL off or its libraries missing)"
+    fi
+    [ -f "$tools_deb" ] && check_set "$(basename "$tools_deb")" "$(deb_files "$tools_deb" | grep -vE "^$doc$")" "${tools_pat[@]}"
+    [ -f "$tools_rpm" ] && check_set "$(basename "$tools_rpm")" "$(rpm_files "$tools_rpm" | grep -vE "^$doc$")" "${tools_pat[@]}"
     pairs=("$runtime_deb $runtime_rpm" "$dev_deb $dev_rpm")
     if [ -f "$java_deb" ] || [ -f "$java_rpm" ]; then
       pairs+=("$java_deb $java_rpm")

@@ -1,0 +1,145 @@
+// The process cbctl's tests run beside: it creates a shared registry file
+// with four breakers, puts some traffic through them, says "ready", and
+// then, until "quit" or the end of its input, answers one line per command
+// about what it sees in the same file, so a test can check that what cbctl
+// did is seen by another process:
+//   state NAME                 -> CLOSED | OPEN | ... | ENOENT
+//   call NAME success|failure|ignored N
+//                              -> admitted=A rejected=R
+//   stats NAME                 -> admitted=.. rejected=.. successes=.. failures=.. trips=..
+//   quit
+// A failing library call answers "error <status> <message>".
+#include <lazybreaker/lazybreaker.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+const char *state_name(int s) {
+  static const char *const kNames[] = {"CLOSED", "OPEN", "HALF_OPEN", "FORCED_OPEN", "DISABLED"};
+  return s >= 0 && s <= 4 ? kNames[s] : "UNKNOWN";
+}
+
+std::string error(int st) {
+  return std::string("error ") + std::to_string(st) + " " + cb_last_error_message();
+}
+
+// N calls with one outcome; how many were admitted and rejected.
+std::string calls(cb_handle h, int outcome, long n) {
+  long admitted = 0, rejected = 0;
+  for (long i = 0; i < n; ++i) {
+    cb_ticket t = 0;
+    int st = cb_allow(h, &t);
+    if (st == CB_REJECTED) {
+      ++rejected;
+      continue;
+    }
+    if (st != CB_OK) return error(st);
+    ++admitted;
+    if ((st = cb_done(h, t, outcome)) != CB_OK) return error(st);
+  }
+  return "admitted=" + std::to_string(admitted) + " rejected=" + std::to_string(rejected);
+}
+
+cb_handle create(cb_registry *reg, const char *name, const cb_config &cfg) {
+  cb_handle h = 0;
+  if (int st = cb_create(reg, name, &cfg, &h); st != CB_OK) {
+    std::fprintf(stderr, "registry_helper: cb_create(%s): %s\n", name, cb_last_error_message());
+    std::exit(1);
+  }
+  return h;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: registry_helper FILE\n");
+    return 2;
+  }
+  cb_registry_options opts;
+  cb_registry_options_init(&opts);
+  opts.path = argv[1];
+  opts.capacity = 64;
+  opts.flags = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE;
+  cb_registry *reg = nullptr;
+  if (cb_registry_open(&opts, &reg) != CB_OK) {
+    std::fprintf(stderr, "registry_helper: %s: %s\n", argv[1], cb_last_error_message());
+    return 1;
+  }
+
+  // payments: 3 failures in a row trip it; 3 successes, then 2 failures.
+  cb_config cfg;
+  cb_config_init(&cfg);
+  cfg.failure_threshold = 3;
+  cb_handle payments = create(reg, "payments", cfg);
+  calls(payments, CB_SUCCESS, 3);
+  calls(payments, CB_FAILURE, 2);
+  // search: a count window of 10, rates from 4 calls on; 3 successes and 1
+  // failure (25 %).
+  cb_config_init(&cfg);
+  cfg.policy = CB_POLICY_COUNT_WINDOW;
+  cfg.window_size = 10;
+  cfg.minimum_calls = 4;
+  cb_handle search = create(reg, "search", cfg);
+  calls(search, CB_SUCCESS, 3);
+  calls(search, CB_FAILURE, 1);
+  // inventory: a 10 s time window; 5 successes.
+  cb_config_init(&cfg);
+  cfg.policy = CB_POLICY_TIME_WINDOW;
+  cfg.window_duration_ns = 10000000000ull;
+  cb_handle inventory = create(reg, "inventory", cfg);
+  calls(inventory, CB_SUCCESS, 5);
+  // ledger: the defaults, no traffic.
+  create(reg, "ledger", [] {
+    cb_config c;
+    cb_config_init(&c);
+    return c;
+  }());
+
+  std::cout << "ready" << std::endl;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    std::string command, name, outcome;
+    in >> command >> name;
+    if (command == "quit") break;
+    cb_handle h = 0;
+    int st = cb_lookup(reg, name.c_str(), &h);
+    if (st == CB_ENOENT) {
+      std::cout << "ENOENT" << std::endl;
+      continue;
+    }
+    if (st != CB_OK) {
+      std::cout << error(st) << std::endl;
+      continue;
+    }
+    if (command == "state") {
+      int s = cb_state(h);
+      std::cout << (s < 0 ? error(s) : state_name(s)) << std::endl;
+    } else if (command == "call") {
+      long n = 0;
+      in >> outcome >> n;
+      int o = outcome == "success" ? CB_SUCCESS : outcome == "failure" ? CB_FAILURE : CB_IGNORED;
+      std::cout << calls(h, o, n) << std::endl;
+    } else if (command == "stats") {
+      cb_stats s;
+      s.struct_size = sizeof s;
+      if ((st = cb_stats_get(h, &s)) != CB_OK) {
+        std::cout << error(st) << std::endl;
+        continue;
+      }
+      std::cout << "admitted=" << s.admitted << " rejected=" << s.rejected
+                << " successes=" << s.successes << " failures=" << s.failures
+                << " trips=" << s.trips << std::endl;
+    } else {
+      std::cout << "error unknown command '" << command << "'" << std::endl;
+    }
+  }
+  cb_registry_close(reg);
+  return 0;
+}
