@@ -529,7 +529,9 @@ Result Breaker::observe(uint32_t incarnation, Observation *out) const {
     // The window as it stands, without recording anything.
     const Window win = window(cfg);
     const Window::Position at = win.latest(now);
-    const WindowCounts c = win.sum(at, true, &held_, StateWord::epoch(w));
+    // Slow words only if it tracks slow calls: a window without them has
+    // none (its block's class has no room for them).
+    const WindowCounts c = win.sum(at, cfg.slow_call_ns != 0, &held_, StateWord::epoch(w));
     if (c.calls != 0) {
       o.failure_rate = double(c.failures) / double(c.calls);
       o.slow_rate = double(c.slow) / double(c.calls);

@@ -122,6 +122,19 @@ TEST_CASE("count window: trips when the failure rate reaches the threshold") {
   CHECK(stats(h).trips == 1);
 }
 
+TEST_CASE("a window without slow-call tracking reports a slow-call rate of 0") {
+  ManualRegistry r;
+  const cb_handle count = r.create(count_window(10, 10, 0.9));
+  const cb_handle timed = r.create(time_window(1'000'000'000, 10, 10, 0.9));
+  for (const cb_handle h : {count, timed}) {
+    calls(h, 3, CB_SUCCESS);
+    call(h, CB_FAILURE);
+    CHECK(stats(h).failure_rate == doctest::Approx(0.25));
+    CHECK(stats(h).slow == 0);
+    CHECK(stats(h).slow_rate == 0.0);
+  }
+}
+
 TEST_CASE("count window on the monotonic clock: the call right after a trip is rejected") {
   // The monotonic clock reads the time since boot. An open duration of half
   // that (at most an hour) has not passed since the trip, but would have
