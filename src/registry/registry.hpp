@@ -221,8 +221,6 @@ class Registry final : private SharedCounters, private StaleSlots {
 
  private:
   Registry() = default;
-  // The breaker at `index`, with its configuration and window found through
-  // the slot's references.
   // The stripes whose held words and cells a reader sums: the process's
   // stripes ever owned, or the file's.
   uint32_t held_stripes() const {
@@ -275,6 +273,8 @@ class Registry final : private SharedCounters, private StaleSlots {
   // Given back: the slots whose create or destroy a dead process left.
   void finish_left_work();
 
+  // The breaker at `index`, with its configuration and window found through
+  // the slot's references.
   [[gnu::always_inline]] core::Breaker make_breaker(uint32_t index, core::EventSink *events,
                                                     const core::HeldCells &held) {
     const uint64_t refs = slot_refs_[index].load(std::memory_order_relaxed);
