@@ -141,6 +141,54 @@ void write_header(const std::string &path, const Header &h) {
   close(fd);
 }
 
+// The file mapped as the test damages it, the way a process that died
+// inside a fold would have left it.
+struct Mapped {
+  int fd = -1;
+  size_t bytes = 0;
+  void *base = nullptr;
+  explicit Mapped(const std::string &path) {
+    fd = open(path.c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    struct stat st;
+    REQUIRE(fstat(fd, &st) == 0);
+    bytes = size_t(st.st_size);
+    base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    REQUIRE(base != MAP_FAILED);
+  }
+  ~Mapped() {
+    munmap(base, bytes);
+    close(fd);
+  }
+  FileHeader *header() const { return static_cast<FileHeader *>(base); }
+  // The file stripe process `pid` owns.
+  uint32_t stripe_of(pid_t pid) const {
+    uint32_t stripe = kFileStripes;
+    for (uint32_t s = 0; s < kFileStripes; ++s)
+      if (uint32_t(header()->stripe_owner[s].load() >> 32) == uint32_t(pid)) stripe = s;
+    REQUIRE(stripe < kFileStripes);
+    return stripe;
+  }
+};
+
+// A child that makes `calls` successful calls on `h` and exits without
+// closing anything (as if killed), keeping its stripe; its pid, reaped.
+pid_t count_and_die(cb_handle h, int calls) {
+  fflush(nullptr);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    for (int i = 0; i < calls; ++i) {
+      cb_ticket t = 0;
+      if (cb_allow(h, &t) == CB_OK) cb_done(h, t, CB_SUCCESS);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  return child;
+}
+
 }  // namespace
 
 TEST_CASE("two registries on one file see the same breakers, states and counters") {
@@ -360,32 +408,13 @@ TEST_CASE("a fold a dead process was in the middle of is finished by the next re
   // A child that counts kFoldAt admissions and then dies, as if killed, in
   // the middle of its fold: the totals have the fold's counts (phase 1),
   // its cell still has them too, its stripe's sequence word is odd.
-  pid_t child = 0;
-  fflush(nullptr);
-  child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    for (int i = 0; i < 100; ++i) {
-      cb_ticket t = 0;
-      if (cb_allow(h, &t) == CB_OK) cb_done(h, t, CB_SUCCESS);
-    }
-    _exit(0);
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
+  const pid_t child = count_and_die(h, 100);
   // Find the child's stripe and damage it as a death inside a fold would.
-  const int fd = open(f.path.c_str(), O_RDWR);
-  REQUIRE(fd >= 0);
-  struct stat st;
-  REQUIRE(fstat(fd, &st) == 0);
-  void *base = mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  REQUIRE(base != MAP_FAILED);
-  auto *hdr = static_cast<FileHeader *>(base);
+  const Mapped file(f.path);
+  void *base = file.base;
+  auto *hdr = file.header();
   const auto layout = lazybreaker::registry::FileLayout::of(hdr->slots, 0);
-  uint32_t stripe = kFileStripes;
-  for (uint32_t s = 0; s < kFileStripes; ++s)
-    if (uint32_t(hdr->stripe_owner[s].load() >> 32) == uint32_t(child)) stripe = s;
-  REQUIRE(stripe < kFileStripes);
+  const uint32_t stripe = file.stripe_of(child);
   auto *cells = reinterpret_cast<lazybreaker::core::Cell *>(static_cast<char *>(base) +
                                                             layout.stripe_cells_at(stripe));
   const unsigned admitted = unsigned(lazybreaker::core::Counter::Admitted);
@@ -402,8 +431,6 @@ TEST_CASE("a fold a dead process was in the middle of is finished by the next re
   CHECK((hdr->sequence[stripe].n.load() & 1) == 0);
   CHECK(cells[slot_index].n[admitted].load() == 100);
   CHECK(hdr->uncertain_folds.load() == 0);
-  munmap(base, size_t(st.st_size));
-  close(fd);
   cb_registry_close(reg);
 }
 
@@ -588,27 +615,10 @@ TEST_CASE("a fold that cannot be told apart is counted as uncertain, and the met
   TempPath f;
   cb_registry *reg = open_ok(f.path, CB_REGISTRY_CREATE, 1024);
   const cb_handle h = get(reg, "u", consecutive(5, 1'000'000));
-  fflush(nullptr);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    cb_ticket t = 0;
-    if (cb_allow(h, &t) == CB_OK) cb_done(h, t, CB_SUCCESS);
-    _exit(0);
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  const int fd = open(f.path.c_str(), O_RDWR);
-  REQUIRE(fd >= 0);
-  struct stat st;
-  REQUIRE(fstat(fd, &st) == 0);
-  void *base = mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  REQUIRE(base != MAP_FAILED);
-  auto *hdr = static_cast<FileHeader *>(base);
-  uint32_t stripe = kFileStripes;
-  for (uint32_t s = 0; s < kFileStripes; ++s)
-    if (uint32_t(hdr->stripe_owner[s].load() >> 32) == uint32_t(child)) stripe = s;
-  REQUIRE(stripe < kFileStripes);
+  const pid_t child = count_and_die(h, 1);
+  const Mapped file(f.path);
+  auto *hdr = file.header();
+  const uint32_t stripe = file.stripe_of(child);
   // Died between the fold's start and the totals' add being logged.
   hdr->fold_log[stripe].store(FoldLog::pack(0, unsigned(lazybreaker::core::Counter::Successes), 0));
   hdr->sequence[stripe].n.fetch_add(1);
@@ -621,8 +631,6 @@ TEST_CASE("a fold that cannot be told apart is counted as uncertain, and the met
   CHECK(text.find("lazybreaker_shared_uncertain_folds_total 1\n") != std::string::npos);
   CHECK(text.find("lazybreaker_shared_stripes_used ") != std::string::npos);
   CHECK(text.find("lazybreaker_shared_capacity 1024\n") != std::string::npos);
-  munmap(base, size_t(st.st_size));
-  close(fd);
   cb_registry_close(reg);
 }
 
