@@ -22,6 +22,9 @@ packages=(
   # cbctl (lazybreaker-tools): its arguments, its /metrics server, and its
   # tests (watch in tmux, a real Prometheus scraping serve, curl)
   libcli11-dev libcpp-httplib-dev prometheus tmux curl
+  # fuzzing (tests/fuzz): clang, and the libFuzzer runtime, which is only a
+  # recommendation of clang; stress-ng to load the machine while the suite runs
+  clang libclang-rt-14-dev stress-ng
 )
 
 # C#: the .NET SDK (8 or later, `dotnet` on PATH) is not in Debian's
@@ -42,5 +45,5 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=120 update -qq
+"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=120 install -y -qq --no-install-recommends "${missing[@]}"
