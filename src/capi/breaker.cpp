@@ -11,6 +11,7 @@
 #include "lazybreaker/lazybreaker.h"
 #include "registry/breaker_events.hpp"
 #include "registry/fast_path.hpp"
+#include "registry/grace.hpp"
 #include "registry/registry.hpp"
 
 using lazybreaker::capi::bad_handle;
@@ -35,6 +36,7 @@ using lazybreaker::registry::Status;
 namespace {
 
 int force(cb_handle h, State target, const char *what) {
+  const lazybreaker::registry::Grace::Reading reading;
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, what);
   BreakerEvents events(*t.reg, t.index, h);
@@ -45,6 +47,7 @@ int force(cb_handle h, State target, const char *what) {
 // The slow paths of cb_allow and cb_done: every check, every state, events.
 // `own_cells` is the fast path's reading of Space::own_cells().
 [[gnu::noinline]] int allow_checked(cb_handle h, cb_ticket *ticket, uintptr_t own_cells) noexcept {
+  const lazybreaker::registry::Grace::Reading reading;
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_allow");
   if (ticket == nullptr) return fail(CB_EINVAL, "cb_allow: ticket is NULL");
@@ -75,6 +78,7 @@ int force(cb_handle h, State target, const char *what) {
 // on the hot line alone, in allow_not_quiet.)
 [[gnu::noinline]] int allow_admitting(cb_handle h, cb_ticket *ticket,
                                       uintptr_t own_cells) noexcept {
+  const lazybreaker::registry::Grace::Reading reading;
   Target t;
   uint64_t issued = 0;
   if (ticket != nullptr && resolve(h, &t) &&
@@ -100,6 +104,7 @@ int force(cb_handle h, State target, const char *what) {
 }
 
 [[gnu::noinline]] int done_checked(cb_handle h, cb_ticket ticket, int outcome) noexcept {
+  const lazybreaker::registry::Grace::Reading reading;
   const uint64_t issued = Handle::unseal(h, ticket);
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_done");
@@ -130,6 +135,7 @@ int force(cb_handle h, State target, const char *what) {
 // own (the ticket is checked against the state word once); the rest is
 // checked.
 [[gnu::noinline]] int done_not_quiet(cb_handle h, cb_ticket ticket, int outcome) noexcept {
+  const lazybreaker::registry::Grace::Reading reading;
   const lazybreaker::registry::Space::Slot s = lazybreaker::registry::Space::slot(h);
   const uint64_t w = s.hot->word.load(std::memory_order_acquire);
   if (unsigned(outcome) <= CB_FAILURE &&
@@ -148,6 +154,7 @@ extern "C" {
 
 CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
                      cb_handle *out) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (out == nullptr) return fail(CB_EINVAL, "cb_create: out is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
@@ -163,6 +170,7 @@ CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
 
 CB_API int cb_get_or_create(cb_registry *reg, const char *name, const cb_config *cfg,
                             cb_handle *out) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (out == nullptr) return fail(CB_EINVAL, "cb_get_or_create: out is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
@@ -178,6 +186,7 @@ CB_API int cb_get_or_create(cb_registry *reg, const char *name, const cb_config 
 }
 
 CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (out == nullptr) return fail(CB_EINVAL, "cb_lookup: out is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
@@ -190,6 +199,7 @@ CB_API int cb_lookup(cb_registry *reg, const char *name, cb_handle *out) CB_NOEX
 }
 
 CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_destroy");
   return t.reg->destroy(t.index, Handle::incarnation(h)) == Status::Ok
@@ -206,6 +216,7 @@ CB_API int cb_done(cb_handle h, cb_ticket ticket, int outcome) CB_NOEXCEPT {
 }
 
 CB_API int cb_state(cb_handle h) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_state");
   State s;
@@ -215,6 +226,7 @@ CB_API int cb_state(cb_handle h) CB_NOEXCEPT {
 }
 
 CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (out_ns == nullptr) return fail(CB_EINVAL, "cb_retry_after: out_ns is NULL");
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_retry_after");
@@ -223,6 +235,7 @@ CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) CB_NOEXCEPT {
 }
 
 CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (out == nullptr) return fail(CB_EINVAL, "cb_stats_get: out is NULL");
   if (out->struct_size < FirstVersion::kStats)
     return fail(CB_EINVAL, "cb_stats_get: struct_size %zu is smaller than the first version's %zu",
@@ -260,6 +273,7 @@ CB_API int cb_disable(cb_handle h) CB_NOEXCEPT { return force(h, State::Disabled
 CB_API int cb_reset(cb_handle h) CB_NOEXCEPT { return force(h, State::Closed, "cb_reset"); }
 
 CB_API int cb_name(cb_handle h, char *buf, size_t size) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (buf == nullptr) return fail(CB_EINVAL, "cb_name: buf is NULL");
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_name");
@@ -273,6 +287,7 @@ CB_API int cb_name(cb_handle h, char *buf, size_t size) CB_NOEXCEPT {
 }
 
 CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (open_for_ns < CB_MIN_OPEN_DURATION_NS || open_for_ns > CB_MAX_DURATION_NS)
     return fail(CB_EINVAL, "cb_trip: open_for_ns must be %llu..%llu, got %llu",
                 CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS, (unsigned long long)open_for_ns);

@@ -7,6 +7,7 @@
 #include "capi/status.hpp"
 #include "capi/versioned.hpp"
 #include "lazybreaker/lazybreaker.h"
+#include "registry/grace.hpp"
 #include "registry/registry.hpp"
 
 using lazybreaker::capi::fail;
@@ -19,6 +20,7 @@ using lazybreaker::registry::Registry;
 extern "C" {
 
 CB_API int cb_events_select(cb_registry *reg, unsigned kinds) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
   if ((kinds & ~(CB_EVENTS_TRANSITIONS | CB_EVENTS_REJECTIONS)) != 0)
@@ -29,6 +31,7 @@ CB_API int cb_events_select(cb_registry *reg, unsigned kinds) CB_NOEXCEPT {
 }
 
 CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *count) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (count == nullptr) return fail(CB_EINVAL, "cb_events_poll: count is NULL");
   if (out == nullptr && max > 0) return fail(CB_EINVAL, "cb_events_poll: out is NULL");
   if (max > 0 && out->struct_size < FirstVersion::kEvent)
@@ -58,6 +61,7 @@ CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *c
 }
 
 CB_API int cb_events_dropped(cb_registry *reg, uint64_t *out) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (out == nullptr) return fail(CB_EINVAL, "cb_events_dropped: out is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;

@@ -9,6 +9,7 @@
 #include "capi/errors.hpp"
 #include "capi/resolve.hpp"
 #include "lazybreaker/lazybreaker.h"
+#include "registry/grace.hpp"
 #include "registry/prometheus.hpp"
 
 using lazybreaker::capi::fail;
@@ -16,6 +17,7 @@ using lazybreaker::registry::Registry;
 
 extern "C" CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t size,
                                             size_t *needed) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (needed == nullptr) return fail(CB_EINVAL, "cb_metrics_prometheus: needed is NULL");
   if (buf == nullptr && size > 0) return fail(CB_EINVAL, "cb_metrics_prometheus: buf is NULL");
   Registry *r = nullptr;

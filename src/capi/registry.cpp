@@ -7,6 +7,7 @@
 #include "capi/validate.hpp"
 #include "capi/versioned.hpp"
 #include "lazybreaker/lazybreaker.h"
+#include "registry/grace.hpp"
 
 using lazybreaker::capi::check_struct_size;
 using lazybreaker::capi::default_registry;
@@ -108,11 +109,19 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
 
 CB_API int cb_registry_close(cb_registry *reg) CB_NOEXCEPT {
   if (reg == nullptr) return CB_OK;
-  Registry *r = from_public(reg);
-  if (r == nullptr)
-    return fail(CB_EINVAL, "cb_registry_close: %p is not an open registry", (void *)reg);
-  if (lazybreaker::capi::is_default_registry(r))
-    return fail(CB_EINVAL, "cb_registry_close: the default registry is never closed");
+  Registry *r = nullptr;
+  {
+    // Announced while it may read a registry that a racing close frees;
+    // not while it closes, or its own close would wait for it.
+    const lazybreaker::registry::Grace::Reading reading;
+    r = from_public(reg);
+    if (r == nullptr)
+      return fail(CB_EINVAL, "cb_registry_close: %p is not an open registry", (void *)reg);
+    if (lazybreaker::capi::is_default_registry(r))
+      return fail(CB_EINVAL, "cb_registry_close: the default registry is never closed");
+    if (!Registry::unpublish(r))
+      return fail(CB_EINVAL, "cb_registry_close: %p is not an open registry", (void *)reg);
+  }
   Registry::close(r);
   return CB_OK;
 }
@@ -127,6 +136,7 @@ CB_API cb_registry *cb_default_registry(void) CB_NOEXCEPT {
 }
 
 CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
   if (r->clock().kind != lazybreaker::core::ClockKind::Manual)
@@ -138,6 +148,7 @@ CB_API int cb_clock_advance(cb_registry *reg, uint64_t ns) CB_NOEXCEPT {
 }
 
 CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (out_ns == nullptr) return fail(CB_EINVAL, "cb_clock_now: out_ns is NULL");
   Registry *r = nullptr;
   if (const int st = resolve_registry(reg, &r); st != CB_OK) return st;
@@ -147,6 +158,7 @@ CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) CB_NOEXCEPT {
 
 CB_API int cb_registry_list(cb_registry *reg, cb_handle *out, size_t max,
                             size_t *count) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
   if (count == nullptr) return fail(CB_EINVAL, "cb_registry_list: count is NULL");
   if (out == nullptr && max > 0) return fail(CB_EINVAL, "cb_registry_list: out is NULL");
   Registry *r = nullptr;

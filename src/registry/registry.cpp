@@ -1,4 +1,5 @@
 #include "registry/registry.hpp"
+#include "registry/grace.hpp"
 #include "registry/setup_lock.hpp"
 
 #include <sys/mman.h>
@@ -205,6 +206,7 @@ void *reserve(size_t bytes) {
 
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
+  Grace::collect();
   // The whole run: slots beyond the capacity stand in for retired ones, so a
   // registry holds its capacity however old the run it is given.
   const uint32_t slots = Space::run_slots(capacity);
@@ -402,6 +404,7 @@ void Registry::fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uin
 
 Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Registry **out,
                              FileError *err) {
+  Grace::collect();
   FileRequest r = req;
   r.arena_bytes = &arena_bytes;
   MappedFile file;
@@ -503,34 +506,48 @@ void Registry::set_event_mask(uint32_t mask) {
   Space::set_lean_rejections(base_, slots_, lean_rejections());
 }
 
+bool Registry::unpublish(Registry *reg) {
+  Registry *expected = reg;
+  return table_[reg->id_].compare_exchange_strong(expected, nullptr, std::memory_order_seq_cst);
+}
+
 void Registry::close(Registry *reg) {
-  if (reg->shared()) {
-    SetupLock::Held lock(g_shared);
-    std::remove(g_shared_open, g_shared_open + g_shared_count, reg);
-    if (--g_shared_count == 0) set_stripe_claim_hook(nullptr);
-  } else {
-    // Lives end first, so the fast paths stop counting here before the
-    // counters are given back. The slots go on to other registries with
-    // their incarnations, so every handle into this one stays stale.
-    for (uint32_t i = 0, end = reg->free_->high_water(); i < end; ++i) reg->breaker(i).retire();
-  }
   // The next registry with this id has another generation, so a pointer to
   // this one stays refused (capi/resolve.cpp).
   generation_[reg->id_].fetch_add(1, std::memory_order_release);
-  table_[reg->id_].store(nullptr, std::memory_order_release);
   Space::set_lean_rejections(reg->base_, reg->slots_, false);
   if (reg->shared()) {
-    // A shared registry's breakers live on in the file: the process lets
-    // go of its stripes (their counts stay there for the next owner) and
-    // its mappings.
-    Space::unmap_shared_run(reg->base_, reg->slots_);
     {
       SetupLock::Held lock(g_shared);
-      reg->release_file_stripes();
+      std::remove(g_shared_open, g_shared_open + g_shared_count, reg);
+      if (--g_shared_count == 0) set_stripe_claim_hook(nullptr);
     }
-    close_file(reg->file_);
+    // A shared registry's breakers live on in the file: the process's
+    // lines become stale private ones, and it lets go of its stripes
+    // (their counts stay there for the next owner).
+    Space::unmap_shared_run(reg->base_, reg->slots_);
+    SetupLock::Held lock(g_shared);
+    reg->release_file_stripes();
+  } else {
+    // Lives end, so the quiet paths (which never announce themselves)
+    // refuse every handle into it from here on. A create racing this close
+    // ends its own breaker's life (create()).
+    reg->retire_lives();
   }
+  Grace::retire([](void *r) { give_back(static_cast<Registry *>(r)); }, reg);
+}
+
+void Registry::retire_lives() {
+  for (uint32_t i = 0, end = free_->high_water(); i < end; ++i) breaker(i).retire();
+}
+
+void Registry::give_back(Registry *reg) {
+  // No call is inside it any more: a life a create began while it closed
+  // ends now, before its slots go on to the next registry with their
+  // incarnations, so every handle into this one stays stale.
+  if (!reg->shared()) reg->retire_lives();
   reg->give_up_run();
+  if (reg->shared()) close_file(reg->file_);
   munmap(reg->private_, reg->private_size_);
   delete reg;
 }
@@ -594,6 +611,11 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   const uint32_t incarnation =
       core::StateWord::incarnation(hot_[i].word.load(std::memory_order_acquire));
   breaker(i).begin_life(incarnation, cfg);
+  if (!shared() && !still_open()) {
+    // close() ran meanwhile and may not have seen this life begin.
+    breaker(i).retire();
+    return Status::BadHandle;
+  }
   // A destroy may have taken the record over already (destroy()).
   uint64_t expected = creating;
   if (creating != 0) pending_[i].compare_exchange_strong(expected, 0, std::memory_order_acq_rel);

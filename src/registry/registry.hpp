@@ -70,7 +70,11 @@ class Registry final : private SharedCounters, private StaleSlots {
   // Opens the shared registry in the file `req` names (registry/shared_file.hpp).
   static Status open_shared(const FileRequest &req, uint32_t event_capacity, Registry **out,
                             FileError *err);
-  // Makes every handle into `reg` stale and frees it. A shared registry's
+  // Takes `reg` out of reach of every call that has not found it yet;
+  // false if a racing close took it first. The first step of a close.
+  static bool unpublish(Registry *reg);
+  // Makes every handle into the unpublished `reg` stale, and frees it once
+  // no call is inside it any more (registry/grace.hpp). A shared registry's
   // breakers live on in its file.
   static void close(Registry *reg);
   bool shared() const { return file_.base != nullptr; }
@@ -286,6 +290,16 @@ class Registry final : private SharedCounters, private StaleSlots {
   // out again: a spare slot of the run (whole chunks of the space) stands in
   // for it, while the run has spares.
   void retire_slot();
+  // Ends every life in the run (a private registry's close).
+  void retire_lives();
+  // What close() held back, once the grace has passed.
+  static void give_back(Registry *reg);
+  // Whether this registry is still the open one of its id (after a seq_cst
+  // fence, so that close() and a racing create see each other).
+  bool still_open() const {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return table_[id_].load(std::memory_order_relaxed) == this;
+  }
   Counts raw_counts(uint32_t index) const;
   const core::ConfigCell &config(uint32_t index) const {
     return configs_->cell(SlotRefs::config(slot_refs_[index].load(std::memory_order_relaxed)));

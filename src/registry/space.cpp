@@ -1,4 +1,5 @@
 #include "registry/space.hpp"
+#include "registry/grace.hpp"
 #include "registry/setup_lock.hpp"
 
 #include <pthread.h>
@@ -139,6 +140,8 @@ int Space::fold_own_last(core::Counter c, uintptr_t cells, uint64_t cell_offset,
 }
 
 void Space::fold_own(core::Counter c, uintptr_t cells, uint64_t cell_offset) {
+  // A shared registry's fold reaches its file, which a close may give back.
+  const Grace::Reading reading;
   // The cells are the calling thread's own stripe's (bump_own), the one
   // t_stripe_plus_one names.
   const uint32_t s = detail::t_stripe_plus_one - 1;

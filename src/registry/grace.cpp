@@ -1,0 +1,222 @@
+#include "registry/grace.hpp"
+
+#include <pthread.h>
+
+#include <new>
+
+#include "registry/setup_lock.hpp"
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace lazybreaker::registry {
+
+constinit thread_local uint32_t Grace::t_depth_ __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+
+// A word per thread that calls (up to kReaderSlots threads at once; the
+// rest announce themselves in one shared count): the epoch its call began
+// in, 0 outside a call. Each on a line of its own, written only by its thread.
+constexpr uint32_t kReaderSlots = 256, kNoSlot = kReaderSlots;
+struct alignas(64) Announcement {
+  std::atomic<uint64_t> epoch{0};
+};
+Announcement g_readers[kReaderSlots];
+std::atomic<uint64_t> g_claimed[kReaderSlots / 64];
+std::atomic<uint64_t> g_overflow{0};  // calls in flight on threads without a slot
+std::atomic<uint64_t> g_epoch{1};
+constinit thread_local uint32_t t_slot_plus_one __attribute__((tls_model("initial-exec"))) = 0;
+pthread_key_t g_slot_key;
+bool g_have_key = false;
+
+void give_slot_back(uint32_t s) {
+  g_claimed[s / 64].fetch_and(~(1ull << (s % 64)), std::memory_order_release);
+}
+
+__attribute__((constructor)) void make_slot_key() {
+  g_have_key = pthread_key_create(&g_slot_key, [](void *slot_plus_one) {
+                 // A later destructor's call counts in the shared announcement.
+                 t_slot_plus_one = kNoSlot + 1;
+                 give_slot_back(uint32_t(reinterpret_cast<uintptr_t>(slot_plus_one)) - 1);
+               }) == 0;
+  // A forked child has only the thread that forked, which was in no call:
+  // the parent's other threads' announcements would hold every grace back.
+  pthread_atfork(nullptr, nullptr, [] {
+    for (Announcement &a : g_readers) a.epoch.store(0, std::memory_order_relaxed);
+    g_overflow.store(0, std::memory_order_relaxed);
+    for (auto &w : g_claimed) w.store(0, std::memory_order_relaxed);
+    const uint32_t mine = t_slot_plus_one - 1;
+    if (mine < kReaderSlots)
+      g_claimed[mine / 64].fetch_or(1ull << (mine % 64), std::memory_order_relaxed);
+  });
+}
+
+uint32_t claim_slot() {
+  for (uint32_t k = 0; g_have_key && k < kReaderSlots / 64; ++k) {
+    uint64_t taken = g_claimed[k].load(std::memory_order_relaxed);
+    while (~taken != 0) {
+      const uint32_t bit = uint32_t(__builtin_ctzll(~taken));
+      if (!g_claimed[k].compare_exchange_weak(taken, taken | (1ull << bit),
+                                              std::memory_order_acquire))
+        continue;
+      const uint32_t s = k * 64 + bit;
+      if (pthread_setspecific(g_slot_key, reinterpret_cast<void *>(uintptr_t(s) + 1)) != 0) {
+        give_slot_back(s);
+        break;
+      }
+      t_slot_plus_one = s + 1;
+      return s;
+    }
+  }
+  t_slot_plus_one = kNoSlot + 1;
+  return kNoSlot;
+}
+
+// Makes every thread's announcement so far visible to the caller's loads
+// that follow, and every thread's loads that follow see what the caller
+// stored before (the other half of Grace::enter's plain store). False if
+// the system has no such barrier: then nothing is ever given back.
+bool process_wide_barrier() {
+#ifdef _WIN32
+  FlushProcessWriteBuffers();
+  return true;
+#else
+  enum { Unknown, Expedited, Global, None };
+  static int kind = Unknown;  // under g_limbo_lock
+  if (kind == Unknown) {
+    const long supported = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (supported > 0 && (supported & MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0 &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+      kind = Expedited;
+    else if (supported > 0 && (supported & MEMBARRIER_CMD_GLOBAL) != 0)
+      kind = Global;
+    else
+      kind = None;
+  }
+  if (kind == Expedited)
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+  if (kind == Global) return syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0;
+  return false;
+#endif
+}
+
+// Whether every call that began before epoch `tag` has ended.
+bool passed(uint64_t tag) {
+  if (g_overflow.load(std::memory_order_acquire) != 0) return false;
+  for (const Announcement &a : g_readers) {
+    const uint64_t e = a.epoch.load(std::memory_order_acquire);
+    if (e != 0 && e < tag) return false;
+  }
+  return true;
+}
+
+struct Held {
+  uint64_t tag;
+  void (*give_back)(void *);
+  void *arg;
+  Held *next;
+};
+SetupLock g_limbo_lock;
+Held *g_limbo = nullptr;  // under g_limbo_lock
+uint32_t g_limbo_count = 0;
+
+constexpr uint64_t kNever = 0;
+
+// Takes out of the limbo what has passed its grace, for the caller to give back.
+Held *take_passed() {
+  Held *passed_list = nullptr;
+  for (Held **at = &g_limbo; *at != nullptr;) {
+    Held *h = *at;
+    if (h->tag != kNever && passed(h->tag)) {
+      *at = h->next;
+      h->next = passed_list;
+      passed_list = h;
+      --g_limbo_count;
+    } else {
+      at = &h->next;
+    }
+  }
+  return passed_list;
+}
+
+void give_back_all(Held *list) {
+  while (list != nullptr) {
+    Held *next = list->next;
+    list->give_back(list->arg);
+    delete list;
+    list = next;
+  }
+}
+
+}  // namespace
+
+void Grace::enter() noexcept {
+  uint32_t s = t_slot_plus_one - 1;
+  if (__builtin_expect(s == UINT32_MAX, 0)) s = claim_slot();
+  if (s < kReaderSlots) {
+    g_readers[s].epoch.store(g_epoch.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    // The store must be seen before this call's loads of registry pointers:
+    // the closer's process_wide_barrier orders it, so here the compiler only
+    // must keep the order. TSan knows no membarrier: it gets a real fence.
+#if defined(__SANITIZE_THREAD__)
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#else
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+#endif
+  } else {
+    g_overflow.fetch_add(1, std::memory_order_seq_cst);
+  }
+}
+
+void Grace::leave() noexcept {
+  const uint32_t s = t_slot_plus_one - 1;
+  if (s < kReaderSlots)
+    g_readers[s].epoch.store(0, std::memory_order_release);
+  else
+    g_overflow.fetch_sub(1, std::memory_order_release);
+}
+
+void Grace::retire(void (*give_back)(void *), void *arg) {
+  Held *ready = nullptr;
+  bool now = false;
+  {
+    SetupLock::Held lock(g_limbo_lock);
+    const uint64_t tag = g_epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
+    const bool barrier = process_wide_barrier();
+    now = barrier && passed(tag);
+    if (!now) {
+      // Without a barrier nothing tells when the grace is over: held for
+      // good.
+      auto *held = new (std::nothrow) Held{barrier ? tag : kNever, give_back, arg, g_limbo};
+      if (held != nullptr) {
+        g_limbo = held;
+        ++g_limbo_count;
+      }
+    }
+    ready = take_passed();
+  }
+  if (now) give_back(arg);
+  give_back_all(ready);
+}
+
+void Grace::collect() {
+  Held *ready;
+  {
+    SetupLock::Held lock(g_limbo_lock);
+    ready = take_passed();
+  }
+  give_back_all(ready);
+}
+
+uint32_t Grace::pending() {
+  SetupLock::Held lock(g_limbo_lock);
+  return g_limbo_count;
+}
+
+}  // namespace lazybreaker::registry
