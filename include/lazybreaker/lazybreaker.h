@@ -313,10 +313,16 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
  *  the process, and the pointer is refused (CB_EINVAL) from then on, even
  *  once another registry has its id (docs/semantics.md).
  *  @return CB_OK (NULL is a no-op); CB_EINVAL for the default registry or a
- *          registry that is not open.
+ *          registry that is not open (of two racing closes, one gets CB_OK
+ *          and the other CB_EINVAL).
  *  @since 1.0
- *  Thread safety: not with other calls on the same object. Calls through
- *  its handles racing with the close are the caller's error. */
+ *  Thread safety: any thread, while other threads call the registry and its
+ *  breakers: a call in flight when the close begins returns its pre-close
+ *  result or CB_EHANDLE (CB_EINVAL for a call on the registry pointer);
+ *  every call after the close returns CB_EHANDLE on its handles and
+ *  CB_EINVAL on its pointer; none faults. The registry's memory is given
+ *  back once no call is inside it, by this close or a later open or close
+ *  (docs/semantics.md, "Closing a registry"). */
 CB_API int cb_registry_close(cb_registry *reg) CB_NOEXCEPT;
 
 /** The process-wide registry: monotonic clock, capacity

@@ -160,13 +160,14 @@ void Grace::enter() noexcept {
   uint32_t s = t_slot_plus_one - 1;
   if (__builtin_expect(s == UINT32_MAX, 0)) s = claim_slot();
   if (s < kReaderSlots) {
-    g_readers[s].epoch.store(g_epoch.load(std::memory_order_relaxed), std::memory_order_relaxed);
     // The store must be seen before this call's loads of registry pointers:
     // the closer's process_wide_barrier orders it, so here the compiler only
-    // must keep the order. TSan knows no membarrier: it gets a real fence.
+    // must keep the order. TSan knows no membarrier (nor fences): it gets a
+    // sequentially consistent exchange.
 #if defined(__SANITIZE_THREAD__)
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    g_readers[s].epoch.exchange(g_epoch.load(std::memory_order_relaxed), std::memory_order_seq_cst);
 #else
+    g_readers[s].epoch.store(g_epoch.load(std::memory_order_relaxed), std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
 #endif
   } else {

@@ -611,7 +611,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   const uint32_t incarnation =
       core::StateWord::incarnation(hot_[i].word.load(std::memory_order_acquire));
   breaker(i).begin_life(incarnation, cfg);
-  if (!shared() && !still_open()) {
+  if (!shared() && !still_open(i)) {
     // close() ran meanwhile and may not have seen this life begin.
     breaker(i).retire();
     return Status::BadHandle;

@@ -294,11 +294,13 @@ class Registry final : private SharedCounters, private StaleSlots {
   void retire_lives();
   // What close() held back, once the grace has passed.
   static void give_back(Registry *reg);
-  // Whether this registry is still the open one of its id (after a seq_cst
-  // fence, so that close() and a racing create see each other).
-  bool still_open() const {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    return table_[id_].load(std::memory_order_relaxed) == this;
+  // Whether this registry is still the open one of its id, once the life
+  // slot `index` began is published: sequentially consistent, so that
+  // close() (which unpublishes, then ends every life) and a racing create
+  // cannot both miss each other.
+  bool still_open(uint32_t index) const {
+    hot_[index].word.fetch_add(0, std::memory_order_seq_cst);
+    return table_[id_].load(std::memory_order_seq_cst) == this;
   }
   Counts raw_counts(uint32_t index) const;
   const core::ConfigCell &config(uint32_t index) const {

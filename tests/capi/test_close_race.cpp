@@ -76,7 +76,8 @@ void work(const cb_handle *hs, Worker &me, const std::atomic<bool> &closed,
     }
     if (!in_flight_result(st)) me.bad.fetch_add(1, std::memory_order_relaxed);
     if (after && st != CB_EHANDLE) me.after_bad.fetch_add(1, std::memory_order_relaxed);
-    me.calls.fetch_add(1, std::memory_order_relaxed);
+    // Nine threads on few cores: the closing thread gets its turn soon.
+    if (me.calls.fetch_add(1, std::memory_order_relaxed) % 8 == 7) std::this_thread::yield();
   }
 }
 
