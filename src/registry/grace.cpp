@@ -16,22 +16,24 @@
 
 namespace lazybreaker::registry {
 
-constinit thread_local uint32_t Grace::t_depth_ __attribute__((tls_model("initial-exec"))) = 0;
+namespace detail {
+Announcement g_readers[kReaderSlots];
+std::atomic<uint64_t> g_epoch{1};
+constinit thread_local uint32_t t_reader_slot_plus_one __attribute__((tls_model("initial-exec"))) =
+    0;
+constinit thread_local uint32_t t_reading_depth __attribute__((tls_model("initial-exec"))) = 0;
+}  // namespace detail
 
 namespace {
 
-// A word per thread that calls (up to kReaderSlots threads at once; the
-// rest announce themselves in one shared count): the epoch its call began
-// in, 0 outside a call. Each on a line of its own, written only by its thread.
-constexpr uint32_t kReaderSlots = 256, kNoSlot = kReaderSlots;
-struct alignas(64) Announcement {
-  std::atomic<uint64_t> epoch{0};
-};
-Announcement g_readers[kReaderSlots];
+using detail::Announcement;
+using detail::g_epoch;
+using detail::g_readers;
+using detail::kReaderSlots;
+using detail::t_reader_slot_plus_one;
+constexpr uint32_t kNoSlot = kReaderSlots;
 std::atomic<uint64_t> g_claimed[kReaderSlots / 64];
 std::atomic<uint64_t> g_overflow{0};  // calls in flight on threads without a slot
-std::atomic<uint64_t> g_epoch{1};
-constinit thread_local uint32_t t_slot_plus_one __attribute__((tls_model("initial-exec"))) = 0;
 pthread_key_t g_slot_key;
 bool g_have_key = false;
 
@@ -42,7 +44,7 @@ void give_slot_back(uint32_t s) {
 __attribute__((constructor)) void make_slot_key() {
   g_have_key = pthread_key_create(&g_slot_key, [](void *slot_plus_one) {
                  // A later destructor's call counts in the shared announcement.
-                 t_slot_plus_one = kNoSlot + 1;
+                 t_reader_slot_plus_one = kNoSlot + 1;
                  give_slot_back(uint32_t(reinterpret_cast<uintptr_t>(slot_plus_one)) - 1);
                }) == 0;
   // A forked child has only the thread that forked, which was in no call:
@@ -51,7 +53,7 @@ __attribute__((constructor)) void make_slot_key() {
     for (Announcement &a : g_readers) a.epoch.store(0, std::memory_order_relaxed);
     g_overflow.store(0, std::memory_order_relaxed);
     for (auto &w : g_claimed) w.store(0, std::memory_order_relaxed);
-    const uint32_t mine = t_slot_plus_one - 1;
+    const uint32_t mine = t_reader_slot_plus_one - 1;
     if (mine < kReaderSlots)
       g_claimed[mine / 64].fetch_or(1ull << (mine % 64), std::memory_order_relaxed);
   });
@@ -70,11 +72,11 @@ uint32_t claim_slot() {
         give_slot_back(s);
         break;
       }
-      t_slot_plus_one = s + 1;
+      t_reader_slot_plus_one = s + 1;
       return s;
     }
   }
-  t_slot_plus_one = kNoSlot + 1;
+  t_reader_slot_plus_one = kNoSlot + 1;
   return kNoSlot;
 }
 
@@ -156,32 +158,16 @@ void give_back_all(Held *list) {
 
 }  // namespace
 
-void Grace::enter() noexcept {
-  uint32_t s = t_slot_plus_one - 1;
-  if (__builtin_expect(s == UINT32_MAX, 0)) s = claim_slot();
-  if (s < kReaderSlots) {
-    // The store must be seen before this call's loads of registry pointers:
-    // the closer's process_wide_barrier orders it, so here the compiler only
-    // must keep the order. TSan knows no membarrier (nor fences): it gets a
-    // sequentially consistent exchange.
-#if defined(__SANITIZE_THREAD__)
-    g_readers[s].epoch.exchange(g_epoch.load(std::memory_order_relaxed), std::memory_order_seq_cst);
-#else
-    g_readers[s].epoch.store(g_epoch.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-#endif
-  } else {
+void Grace::enter_slow() noexcept {
+  uint32_t s = t_reader_slot_plus_one - 1;
+  if (s == UINT32_MAX) s = claim_slot();
+  if (s < kReaderSlots)
+    announce(s);
+  else
     g_overflow.fetch_add(1, std::memory_order_seq_cst);
-  }
 }
 
-void Grace::leave() noexcept {
-  const uint32_t s = t_slot_plus_one - 1;
-  if (s < kReaderSlots)
-    g_readers[s].epoch.store(0, std::memory_order_release);
-  else
-    g_overflow.fetch_sub(1, std::memory_order_release);
-}
+void Grace::leave_slow() noexcept { g_overflow.fetch_sub(1, std::memory_order_release); }
 
 void Grace::retire(void (*give_back)(void *), void *arg) {
   Held *ready = nullptr;

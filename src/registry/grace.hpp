@@ -30,17 +30,45 @@
 
 namespace lazybreaker::registry {
 
+namespace detail {
+// A word per thread that calls (up to kReaderSlots threads at once; the
+// rest announce themselves in one shared count): the epoch its call began
+// in, 0 outside a call. Each on a line of its own, written only by its
+// thread. Hidden, so the library addresses them directly.
+inline constexpr uint32_t kReaderSlots = 256;
+struct alignas(64) Announcement {
+  std::atomic<uint64_t> epoch{0};
+};
+[[gnu::visibility("hidden")]] extern Announcement g_readers[kReaderSlots];
+[[gnu::visibility("hidden")]] extern std::atomic<uint64_t> g_epoch;
+// The calling thread's slot + 1: 0 before its first call, kReaderSlots + 1
+// if it has none.
+extern thread_local constinit uint32_t t_reader_slot_plus_one
+    __attribute__((tls_model("initial-exec")));
+extern thread_local constinit uint32_t t_reading_depth __attribute__((tls_model("initial-exec")));
+}  // namespace detail
+
 class Grace {
  public:
   // Announces the calling thread's call for as long as it lives; nested
   // ones add nothing. Construct before the first load of a registry pointer.
   class Reading {
    public:
-    Reading() noexcept {
-      if (t_depth_++ == 0) enter();
+    [[gnu::always_inline]] Reading() noexcept {
+      if (detail::t_reading_depth++ != 0) return;
+      const uint32_t s = detail::t_reader_slot_plus_one - 1;
+      if (__builtin_expect(s < detail::kReaderSlots, 1))
+        announce(s);
+      else
+        enter_slow();
     }
-    ~Reading() {
-      if (--t_depth_ == 0) leave();
+    [[gnu::always_inline]] ~Reading() {
+      if (--detail::t_reading_depth != 0) return;
+      const uint32_t s = detail::t_reader_slot_plus_one - 1;
+      if (__builtin_expect(s < detail::kReaderSlots, 1))
+        detail::g_readers[s].epoch.store(0, std::memory_order_release);
+      else
+        leave_slow();
     }
     Reading(const Reading &) = delete;
     Reading &operator=(const Reading &) = delete;
@@ -56,9 +84,23 @@ class Grace {
   static uint32_t pending();
 
  private:
-  [[gnu::visibility("hidden")]] static void enter() noexcept;
-  [[gnu::visibility("hidden")]] static void leave() noexcept;
-  static thread_local constinit uint32_t t_depth_ __attribute__((tls_model("initial-exec")));
+  [[gnu::always_inline]] static void announce(uint32_t s) {
+    // The store must be seen before this call's loads of registry pointers:
+    // the closer's process-wide barrier orders it, so here the compiler
+    // only must keep the order. TSan knows no membarrier (nor fences): it
+    // gets a sequentially consistent exchange.
+#if defined(__SANITIZE_THREAD__)
+    detail::g_readers[s].epoch.exchange(detail::g_epoch.load(std::memory_order_relaxed),
+                                        std::memory_order_seq_cst);
+#else
+    detail::g_readers[s].epoch.store(detail::g_epoch.load(std::memory_order_relaxed),
+                                     std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+#endif
+  }
+  // A thread's first call (it takes a slot), or one without a slot.
+  [[gnu::visibility("hidden"), gnu::noinline]] static void enter_slow() noexcept;
+  [[gnu::visibility("hidden"), gnu::noinline]] static void leave_slow() noexcept;
 };
 
 }  // namespace lazybreaker::registry
