@@ -105,8 +105,9 @@ uint64_t Breaker::open_duration(uint64_t w, const Config &cfg) const {
     const double u = double(mix64(mix64(jitter_seed_) ^ period) >> 11) * 0x1.0p-53;
     d *= 1.0 - cfg.open_jitter + 2.0 * cfg.open_jitter * u;
   }
-  if (!(d < 0x1.0p64)) return cap;
-  return std::clamp<uint64_t>(uint64_t(d), kShortestOpenNs, cap);
+  // (Negative or NaN only from a damaged registry file's configuration.)
+  if (!(d >= 0.0 && d < 0x1.0p64)) return cap;
+  return std::min(std::max(uint64_t(d), kShortestOpenNs), cap);
 }
 
 bool Breaker::transition(uint64_t from, uint64_t to, uint64_t at, Reason reason) {

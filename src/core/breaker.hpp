@@ -4,12 +4,14 @@
 // implements.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "core/clock.hpp"
 #include "core/counters.hpp"
@@ -120,10 +122,18 @@ class ConfigCell {
     for (size_t i = 0; i < kWords; ++i) w[i] = words_[i].load(std::memory_order_relaxed);
     return w;
   }
+  // A registry file's words may be anything (docs/shared-registries.md):
+  // a bool reads as one, and what divides, shifts or sizes a loop is
+  // brought in range (a stored configuration's values are already).
   Config load() const {
-    const Words w = words();
+    Words w = words();
+    constexpr size_t by_time = offsetof(Config, shape) + offsetof(WindowShape, by_time);
+    auto *bytes = reinterpret_cast<unsigned char *>(w.data());
+    bytes[by_time] = bytes[by_time] != 0;
     Config c;
     std::memcpy(static_cast<void *>(&c), w.data(), sizeof c);
+    c.shape = in_range(c.shape);
+    c.slow_unit_shift &= 63;
     return c;
   }
   // One field, for the paths that need no more (admitting a CLOSED call,
@@ -133,9 +143,13 @@ class ConfigCell {
   T field() const {
     static_assert(Offset % 8 + sizeof(T) <= 8, "a field within one word");
     const uint64_t w = words_[Offset / 8].load(std::memory_order_relaxed);
-    T v;
-    std::memcpy(&v, reinterpret_cast<const char *>(&w) + Offset % 8, sizeof v);
-    return v;
+    if constexpr (std::is_same_v<T, bool>) {
+      return ((w >> (Offset % 8 * 8)) & 0xff) != 0;  // any byte: a bool
+    } else {
+      T v;
+      std::memcpy(&v, reinterpret_cast<const char *>(&w) + Offset % 8, sizeof v);
+      return v;
+    }
   }
   uint64_t slow_call_ns() const { return field<uint64_t, offsetof(Config, slow_call_ns)>(); }
   uint32_t half_open_max_calls() const {
@@ -152,10 +166,17 @@ class ConfigCell {
     w.buckets = field<uint32_t, offsetof(Config, shape) + offsetof(WindowShape, buckets)>();
     w.bucket_width =
         field<uint64_t, offsetof(Config, shape) + offsetof(WindowShape, bucket_width)>();
-    return w;
+    return in_range(w);
   }
 
  private:
+  // 1..kMaxBuckets buckets of a width of at least 1.
+  static WindowShape in_range(WindowShape s) {
+    s.buckets = std::clamp<uint32_t>(s.buckets, 1, kMaxBuckets);
+    s.bucket_width = std::max<uint64_t>(s.bucket_width, 1);
+    return s;
+  }
+
   std::atomic<uint64_t> words_[kWords];
 };
 static_assert(sizeof(ConfigCell) == 128, "two cache lines, addressed by a shift");

@@ -29,6 +29,7 @@ std::optional<uint32_t> ConfigTable::find(const core::ConfigCell::Words &w, uint
     if (ConfigBucket::kind(b) == ConfigBucket::kEmpty) break;
     if (ConfigBucket::kind(b) != ConfigBucket::kNamed || ConfigBucket::tag(b) != tag) continue;
     const uint32_t e = ConfigBucket::entry(b);
+    if (e >= capacity_) continue;  // a damaged registry file's
     // A failed exchange reloads the references: in another life the
     // configuration is compared again (it was written before that life's
     // first reference was published, which the acquire sees).
@@ -42,8 +43,9 @@ void ConfigTable::publish(uint32_t entry, uint64_t hash) {
   const uint64_t named =
       ConfigBucket::pack(uint32_t(hash >> ConfigBucket::kTagShift), entry, ConfigBucket::kNamed);
   // At most `capacity` buckets are NAMED, fewer than half of them: a free
-  // one is always found.
-  for (uint64_t d = 0;; ++d) {
+  // one is always found (but in a damaged registry file: then the entry is
+  // found by no other breaker's configuration, and freed all the same).
+  for (uint64_t d = 0; d <= mask_; ++d) {
     std::atomic<uint64_t> &bucket = at(hash, d);
     uint64_t cur = bucket.load(kRelaxed);
     while (ConfigBucket::kind(cur) != ConfigBucket::kNamed) {
@@ -70,6 +72,7 @@ std::optional<uint32_t> ConfigTable::acquire(const core::Config &cfg) {
 }
 
 void ConfigTable::release(uint32_t entry) {
+  if (entry >= capacity_) return;  // a damaged registry file's
   std::atomic<uint64_t> &refs = refs_[entry];
   uint64_t r = refs.load(kRelaxed);
   while (!refs.compare_exchange_weak(r, ConfigRefs::less(r), std::memory_order_acq_rel, kRelaxed)) {

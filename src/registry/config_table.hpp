@@ -52,15 +52,19 @@ class ConfigTable {
         buckets_(buckets),
         mask_((uint64_t(1) << log2_buckets) - 1),
         free_(state.free, links, capacity, capacity),
-        longest_probe_(state.longest_probe) {}
+        longest_probe_(state.longest_probe),
+        capacity_(capacity) {}
 
   // The entry holding `cfg`, with one more reference (made if none holds
   // it); nullopt if every entry is taken.
   std::optional<uint32_t> acquire(const core::Config &cfg);
   // Gives back a reference acquire() returned; the last one frees the entry.
   void release(uint32_t entry);
-  // The configuration in `entry` (any index acquire() ever returned, or 0).
-  const core::ConfigCell &cell(uint32_t entry) const { return configs_[entry]; }
+  // The configuration in `entry` (any index acquire() ever returned, or 0;
+  // a damaged registry file's other index reads entry 0).
+  const core::ConfigCell &cell(uint32_t entry) const {
+    return configs_[entry < capacity_ ? entry : 0];
+  }
   // Whether every bucket, link and head is in range (a registry file's,
   // checked when it is opened).
   bool consistent(uint32_t capacity) const;
@@ -82,6 +86,7 @@ class ConfigTable {
   uint64_t mask_;
   FreeList free_;
   std::atomic<uint64_t> &longest_probe_;
+  uint32_t capacity_;
 };
 
 }  // namespace lazybreaker::registry

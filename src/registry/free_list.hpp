@@ -10,6 +10,7 @@
 // below a registry's capacity), with a 32-bit tag in the head against ABA.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -51,7 +52,7 @@ class FreeList {
         return top - 1;
     }
     uint32_t fresh = fresh_.load(std::memory_order_relaxed);
-    while (fresh < capacity_ + grown_.load(std::memory_order_relaxed)) {
+    while (fresh < limit()) {
       if (fresh_.compare_exchange_weak(fresh, fresh + 1, std::memory_order_relaxed)) return fresh;
     }
     return std::nullopt;
@@ -78,8 +79,9 @@ class FreeList {
     return true;
   }
 
-  // Every slot ever handed out is below this.
-  uint32_t high_water() const { return fresh_.load(std::memory_order_acquire); }
+  // Every slot ever handed out is below this (and below `end`, whatever a
+  // damaged registry file says).
+  uint32_t high_water() const { return std::min(fresh_.load(std::memory_order_acquire), end_); }
 
   void push(uint32_t index) {
     uint64_t head = head_.load(std::memory_order_relaxed);
@@ -93,6 +95,13 @@ class FreeList {
   }
 
  private:
+  // The never-used slots end here: at most `end`, whatever a damaged
+  // registry file's count of grown ones says.
+  uint32_t limit() const {
+    return uint32_t(
+        std::min<uint64_t>(uint64_t(capacity_) + grown_.load(std::memory_order_relaxed), end_));
+  }
+
   std::atomic<uint32_t> *next_;
   uint32_t capacity_, end_;
   std::atomic<uint32_t> &fresh_;

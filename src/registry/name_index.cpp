@@ -43,7 +43,8 @@ void NameStore::release(uint32_t slot) {
 uint32_t NameStore::allocate(uint32_t slot, uint32_t words) {
   if (const std::optional<uint32_t> reused = pop(words)) return *reused;
   uint64_t carved = carved_.load(std::memory_order_relaxed);
-  while (carved + words <= pool_words_)
+  // (Not carved + words, which a damaged registry file's count wraps.)
+  while (carved <= pool_words_ && words <= pool_words_ - carved)
     if (carved_.compare_exchange_weak(carved, carved + words, std::memory_order_relaxed))
       return uint32_t(carved);
   // The pool is spent on other classes' free space: the slot's own words.
@@ -109,7 +110,7 @@ uint64_t NameStore::pool_words_free() const {
 }
 
 size_t NameStore::read(uint32_t slot, char *buf) const {
-  const uint64_t r = refs_[slot].load(std::memory_order_acquire);
+  const uint64_t r = slot < slots_ ? refs_[slot].load(std::memory_order_acquire) : 0;
   const size_t len = NameRef::length(r), at = NameRef::offset(r);
   if (at + words_for(len) > end_) {  // never written so: a corrupt reference reads as no name
     buf[0] = '\0';
@@ -124,6 +125,7 @@ size_t NameStore::read(uint32_t slot, char *buf) const {
 }
 
 bool NameStore::equals(uint32_t slot, std::string_view name) const {
+  if (slot >= slots_) return false;  // a damaged registry file's name-index entry
   const uint64_t r = refs_[slot].load(std::memory_order_acquire);
   const size_t len = NameRef::length(r), at = NameRef::offset(r);
   if (len != name.size() || at + words_for(len) > end_) return false;
@@ -169,7 +171,7 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t 
   }
 
   bool lost = false;
-  const uint64_t limit = longest_probe_.load(kSeqCst);
+  const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit && !lost; ++d) {
     if (d == mine) continue;
     uint64_t b = at(h, d).load(kSeqCst);
@@ -201,7 +203,7 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t 
 
 void NameIndex::erase_left(uint64_t h, uint32_t slot) {
   const uint32_t tag = NameBucket::tag_of_hash(h);
-  const uint64_t limit = longest_probe_.load(kSeqCst);
+  const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {
     uint64_t b = at(h, d).load(kSeqCst);
     if (kind(b) == kEmpty) break;
@@ -214,7 +216,7 @@ void NameIndex::erase_left(uint64_t h, uint32_t slot) {
 uint32_t NameIndex::find(std::string_view name) const {
   const uint64_t h = hash(name);
   const uint32_t tag = NameBucket::tag_of_hash(h);
-  const uint64_t limit = longest_probe_.load(kSeqCst);
+  const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {
     const uint64_t b = at(h, d).load(kSeqCst);
     if (kind(b) == kEmpty) break;
@@ -226,7 +228,7 @@ uint32_t NameIndex::find(std::string_view name) const {
 bool NameIndex::erase(uint64_t h, uint32_t slot) {
   const uint32_t tag = NameBucket::tag_of_hash(h);
   const uint64_t named = bucket(tag, slot, kNamed);
-  const uint64_t limit = longest_probe_.load(kSeqCst);
+  const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {
     uint64_t b = at(h, d).load(kSeqCst);
     if (kind(b) == kEmpty) break;

@@ -15,6 +15,7 @@
 // same name at least one sees the other, and both rules let at most one win.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -82,6 +83,7 @@ class NameStore {
         words_(words),
         pool_words_(size_t(capacity) * kMaxWords),
         end_(words_needed(capacity, slots)),
+        slots_(slots),
         carved_(state.carved),
         in_own_words_(state.in_own_words),
         free_(state.free) {}
@@ -119,6 +121,7 @@ class NameStore {
   std::atomic<uint64_t> *words_;
   size_t pool_words_;  // the pool is words_[0, pool_words_); slot s owns 32 words after it
   size_t end_;
+  uint32_t slots_;  // a damaged registry file's index of another slot names no name
   std::atomic<uint64_t> &carved_;
   std::atomic<uint64_t> &in_own_words_;
   Head *free_;
@@ -183,6 +186,11 @@ class NameIndex {
 
   std::atomic<uint64_t> &at(uint64_t home, uint64_t distance) const {
     return buckets_[(home + distance) & mask_];
+  }
+  // How far from home a probe looks: no farther than the table, whatever
+  // a damaged registry file's longest probe says.
+  uint64_t probe_limit() const {
+    return std::min(longest_probe_.load(std::memory_order_seq_cst), mask_);
   }
   bool names_match(uint64_t b, uint32_t tag, std::string_view name) const {
     return this->tag(b) == tag && names_.equals(slot(b), name);

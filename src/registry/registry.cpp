@@ -319,6 +319,12 @@ bool Registry::attach_stripe(uint32_t s) {
     }
   }
   if (f == kFileStripes) return false;
+  // A stripe free with its sequence word odd is a damaged file's (an owner
+  // lets go only between folds): ours now, no fold is in it.
+  if (uint64_t seq = h.sequence[f].n.load(std::memory_order_acquire);
+      !shared_with_sibling && (seq & 1) != 0 &&
+      h.sequence[f].n.compare_exchange_strong(seq, seq + 1, std::memory_order_acq_rel))
+    h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
   void *held = &held_[size_t(s) * slots_];
   if (!Space::map_stripe(s, base_, slots_, file_.fd, file_layout_.stripe_cells_at(f)) ||
       mmap(held, size_t(slots_) * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
@@ -362,22 +368,22 @@ bool Registry::reclaim_stripe(uint32_t f, uint64_t dead_owner) {
     // tell whether the totals' add happened (it is one instruction before
     // the phase's store), so the fold is counted as uncertain and left
     // undone.
+    // A log that names no fold is a damaged file's: uncertain too.
     const uint64_t log = h.fold_log[f].load(std::memory_order_acquire);
     if (FoldLog::any(log) && FoldLog::slot(log) < slots_ &&
-        FoldLog::counter(log) < core::kCellFields) {
+        FoldLog::counter(log) < core::kCellFields && FoldLog::phase(log) == 1) {
       std::atomic<uint16_t> &field =
           file_cells_[size_t(f) * slots_ + FoldLog::slot(log)].n[FoldLog::counter(log)];
       const uint16_t v = field.load(std::memory_order_relaxed);
-      if (FoldLog::phase(log) == 1) {
-        if (v >= core::kFoldAt) field.store(uint16_t(v - core::kFoldAt), std::memory_order_release);
-      } else {
-        h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-      }
+      if (v >= core::kFoldAt) field.store(uint16_t(v - core::kFoldAt), std::memory_order_release);
+    } else {
+      h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
     }
     h.fold_log[f].store(0, std::memory_order_relaxed);
     h.sequence[f].n.store(seq + 1, std::memory_order_release);
   }
-  h.stripes_reclaimed.fetch_add(1, std::memory_order_relaxed);
+  // Owner 0: a stripe nobody held, whose fold a reader finished.
+  if (dead_owner != 0) h.stripes_reclaimed.fetch_add(1, std::memory_order_relaxed);
   h.stripe_owner[f].store(0, std::memory_order_release);
   return true;
 }
@@ -391,7 +397,9 @@ void Registry::fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uin
   std::atomic<uint64_t> &log = h.fold_log[f];
   std::atomic<uint64_t> &sequence = h.sequence[f].n;
   const uint32_t slot = index - base_;
-  const uint64_t s = sequence.load(std::memory_order_relaxed);
+  // Even, whatever a damaged file's word says: readers wait only while
+  // it is odd.
+  const uint64_t s = (sequence.load(std::memory_order_relaxed) + 1) & ~uint64_t(1);
   log.store(FoldLog::pack(slot, unsigned(c), 0), std::memory_order_relaxed);
   sequence.store(s + 1, std::memory_order_release);
   std::atomic<uint16_t> &field = cell.n[unsigned(c)];
@@ -816,6 +824,51 @@ size_t Registry::list(uint64_t *out, size_t max) const {
   return n;
 }
 
+// A stripe's sequence word odd for longer than a fold takes: its owner
+// died in one (finished at once), or the file is damaged (or a co-tenant
+// wrote it): a reader waits kNobodyNs for an owner that is 0 or not a live
+// process of the file, kAnyoneNs for any other, then finishes the fold
+// (reclaim_stripe) or reads around it (skipped_fold_). Either is counted
+// in the file's uncertain folds.
+struct Registry::OddWatch {
+  static constexpr uint64_t kNobodyNs = 100'000'000, kAnyoneNs = 1'000'000'000;
+  static constexpr uint64_t kGiveUpNs = 2'000'000'000;
+  explicit OddWatch(uint64_t now) : began(now) {}
+  uint64_t began;
+  uint64_t value[kFileStripes] = {};  // the odd word last seen, and since when
+  uint64_t since[kFileStripes] = {};
+};
+
+void Registry::watch_odd_folds(const uint64_t *seen, uint32_t used, OddWatch &watch,
+                               uint64_t now) const {
+  auto *self = const_cast<Registry *>(this);
+  FileHeader &h = *file_.header();
+  for (uint32_t s = 0; s < used; ++s) {
+    if ((seen[s] & 1) == 0 || skips_fold(s, seen[s]) ||
+        h.sequence[s].n.load(std::memory_order_acquire) != seen[s])
+      continue;
+    const uint64_t owner = h.stripe_owner[s].load(std::memory_order_acquire);
+    if (owner != 0 && !ProcessId::alive(owner)) {
+      self->reclaim_stripe(s, owner);
+      continue;
+    }
+    if (watch.value[s] != seen[s]) {
+      watch.value[s] = seen[s];
+      watch.since[s] = now;
+      continue;
+    }
+    const uint64_t odd_for = now - watch.since[s];
+    if (odd_for >= OddWatch::kNobodyNs &&
+        (owner == 0 || !ProcessId::maps(owner, file_dev_, file_ino_))) {
+      self->reclaim_stripe(s, owner);
+    } else if (odd_for >= OddWatch::kAnyoneNs) {
+      uint64_t before = skipped_fold_[s].load(std::memory_order_relaxed);
+      if (before != seen[s] && skipped_fold_[s].compare_exchange_strong(before, seen[s]))
+        h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+}
+
 Counts Registry::raw_counts(uint32_t index) const {
   const uint32_t slot = base_ + index;
   // The stripes ever owned: a thread that claims one later counts only
@@ -830,6 +883,8 @@ Counts Registry::raw_counts(uint32_t index) const {
   auto cell = [&](uint32_t s) -> const core::Cell & {
     return file != nullptr ? file_cells_[size_t(s) * slots_ + index] : Space::cell(s, slot);
   };
+  std::optional<OddWatch> watch;  // a shared file's, once a fold takes long
+  bool give_up = false;
   for (uint32_t spins = 1;; ++spins) {
     // A seqlock's reader over every used stripe's sequence word: a fold
     // anywhere between the two readings moves counts between a cell and
@@ -838,8 +893,9 @@ Counts Registry::raw_counts(uint32_t index) const {
     bool folding = false;
     for (uint32_t s = 0; s < used; ++s) {
       seen[s] = sequence(s).load(std::memory_order_acquire);
-      folding |= (seen[s] & 1) != 0;
+      folding |= (seen[s] & 1) != 0 && (file == nullptr || !skips_fold(s, seen[s]));
     }
+    folding &= !give_up;
     if (!folding) {
       Counts c{};
       const core::Totals &totals = Space::totals(slot);
@@ -854,7 +910,7 @@ Counts Registry::raw_counts(uint32_t index) const {
           c.n[k] += own.n[k].load(std::memory_order_acquire);
       }
       bool moved = false;
-      for (uint32_t s = 0; s < used && !moved; ++s)
+      for (uint32_t s = 0; s < used && !moved && !give_up; ++s)
         moved = sequence(s).load(std::memory_order_relaxed) != seen[s];
       if (!moved) {
         c.trips = hot_[index].trips.load(std::memory_order_relaxed);
@@ -868,13 +924,14 @@ Counts Registry::raw_counts(uint32_t index) const {
 #if defined(__x86_64__)
     __builtin_ia32_pause();
 #endif
-    if (file != nullptr && spins % 4096 == 0)
-      for (uint32_t s = 0; s < used; ++s) {
-        const uint64_t owner = file->stripe_owner[s].load(std::memory_order_acquire);
-        if ((sequence(s).load(std::memory_order_acquire) & 1) != 0 && owner != 0 &&
-            !ProcessId::alive(owner))
-          const_cast<Registry *>(this)->reclaim_stripe(s, owner);
-      }
+    if (file != nullptr && spins % 4096 == 0) {
+      const uint64_t now = core::Clock::read(CLOCK_MONOTONIC);
+      if (!watch) watch.emplace(now);
+      watch_odd_folds(seen, used, *watch, now);
+      // Sequence words that never stay still are a co-tenant's: the
+      // counts as they are, then.
+      give_up = now - watch->began > OddWatch::kGiveUpNs;
+    }
   }
 }
 

@@ -226,9 +226,11 @@ class Registry final : private SharedCounters, private StaleSlots {
  private:
   Registry() = default;
   // The stripes whose held words and cells a reader sums: the process's
-  // stripes ever owned, or the file's.
+  // stripes ever owned, or the file's (at most its kFileStripes, whatever
+  // the file's word says).
   uint32_t held_stripes() const {
-    return shared() ? file_.header()->stripes_used.load(std::memory_order_acquire)
+    return shared() ? std::min(file_.header()->stripes_used.load(std::memory_order_acquire),
+                               kFileStripes)
                     : std::min(stripes_used(), Space::exclusive_stripes());
   }
   // The arena's layout for `capacity` breakers in `slots` slots.
@@ -253,6 +255,16 @@ class Registry final : private SharedCounters, private StaleSlots {
   // The file stripe stripe `f`'s owner died holding: its fold finished, it
   // is free again; false if its owner lives (or another process took it).
   bool reclaim_stripe(uint32_t f, uint64_t dead_owner);
+  // What raw_counts does, in a shared file, about the stripes whose
+  // sequence words it has seen odd (`seen`, of `used` stripes) at `now`:
+  // OddWatch below, docs/shared-registries.md ("A fold that never ends").
+  struct OddWatch;
+  void watch_odd_folds(const uint64_t *seen, uint32_t used, OddWatch &watch, uint64_t now) const;
+  // Whether a reader gave up waiting for file stripe `s`'s fold, whose
+  // sequence word is `seq` (odd): then it reads around it.
+  bool skips_fold(uint32_t s, uint64_t seq) const {
+    return skipped_fold_[s].load(std::memory_order_relaxed) == seq;
+  }
   static bool claim_hook(uint32_t s);
 
   // A shared registry's record, per slot, of a create or destroy in
@@ -349,7 +361,10 @@ class Registry final : private SharedCounters, private StaleSlots {
   MappedFile file_;
   FileLayout file_layout_{};
   uint8_t file_stripe_[kMaxExclusiveStripes];
-  core::Cell *file_cells_ = nullptr;          // [kFileStripes][slots_]
+  core::Cell *file_cells_ = nullptr;  // [kFileStripes][slots_]
+  // Per file stripe: the odd sequence word a reader of this process stopped
+  // waiting on (its fold took longer than any fold does), or 0.
+  mutable std::atomic<uint64_t> skipped_fold_[kFileStripes] = {};
   uint64_t file_dev_ = 0, file_ino_ = 0;      // which file, to tell siblings
   std::atomic<uint64_t> *pending_ = nullptr;  // [slots_] Pending words
   std::optional<EventQueue> events_;

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -146,6 +147,40 @@ bool ProcessId::alive(uint64_t owner) {
   return started == 0 || uint32_t(started) == uint32_t(owner);
 }
 
+bool ProcessId::maps(uint64_t owner, uint64_t dev, uint64_t ino) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/maps", long((owner >> 32) & 0x7fffffff));
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno != ENOENT && errno != ESRCH;
+  // Each line: "start-end perms offset major:minor inode path", the device
+  // in hex. A line cut at the buffer's end is read again from its start
+  // (one longer than the buffer loses its start: it names no file then).
+  char buf[8192];
+  size_t have = 0;
+  bool found = false;
+  while (!found) {
+    const ssize_t n = ::read(fd, buf + have, sizeof buf - 1 - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    have += size_t(n);
+    buf[have] = '\0';
+    char *line = buf;
+    for (char *end; !found && (end = std::strchr(line, '\n')) != nullptr; line = end + 1) {
+      *end = '\0';
+      unsigned major_no = 0, minor_no = 0;
+      unsigned long long inode = 0;
+      found = sscanf(line, "%*s %*s %*s %x:%x %llu", &major_no, &minor_no, &inode) == 3 &&
+              inode == ino && makedev(major_no, minor_no) == dev;
+    }
+    size_t left = have - size_t(line - buf);
+    if (left == sizeof buf - 1) left = 0;
+    std::memmove(buf, line, left);
+    have = left;
+  }
+  ::close(fd);
+  return found;
+}
+
 bool stored_config_plausible(const core::ConfigCell &cell) {
   // A bool is read as one only if it is 0 or 1.
   const core::ConfigCell::Words words = cell.words();
@@ -226,6 +261,22 @@ bool check_header(const FileRequest &req, const FileHeader &h, size_t size, File
                   path, h.clock == 1 ? "CB_CLOCK_MANUAL" : "CB_CLOCK_MONOTONIC",
                   req.clock == 1 ? "CB_CLOCK_MANUAL" : "CB_CLOCK_MONOTONIC");
   return true;
+}
+
+// Whether every block of the file `fd` (of `size` bytes) is allocated, so
+// that no load or store into its mapping can fault for want of one
+// (SIGBUS): a file copied sparse, or onto a file system that filled up,
+// has holes. A hole is filled if the file system has room (a hole reads as
+// zeros, and so does the block that fills it); a file whose holes cannot
+// be filled is refused.
+bool check_allocated(int fd, size_t size, const char *path, FileError *err) {
+  const off_t hole = lseek(fd, 0, SEEK_HOLE);
+  if (hole >= 0 && uint64_t(hole) >= size) return true;
+  if (fallocate(fd, 0, 0, off_t(size)) == 0) return true;
+  return failed(err, FileError::Corrupt,
+                "%s: the file has unallocated blocks (a sparse copy, or its file system filled "
+                "up) that cannot be allocated now: %s",
+                path, strerror(errno));
 }
 
 // An unnamed file (O_TMPFILE) in the directory of `path`, or -1 where the
@@ -422,7 +473,9 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   }
   if (pread(fd, &h, fixed, 0) != ssize_t(fixed))
     return give_up(failed_errno(err, req.path, "cannot read the header"));
-  if (!check_header(req, h, size_t(st.st_size), err)) return give_up(false);
+  if (!check_header(req, h, size_t(st.st_size), err) ||
+      !check_allocated(fd, size_t(st.st_size), req.path, err))
+    return give_up(false);
   void *base = mmap(nullptr, h.file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) return give_up(failed_errno(err, req.path, "cannot map it"));
   MappedFile f{fd, base, size_t(h.file_bytes)};

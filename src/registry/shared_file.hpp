@@ -103,6 +103,10 @@ struct ProcessId {
   static uint64_t self();
   // False only when the owner is known to be dead.
   static bool alive(uint64_t owner);
+  // Whether the live process `owner` maps the file of device `dev` and
+  // inode `ino` (/proc/PID/maps); true when that cannot be read (another
+  // user's process), to be safe.
+  static bool maps(uint64_t owner, uint64_t dev, uint64_t ino);
 };
 
 // The open file: mapped whole, shared.

@@ -17,10 +17,12 @@
 // (registry/words.hpp).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 
 #include "core/window.hpp"
@@ -59,11 +61,14 @@ class WindowPool {
 
   void place(State &state, unsigned cls, std::atomic<uint64_t> *blocks,
              std::atomic<uint32_t> *links, uint32_t capacity) {
-    classes_[cls] = {blocks, block_words(cls), room(cls), slow(cls)};
+    classes_[cls] = {blocks, block_words(cls), capacity - 1, room(cls), slow(cls)};
     free_[cls].emplace(state[cls], links, capacity, capacity);
+    capacity_ = capacity;
   }
+  // Also what a damaged registry file's reference of no class reads.
   void place_scratch(std::atomic<uint64_t> *scratch) {
-    classes_[kNone] = {scratch, kScratchWords, core::kMaxBuckets, true};
+    for (unsigned cls = kNone; cls < std::size(classes_); ++cls)
+      classes_[cls] = {scratch, kScratchWords, 0, core::kMaxBuckets, true};
   }
 
   // A block for a window of `buckets`, as a WindowRef (the breaker's first
@@ -86,27 +91,34 @@ class WindowPool {
     return true;
   }
   void give_back(uint32_t ref) {
-    if (WindowRef::size_class(ref) != kNone)
+    // Only what take() gave (a damaged registry file's other reference is
+    // nobody's block).
+    if (WindowRef::size_class(ref) < kClasses && WindowRef::block(ref) < capacity_)
       free_[WindowRef::size_class(ref)]->push(WindowRef::block(ref));
   }
   // The memory `ref` names (any reference take() or kNoWindow ever gave, or
-  // 0): a few loads, no branch, as every call on a breaker asks for it.
+  // 0; any other, a damaged registry file's, names some block of the pool):
+  // a few loads, no branch, as every call on a breaker asks for it.
   core::WindowCells cells(uint32_t ref) const {
     const Class &c = classes_[WindowRef::size_class(ref)];
+    const uint32_t block = std::min(WindowRef::block(ref), c.last);
     return core::WindowCells(
-        reinterpret_cast<core::WindowHeader *>(c.blocks + size_t(WindowRef::block(ref)) * c.words),
-        c.room, c.slow);
+        reinterpret_cast<core::WindowHeader *>(c.blocks + size_t(block) * c.words), c.room, c.slow);
   }
 
  private:
   struct Class {
     std::atomic<uint64_t> *blocks = nullptr;
-    size_t words = 0;  // a block's
+    size_t words = 0;   // a block's
+    uint32_t last = 0;  // the last block
     uint32_t room = 1;
     bool slow = false;
   };
-  Class classes_[kClasses + 1];
+  // Every size class a WindowRef can name: those past kNone read the
+  // scratch block too.
+  Class classes_[1u << (32 - WindowRef::kClassShift)];
   std::optional<FreeList> free_[kClasses];
+  uint32_t capacity_ = 0;
 };
 
 }  // namespace lazybreaker::registry
