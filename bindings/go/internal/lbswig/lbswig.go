@@ -390,7 +390,7 @@ type Lb_event_batch interface {
 }
 
 const CB_VERSION_MAJOR int = 1
-const CB_VERSION_MINOR int = 2
+const CB_VERSION_MINOR int = 3
 const CB_VERSION_PATCH int = 0
 func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
@@ -399,7 +399,7 @@ func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 }
 
 var CB_VERSION_NUMBER int = _swig_getCB_VERSION_NUMBER()
-const CB_VERSION_STRING string = "1.2.0"
+const CB_VERSION_STRING string = "1.3.0"
 const CB_OK int = 0
 const CB_REJECTED int = 1
 func _swig_getCB_EINVAL() (_swig_ret int) {
