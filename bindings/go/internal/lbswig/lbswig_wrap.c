@@ -699,6 +699,17 @@ intgo _wrap_CB_ERANGE_lbswig_98dc7639809e061f() {
 }
 
 
+intgo _wrap_CB_EBUSY_lbswig_98dc7639809e061f() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)((-14));
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_CB_STATE_CLOSED_lbswig_98dc7639809e061f() {
   enum cb_state_t result;
   intgo _swig_go_result;
