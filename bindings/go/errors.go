@@ -59,6 +59,9 @@ var (
 	ErrRange = errors.New("lazybreaker: buffer too small")
 	// ErrInternal: a bug in lazybreaker (CB_EINTERNAL): please report it.
 	ErrInternal = errors.New("lazybreaker: internal error")
+	// ErrBusy: another process held the registry file's lock for 5 s, and
+	// OpenRegistry gave up rather than wait on (CB_EBUSY); it may be retried.
+	ErrBusy = errors.New("lazybreaker: a process holds the registry file's lock")
 )
 
 // Statuses of the C ABI (include/lazybreaker/lazybreaker.h), pinned there.
@@ -78,6 +81,7 @@ const (
 	statusEState    = -11
 	statusEInternal = -12
 	statusERange    = -13
+	statusEBusy     = -14
 )
 
 var sentinels = map[int]error{
@@ -85,7 +89,7 @@ var sentinels = map[int]error{
 	statusEExist: ErrNameTaken, statusENoEnt: ErrNotFound, statusEFull: ErrRegistryFull,
 	statusECorrupt: ErrCorrupt, statusEVersion: ErrVersion, statusEIO: ErrIO,
 	statusEPerm: ErrPermission, statusEState: ErrState, statusEInternal: ErrInternal,
-	statusERange: ErrRange,
+	statusERange: ErrRange, statusEBusy: ErrBusy,
 }
 
 // sentinel gives the sentinel of a negative status (ErrInternal for one

@@ -64,6 +64,13 @@ type RegistryOptions struct {
 	// Exclusive, with Create, fails with ErrNameTaken (and fs.ErrExist) if
 	// the file exists (CB_REGISTRY_EXCLUSIVE).
 	Exclusive bool
+	// AnyOwner, with Create, uses an existing file whoever owns it and
+	// whoever may write it (CB_REGISTRY_ANY_OWNER). Without it, a create
+	// refuses with ErrPermission a file that another user than this
+	// process's or root owns, or that others may write while Mode does not
+	// grant them that; a symlink at Path is refused either way
+	// (docs/shared-registries.md, "Permissions").
+	AnyOwner bool
 	// Mode is the permission bits of a file this open creates, before the
 	// umask (e.g. 0o660 for a group); 0 is 0o600. The library refuses
 	// anything but permission bits.
@@ -74,8 +81,9 @@ type RegistryOptions struct {
 // Closing a shared registry unmaps it; its breakers stay in the file. Its
 // errors: ErrInvalidArgument for bad options; for a shared registry's file
 // ErrNotFound, ErrNameTaken (Exclusive), ErrPermission, ErrVersion (not a
-// registry of this layout), ErrCorrupt and ErrIO, the first three also
-// matching fs.ErrNotExist, fs.ErrExist and fs.ErrPermission.
+// registry of this layout), ErrCorrupt, ErrIO and ErrBusy (another process
+// held the file's lock for 5 s), the first three also matching
+// fs.ErrNotExist, fs.ErrExist and fs.ErrPermission.
 func OpenRegistry(o RegistryOptions) (r *Registry, err error) {
 	defer recoverStatus(openRegistryOp, &err)
 	opts := lbswig.NewCb_registry_options()
@@ -100,6 +108,9 @@ func OpenRegistry(o RegistryOptions) (r *Registry, err error) {
 	}
 	if o.Exclusive {
 		flags |= lbswig.CB_REGISTRY_EXCLUSIVE
+	}
+	if o.AnyOwner {
+		flags |= lbswig.CB_REGISTRY_ANY_OWNER
 	}
 	opts.SetFlags(flags)
 	opts.SetMode(uint(o.Mode))

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lazybreaker/lazybreaker/bindings/go/internal/lbswig"
 )
 
 var oneFailureTrips = Settings{Name: "payments", FailureThreshold: 1, Timeout: 5 * time.Minute}
@@ -104,6 +106,34 @@ func TestAnExistingFileWithCreateExclusiveIsFsErrExist(t *testing.T) {
 	_, err := OpenRegistry(RegistryOptions{Path: path, Create: true, Exclusive: true, ManualClock: true})
 	if !errors.Is(err, ErrNameTaken) || !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("want ErrNameTaken and fs.ErrExist, got %v", err)
+	}
+}
+
+func TestACreateRefusesAFileOthersMayWriteUnlessAnyOwner(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "writable.lbr")
+	openShared(t, RegistryOptions{Path: path, Create: true, Mode: 0o666})
+	_, err := OpenRegistry(RegistryOptions{Path: path, Create: true, ManualClock: true})
+	if !errors.Is(err, ErrPermission) || !errors.Is(err, fs.ErrPermission) {
+		t.Fatalf("want ErrPermission and fs.ErrPermission, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "mode 0666") {
+		t.Fatalf("the message does not name the mode: %v", err)
+	}
+	r := openShared(t, RegistryOptions{Path: path, Create: true, AnyOwner: true})
+	getOrCreate(t, r, oneFailureTrips)
+	if _, err := OpenRegistry(RegistryOptions{Path: path, AnyOwner: true, ManualClock: true}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("AnyOwner without Create: want ErrInvalidArgument, got %v", err)
+	}
+}
+
+func TestAFileLockedByAnotherProcessIsErrBusy(t *testing.T) {
+	// The 5 s wait itself is pinned once, in tests/shared/test_trust.cpp.
+	if statusEBusy != lbswig.CB_EBUSY {
+		t.Fatalf("statusEBusy is %d, the header's CB_EBUSY %d", statusEBusy, lbswig.CB_EBUSY)
+	}
+	err := newError(openRegistryOp, lbswig.CB_EBUSY, "f: a process holds the registry file's lock")
+	if !errors.Is(err, ErrBusy) || errors.Is(err, ErrIO) {
+		t.Fatalf("want ErrBusy (and not ErrIO), got %v", err)
 	}
 }
 

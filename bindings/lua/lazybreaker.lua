@@ -229,12 +229,18 @@ end
 -- lb.registry{ capacity = N, manual_clock = true, event_capacity = N }
 -- A shared registry, the file every process opening the same path shares:
 -- lb.registry{ path = "/dev/shm/app.lbr", create = true, exclusive = false,
---              mode = tonumber("660", 8) }
+--              any_owner = false, mode = tonumber("660", 8) }
 -- (a missing file without create raises CB_ENOENT; with exclusive an
--- existing one raises CB_EEXIST; mode defaults to 0600).
+-- existing one raises CB_EEXIST; mode defaults to 0600; a create raises
+-- CB_EPERM for an existing file another user than this process's or root
+-- owns, or others may write beyond mode, unless any_owner; a symlink at
+-- the path always; CB_EBUSY when another process held the file's lock 5 s).
 local option_keys = {
   capacity = true, event_capacity = true, manual_clock = true,
-  path = true, create = true, exclusive = true, mode = true,
+  path = true, create = true, exclusive = true, any_owner = true, mode = true,
+}
+local flag_keys = {
+  create = "CB_REGISTRY_CREATE", exclusive = "CB_REGISTRY_EXCLUSIVE", any_owner = "CB_REGISTRY_ANY_OWNER",
 }
 function M.registry(options)
   options = options or {}
@@ -247,9 +253,9 @@ function M.registry(options)
     if not option_keys[key] then fail(2, "registry: unknown option %s", tostring(key)) end
     if key == "manual_clock" then
       opts.clock = value and core.CB_CLOCK_MANUAL or core.CB_CLOCK_MONOTONIC
-    elseif key == "create" or key == "exclusive" then
+    elseif flag_keys[key] then
       if type(value) ~= "boolean" then fail(2, "%s: expected a boolean, got %s", key, type(value)) end
-      if value then flags = flags + (key == "create" and core.CB_REGISTRY_CREATE or core.CB_REGISTRY_EXCLUSIVE) end
+      if value then flags = flags + core[flag_keys[key]] end
     elseif key == "path" then
       -- passed beside the options (objects.c)
     else

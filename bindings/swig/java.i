@@ -46,6 +46,7 @@
 %javaconst(0) CB_EVENTS_REJECTIONS;
 %javaconst(0) CB_REGISTRY_CREATE;
 %javaconst(0) CB_REGISTRY_EXCLUSIVE;
+%javaconst(0) CB_REGISTRY_ANY_OWNER;
 
 /* ---- uint64_t is a long --------------------------------------------------- */
 %apply long long { uint64_t, cb_handle, cb_ticket, unsigned long long };

@@ -67,7 +67,7 @@ extern "C" {
  *  cb_version_number() (the library you run with).
  *  @{ */
 #define CB_VERSION_MAJOR 1
-#define CB_VERSION_MINOR 2
+#define CB_VERSION_MINOR 3
 #define CB_VERSION_PATCH 0
 #define CB_VERSION_NUMBER (CB_VERSION_MAJOR * 10000 + CB_VERSION_MINOR * 100 + CB_VERSION_PATCH)
 #define CB_VERSION_STRINGIFY_(x) #x
@@ -112,6 +112,7 @@ typedef struct cb_registry cb_registry;
 #define CB_ESTATE (-11)    /**< the call does not apply in the current state */
 #define CB_EINTERNAL (-12) /**< a bug in lazybreaker: please report it */
 #define CB_ERANGE (-13)    /**< @since 1.1: a buffer is too small; the size needed was reported */
+#define CB_EBUSY (-14)     /**< @since 1.3: a process holds the registry file's lock */
 /** @} */
 
 /** The breaker's state, as cb_state() reports it. */
@@ -254,6 +255,12 @@ typedef struct cb_registry_options {
 #define CB_REGISTRY_CREATE 1u
 /** With CB_REGISTRY_CREATE: CB_EEXIST if the file exists. */
 #define CB_REGISTRY_EXCLUSIVE 2u
+/** With CB_REGISTRY_CREATE: use an existing file whoever owns it and
+ *  whoever may write it (never one reached through a symlink). Without it,
+ *  a create refuses (CB_EPERM) a file that another user than the caller's
+ *  effective one or root owns, or that others may write while `mode` does
+ *  not grant them that. @since 1.3 */
+#define CB_REGISTRY_ANY_OWNER 4u
 /** @} */
 
 /** The largest capacity a registry may have (and the size of the default
@@ -288,6 +295,17 @@ static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCE
  *  capacity of 0 takes the file's, another that disagrees is CB_EINVAL; the
  *  clock must be the file's, CB_EINVAL saying so), and its breakers, their
  *  states and counters are seen by all (docs/shared-registries.md).
+ *  With CB_REGISTRY_CREATE, an existing file at the path is used only if it
+ *  is a regular file at the path itself (the last component is not followed
+ *  if it is a symlink), owned by the caller's effective user or by root,
+ *  and not writable by others unless `mode` grants them that; else
+ *  CB_EPERM, the message naming the file's owner and mode
+ *  (CB_REGISTRY_ANY_OWNER lifts the owner and mode rule, not the symlink
+ *  one; since 1.3, a security fix: 1.2 used any file it could open).
+ *  Without CB_REGISTRY_CREATE, any file the caller may open for reading and
+ *  writing is used (through a symlink too): the caller named it. Either
+ *  way, the open waits at most 5 s behind another process's lock on the
+ *  file (a process opening it holds the lock while it checks the file).
  *  @param opts NULL = all defaults.
  *  @param out receives the registry.
  *  @return CB_OK; CB_EINVAL for a NULL out, a bad struct_size, an unknown
@@ -295,7 +313,9 @@ static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCE
  *          disagree with an existing file;
  *          CB_ENOENT for a missing file without CB_REGISTRY_CREATE;
  *          CB_EEXIST for an existing one with CB_REGISTRY_EXCLUSIVE;
- *          CB_EPERM when the file may not be opened or created;
+ *          CB_EPERM when the file may not be opened or created, or a create
+ *          finds a file it may not trust (above);
+ *          CB_EBUSY when another process has held the file's lock for 5 s;
  *          CB_EVERSION for a file of another layout or not a registry file;
  *          CB_ECORRUPT for a file whose header or size is wrong;
  *          CB_EIO for another I/O error (the message names the file);

@@ -773,7 +773,7 @@ class Registry : public RegistryRef {
     /** Empty: a private, in-memory registry. Else the registry file every
      *  process that opens it shares (docs/shared-registries.md). @since 1.2 */
     std::string path;
-    /** CB_REGISTRY_CREATE, CB_REGISTRY_EXCLUSIVE. @since 1.2 */
+    /** CB_REGISTRY_CREATE, CB_REGISTRY_EXCLUSIVE, CB_REGISTRY_ANY_OWNER (1.3). @since 1.2 */
     uint32_t flags = 0;
     /** Permission bits of a file this creates; 0 = 0600. @since 1.2 */
     uint32_t mode = 0;

@@ -26,12 +26,15 @@ int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_reg
   const bool has_mode = LB_HAS(cb_registry_options, opts.struct_size, mode);
   const uint32_t flags = has_flags ? opts.flags : 0;
   const uint32_t mode = has_mode ? opts.mode : 0;
-  constexpr uint32_t kKnown = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE;
+  constexpr uint32_t kKnown = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE | CB_REGISTRY_ANY_OWNER;
   if ((flags & ~kKnown) != 0)
     return fail(CB_EINVAL, "cb_registry_options: flags has unknown bits 0x%x", flags & ~kKnown);
   if ((flags & CB_REGISTRY_EXCLUSIVE) != 0 && (flags & CB_REGISTRY_CREATE) == 0)
     return fail(CB_EINVAL,
                 "cb_registry_options: CB_REGISTRY_EXCLUSIVE needs CB_REGISTRY_CREATE as well");
+  if ((flags & CB_REGISTRY_ANY_OWNER) != 0 && (flags & CB_REGISTRY_CREATE) == 0)
+    return fail(CB_EINVAL,
+                "cb_registry_options: CB_REGISTRY_ANY_OWNER needs CB_REGISTRY_CREATE as well");
   if (mode > 0777)
     return fail(CB_EINVAL, "cb_registry_options: mode must be permission bits 0..0777, got 0%o",
                 mode);
@@ -40,6 +43,7 @@ int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_reg
   req.path = opts.path;
   req.create = (flags & CB_REGISTRY_CREATE) != 0;
   req.exclusive = (flags & CB_REGISTRY_EXCLUSIVE) != 0;
+  req.any_owner = (flags & CB_REGISTRY_ANY_OWNER) != 0;
   req.mode = mode;
   req.capacity = opts.capacity;
   req.default_capacity = CB_DEFAULT_FILE_CAPACITY;
@@ -57,6 +61,7 @@ int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_reg
                      : err.kind == K::Corrupt    ? CB_ECORRUPT
                      : err.kind == K::Disagrees  ? CB_EINVAL
                      : err.kind == K::NoMemory   ? CB_ENOMEM
+                     : err.kind == K::Busy       ? CB_EBUSY
                                                  : CB_EIO;
     return fail(code, "cb_registry_open: %s", err.message);
   }

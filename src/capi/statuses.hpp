@@ -20,7 +20,8 @@
   X(CB_EPERM, "permission denied")                                  \
   X(CB_ESTATE, "not possible in the current state")                 \
   X(CB_EINTERNAL, "internal error in lazybreaker")                  \
-  X(CB_ERANGE, "buffer too small")
+  X(CB_ERANGE, "buffer too small")                                  \
+  X(CB_EBUSY, "a process holds the registry file's lock")
 
 namespace lazybreaker::capi {
 

@@ -1,6 +1,7 @@
 #include "registry/shared_file.hpp"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -425,6 +426,90 @@ void carry_over_boot(const MappedFile &f, const FileLayout &l, const uint8_t boo
 
 }  // namespace
 
+namespace {
+
+// Why the symlink at `req.path` is not used: where it points, and whether
+// that exists. A create never goes through one (the link could point
+// anywhere its owner likes); an open without create follows it, so only a
+// dangling one gets here then.
+bool symlink_refused(const FileRequest &req, FileError *err) {
+  char target[4096];
+  const ssize_t n = readlink(req.path, target, sizeof target - 1);
+  if (n < 0) return failed_errno(err, req.path, "cannot read the symbolic link");
+  target[n] = '\0';
+  struct stat st;
+  const bool exists = stat(req.path, &st) == 0;
+  if (!req.create)
+    return failed(err, FileError::Missing, "%s: a symbolic link to %s, which does not exist",
+                  req.path, target);
+  return failed(err, FileError::Permission,
+                "%s: a symbolic link to %s%s; with CB_REGISTRY_CREATE a registry file is "
+                "created or used only at the path itself, never through a symlink (name the "
+                "file, or open an existing one without CB_REGISTRY_CREATE)",
+                req.path, target, exists ? "" : ", which does not exist");
+}
+
+// Whether a create may use the existing file `fd` it found at the path:
+// owned by this process's effective user or by root, and not writable by
+// others unless the create's own mode grants them that; any_owner: either
+// way. (Not a regular file: open_file refuses it as not a registry file.)
+bool trusted_for_create(const FileRequest &req, int fd, FileError *err) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return failed_errno(err, req.path, "cannot stat it");
+  if (req.any_owner || !S_ISREG(st.st_mode)) return true;
+  const uint32_t mode = req.mode != 0 ? req.mode : 0600;
+  const uid_t me = geteuid();
+  const bool owner_ok = st.st_uid == me || st.st_uid == 0;
+  const bool others_ok = (st.st_mode & S_IWOTH) == 0 || (mode & S_IWOTH) != 0;
+  if (owner_ok && others_ok) return true;
+  char name[300] = "";
+  passwd pw, *found = nullptr;
+  char buf[1024];
+  if (getpwuid_r(st.st_uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr)
+    snprintf(name, sizeof name, " (%s)", found->pw_name);
+  char why[120];
+  if (!owner_ok)
+    snprintf(why, sizeof why, "neither this process's user (uid %u) nor root owns it",
+             unsigned(me));
+  else
+    snprintf(why, sizeof why,
+             "others may write it, and the create's mode 0%03o does not grant that",
+             unsigned(mode));
+  return failed(err, FileError::Permission,
+                "%s: an existing file owned by uid %u%s with mode 0%03o: %s; a create uses an "
+                "existing file only if this process's user or root owns it and others may not "
+                "write it (pass CB_REGISTRY_ANY_OWNER to use it anyway, or open it without "
+                "CB_REGISTRY_CREATE)",
+                req.path, unsigned(st.st_uid), name, unsigned(st.st_mode & 07777), why);
+}
+
+// Takes the file's lock, waiting at most kLockWaitNs behind another process
+// that holds it: a process holding it for good (a reader's LOCK_SH, a
+// stopped process) cannot wedge an open. Polled, so that the library needs
+// no thread, timer or signal.
+bool lock_file(int fd, const char *path, FileError *err) {
+  const uint64_t start = core::Clock::read(CLOCK_MONOTONIC);
+  uint64_t pause_ns = 1'000'000;
+  for (;;) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) return failed_errno(err, path, "cannot lock it");
+    const uint64_t waited = core::Clock::read(CLOCK_MONOTONIC) - start;
+    if (waited >= kLockWaitNs)
+      return failed(err, FileError::Busy,
+                    "%s: a process holds the registry file's lock and has not let go in %llu s "
+                    "(an open holds it only while it checks the file: that process is stuck, or "
+                    "holds it on purpose; fuser -v %s lists who has the file open)",
+                    path, (unsigned long long)(kLockWaitNs / 1'000'000'000), path);
+    const uint64_t nap = std::min(pause_ns, kLockWaitNs - waited);
+    const timespec ts{time_t(nap / 1'000'000'000), long(nap % 1'000'000'000)};
+    nanosleep(&ts, nullptr);
+    pause_ns = std::min<uint64_t>(pause_ns * 2, 50'000'000);
+  }
+}
+
+}  // namespace
+
 bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   int fd = -1;
   bool created = false;
@@ -436,8 +521,14 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
     }
   }
   if (fd < 0) {
-    fd = ::open(req.path, O_RDWR | O_CLOEXEC);
+    // A create never goes through a symlink at the path (O_NOFOLLOW).
+    fd = ::open(req.path, O_RDWR | O_CLOEXEC | (req.create ? O_NOFOLLOW : 0));
     if (fd < 0) {
+      struct stat link;
+      const int e = errno;
+      if ((e == ELOOP || e == ENOENT) && lstat(req.path, &link) == 0 && S_ISLNK(link.st_mode))
+        return symlink_refused(req, err);
+      errno = e;
       if (errno == ENOENT)
         return failed(err, FileError::Missing,
                       "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
@@ -450,10 +541,11 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
     ::close(fd);
     return result;
   };
+  if (req.create && !created && !trusted_for_create(req, fd, err)) return give_up(false);
   // Held while the file is checked and brought forward: another process
-  // opening it then waits, and a process killed holding it lets go.
-  while (flock(fd, LOCK_EX) != 0)
-    if (errno != EINTR) return give_up(failed_errno(err, req.path, "cannot lock it"));
+  // opening it then waits (kLockWaitNs at most), and a process killed
+  // holding it lets go.
+  if (!lock_file(fd, req.path, err)) return give_up(false);
   struct stat st;
   if (fstat(fd, &st) != 0) return give_up(failed_errno(err, req.path, "cannot stat it"));
   if (!S_ISREG(st.st_mode))

@@ -120,7 +120,7 @@ struct MappedFile {
 
 // Why opening failed: the status and a message naming the file.
 struct FileError {
-  enum Kind { None, Missing, Exists, Permission, Version, Corrupt, Io, Disagrees, NoMemory };
+  enum Kind { None, Missing, Exists, Permission, Version, Corrupt, Io, Disagrees, NoMemory, Busy };
   Kind kind = None;
   char message[600] = {};
 };
@@ -128,6 +128,9 @@ struct FileError {
 struct FileRequest {
   const char *path;
   bool create, exclusive;
+  // With create: use an existing file whoever owns it and whoever may
+  // write it (CB_REGISTRY_ANY_OWNER); it must still not be a symlink.
+  bool any_owner;
   uint32_t mode;      // for a created file, exact bits
   uint32_t capacity;  // 0: the file's (a created file: default_capacity)
   uint32_t default_capacity;
@@ -143,9 +146,18 @@ struct FileRequest {
 // and their windows' indexes rely on.
 bool stored_config_plausible(const core::ConfigCell &cell);
 
+// How long an open waits for another process's lock on the file before it
+// gives up (FileError::Busy).
+inline constexpr uint64_t kLockWaitNs = 5'000'000'000;
+
 // Opens (or creates) and checks the file, brings a file from an earlier
 // boot forward (its times long expired, its stripes' owners gone), and maps
-// it. The file is locked (flock) only while this runs.
+// it. The file is locked (flock) only while this runs, and this waits at
+// most kLockWaitNs for the lock. With create, an existing file is used
+// only if it is a regular file at the path itself (not through a symlink),
+// owned by the process's effective user or root, and not writable by
+// others unless req.mode grants them that (any_owner: whoever owns it,
+// whatever its mode); without create, any file the caller may open.
 bool open_file(const FileRequest &req, MappedFile *out, FileError *err);
 void close_file(MappedFile &f);
 

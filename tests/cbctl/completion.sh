@@ -27,6 +27,7 @@ expect_completion "trip" cbctl tr
 expect_completion "destroy disable" cbctl d
 expect_completion "--for --help" cbctl trip "$reg" payments --
 expect_completion "consecutive count time" cbctl create "$reg" x --policy ''
+expect_completion "--any-owner" cbctl create "$reg" x --create-file --an
 expect_completion "payments" cbctl show "$reg" pa
 expect_completion "inventory ledger payments search" cbctl reset "$reg" ''
 expect_completion "$reg" cbctl list "$work/reg"

@@ -87,6 +87,30 @@ else
   expect_error 4 "cbctl: $locked: *" list "$locked"
 fi
 
+# A create does not trust a file someone else may have put at the path:
+# another user's (when this runs as root), one others may write, a
+# symlink. Status 4, the message naming the owner and mode; --any-owner
+# uses it, and the commands without a create open it as before.
+planted=$work/planted.lbr
+run_cbctl 0 create "$planted" first --create-file --capacity 16 --mode 0666
+if [ "$(id -u)" -eq 0 ]; then
+  chown nobody "$planted"
+  expect_error 4 "cbctl: $planted: an existing file owned by uid $(id -u nobody) (nobody) with mode 0666: *CB_REGISTRY_ANY_OWNER*" \
+    create "$planted" second --create-file --mode 0666
+fi
+expect_error 4 "cbctl: $planted: an existing file owned by uid * with mode 0666: *" create "$planted" second --create-file
+expect_error 2 "cbctl: *--create-file*" create "$planted" second --any-owner
+run_cbctl 0 create "$planted" second --create-file --any-owner
+run_cbctl 0 list "$planted"
+[ "$(awk 'NR > 1 {print $1}' <<<"$out" | paste -sd' ')" = "first second" ] || fail "list of the planted file: $out"
+ok "create --create-file --any-owner uses the planted file; list opens it"
+ln -s "$planted" "$work/link.lbr"
+expect_error 4 "cbctl: $work/link.lbr: a symbolic link to $planted; *" create "$work/link.lbr" third --create-file --any-owner
+ln -s "$work/gone.lbr" "$work/dangling.lbr"
+expect_error 4 "cbctl: $work/dangling.lbr: a symbolic link to $work/gone.lbr, which does not exist; *" \
+  create "$work/dangling.lbr" third --create-file
+[ ! -e "$work/gone.lbr" ] || fail "a create through a dangling symlink made its target"
+
 # Nothing above changed the registry.
 run_cbctl 0 list "$reg"
 [ "$(awk '$1 == "payments" {print $2, $3}' <<<"$out")" = "CLOSED 2" ] || fail "payments changed: $out"

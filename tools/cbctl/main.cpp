@@ -246,6 +246,11 @@ int run(int argc, char **argv) {
                                               "Create the registry file if it is missing");
   create->add_flag("--exclusive", creating.exclusive, "With --create-file: fail if the file exists")
       ->needs(create_file);
+  create
+      ->add_flag("--any-owner", creating.any_owner,
+                 "With --create-file: use an existing file whoever owns it and whoever may "
+                 "write it (CB_REGISTRY_ANY_OWNER)")
+      ->needs(create_file);
   create->add_option("--capacity", creating.capacity,
                      "Breakers the file holds (a new file; default 4096; for an existing file it "
                      "must agree)");

@@ -46,7 +46,8 @@ RegistryFile::RegistryFile(std::string path, const OpenRequest &request) : path_
   // The clock is the file's: CB_CLOCK_MONOTONIC (0) agrees with any.
   opts.clock = CB_CLOCK_MONOTONIC;
   opts.flags = (request.create ? CB_REGISTRY_CREATE : 0u) |
-               (request.create && request.exclusive ? CB_REGISTRY_EXCLUSIVE : 0u);
+               (request.create && request.exclusive ? CB_REGISTRY_EXCLUSIVE : 0u) |
+               (request.create && request.any_owner ? CB_REGISTRY_ANY_OWNER : 0u);
   opts.mode = request.mode;
   // cbctl reads no events: the smallest queue its process can have.
   opts.event_capacity = 1;

@@ -47,6 +47,8 @@ struct BreakerView {
 struct OpenRequest {
   bool create = false;
   bool exclusive = false;
+  // With create: use an existing file whoever owns it (CB_REGISTRY_ANY_OWNER).
+  bool any_owner = false;
   uint32_t capacity = 0;  // 0: the file's (or the library's default when creating)
   uint32_t mode = 0;      // 0: 0600
 };

@@ -43,6 +43,33 @@ public sealed class SharedRegistryTests : IDisposable
     }
 
     [Fact]
+    public void A_create_refuses_a_file_others_may_write_unless_AnyOwner()
+    {
+        string path = File("writable.lbr");
+        var readWriteAll = (UnixFileMode)Convert.ToInt32("666", 8);
+        Registry.Open(new RegistryOptions { Path = path, Create = true, Mode = readWriteAll, Clock = RegistryClock.Manual }).Dispose();
+        var refused = Assert.Throws<UnauthorizedAccessException>(() => Registry.Open(Shared(path, create: true)));
+        Assert.Contains("mode 0666", refused.Message);
+        var options = Shared(path, create: true);
+        options.AnyOwner = true;
+        using (var registry = Registry.Open(options))
+            Assert.Equal(CircuitState.Closed, registry.GetOrCreate("p", OneFailureTrips).State);
+        var withoutCreate = Shared(path);
+        withoutCreate.AnyOwner = true;
+        Assert.Throws<ArgumentOutOfRangeException>(() => Registry.Open(withoutCreate));
+    }
+
+    [Fact]
+    public void A_file_locked_by_another_process_is_RegistryBusyException()
+    {
+        // The 5 s wait itself is pinned once, in tests/shared/test_trust.cpp.
+        var busy = Assert.IsType<RegistryBusyException>(NativeErrors.ToException(-14, "f: a process holds it"));
+        Assert.Equal(-14, busy.Status);
+        Assert.IsAssignableFrom<IOException>(busy);
+        Assert.Equal("f: a process holds it", busy.Message);
+    }
+
+    [Fact]
     public void Disposing_a_shared_breaker_or_its_registry_leaves_the_breaker_in_the_file()
     {
         string path = File("kept.lbr");

@@ -1,4 +1,5 @@
 using System;
+using System.IO;
 
 namespace LazyBreaker;
 
@@ -75,4 +76,18 @@ public sealed class RegistryFullException : LazyBreakerException
 {
     /// <summary>Creates the exception.</summary>
     public RegistryFullException(int status, string message) : base(status, message) { }
+}
+
+/// <summary>
+/// Another process has held the registry file's lock for 5 s, and the open
+/// gave up rather than wait on (CB_EBUSY); it may be retried. An
+/// <see cref="IOException"/>, as a file another process keeps locked is in .NET.
+/// </summary>
+public sealed class RegistryBusyException : IOException
+{
+    /// <summary>Creates the exception.</summary>
+    public RegistryBusyException(int status, string message) : base(message) { Status = status; }
+
+    /// <summary>The C ABI's status code: -14, CB_EBUSY.</summary>
+    public int Status { get; }
 }

@@ -23,6 +23,7 @@ internal static class NativeErrors
         Status.ECorrupt or Status.EVersion or Status.EIo => new IOException(message),
         Status.EPerm => new UnauthorizedAccessException(message),
         Status.EState => new InvalidOperationException(message),
+        Status.EBusy => new RegistryBusyException(status, message),
         _ => new LazyBreakerException(status, message.Length > 0 ? message : $"lazybreaker status {status}"),
     };
 

@@ -96,6 +96,15 @@ public sealed class RegistryOptions
     /// <summary>With <see cref="Create"/>: an <see cref="IOException"/> if the file exists (CB_REGISTRY_EXCLUSIVE).</summary>
     public bool Exclusive { get; set; }
 
+    /// <summary>
+    /// With <see cref="Create"/>: use an existing file whoever owns it and whoever may write it
+    /// (CB_REGISTRY_ANY_OWNER). Without it, a create refuses with
+    /// <see cref="UnauthorizedAccessException"/> a file that another user than this process's or
+    /// root owns, or that others may write while <see cref="Mode"/> does not grant them that; a
+    /// symlink at the path is refused either way (docs/shared-registries.md, "Permissions").
+    /// </summary>
+    public bool AnyOwner { get; set; }
+
     /// <summary>The permission bits of a file this open creates, before the umask; default <c>UserRead | UserWrite</c> (0600).</summary>
     public UnixFileMode? Mode { get; set; }
 }
@@ -142,7 +151,8 @@ public sealed class Registry : IDisposable
     /// <exception cref="InsufficientMemoryException">Its memory could not be reserved.</exception>
     /// <exception cref="RegistryFullException">The process has opened as many registries, or breakers between them, as it may.</exception>
     /// <exception cref="FileNotFoundException">The file is missing and <see cref="RegistryOptions.Create"/> is not set.</exception>
-    /// <exception cref="UnauthorizedAccessException">The file may not be opened or created (CB_EPERM).</exception>
+    /// <exception cref="UnauthorizedAccessException">The file may not be opened or created, or a create found a file it may not trust (CB_EPERM; <see cref="RegistryOptions.AnyOwner"/>).</exception>
+    /// <exception cref="RegistryBusyException">Another process has held the file's lock for 5 s (CB_EBUSY).</exception>
     /// <exception cref="IOException">The file exists and was to be created <see cref="RegistryOptions.Exclusive"/>ly; it is no registry of this layout (CB_EVERSION) or a corrupt one (CB_ECORRUPT); another I/O error (CB_EIO). The message names the file.</exception>
     public static Registry Open(RegistryOptions? options = null)
     {
@@ -155,7 +165,8 @@ public sealed class Registry : IDisposable
         {
             if (path.Length == 0 || path.Contains('\0'))
                 throw new ArgumentException("a registry file's path must be non-empty and without NUL", nameof(options));
-            o.flags = (options!.Create ? LbNative.CB_REGISTRY_CREATE : 0u) | (options.Exclusive ? LbNative.CB_REGISTRY_EXCLUSIVE : 0u);
+            o.flags = (options!.Create ? LbNative.CB_REGISTRY_CREATE : 0u) | (options.Exclusive ? LbNative.CB_REGISTRY_EXCLUSIVE : 0u)
+                      | (options.AnyOwner ? LbNative.CB_REGISTRY_ANY_OWNER : 0u);
             if (options.Mode is UnixFileMode mode) o.mode = (uint)mode;
         }
         try

@@ -446,6 +446,25 @@ test("an existing file with create and exclusive raises CB_EEXIST", function()
   os.remove(path)
 end)
 
+test("a create raises CB_EPERM for a file others may write, unless any_owner", function()
+  local path = temp_path(".lbr")
+  lb.registry({ path = path, create = true, mode = tonumber("666", 8) }):close()
+  raises("CB_EPERM", lb.registry, { path = path, create = true })
+  raises("mode 0666", lb.registry, { path = path, create = true })
+  local reg = lb.registry { path = path, create = true, any_owner = true }
+  eq(reg:get_or_create("inventory", one_failure_trips):state(), "closed")
+  reg:close()
+  raises("CB_EINVAL", lb.registry, { path = path, any_owner = true })
+  raises("any_owner: expected a boolean", lb.registry, { path = path, create = true, any_owner = 1 })
+  os.remove(path)
+end)
+
+test("CB_EBUSY is a status of its own", function()
+  -- The 5 s wait itself is pinned once, in tests/shared/test_trust.cpp.
+  eq(lb.core.CB_EBUSY, -14)
+  eq(lb.core.cb_strerror(lb.core.CB_EBUSY), "CB_EBUSY: a process holds the registry file's lock")
+end)
+
 test("get_or_create with another configuration raises CB_EEXIST", function()
   local path = temp_path(".lbr")
   local reg = lb.registry { path = path, create = true, manual_clock = true }

@@ -18,4 +18,5 @@ internal static class Status
     internal const int EState = LbNative.CB_ESTATE;
     internal const int EInternal = LbNative.CB_EINTERNAL;
     internal const int ERange = LbNative.CB_ERANGE;
+    internal const int EBusy = LbNative.CB_EBUSY;
 }

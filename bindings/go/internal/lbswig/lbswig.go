@@ -113,6 +113,7 @@ extern swig_intgo _wrap_CB_EPERM_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_ESTATE_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_EINTERNAL_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_ERANGE_lbswig_98dc7639809e061f(void);
+extern swig_intgo _wrap_CB_EBUSY_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_STATE_CLOSED_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_STATE_OPEN_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_STATE_HALF_OPEN_lbswig_98dc7639809e061f(void);
@@ -390,7 +391,7 @@ type Lb_event_batch interface {
 }
 
 const CB_VERSION_MAJOR int = 1
-const CB_VERSION_MINOR int = 2
+const CB_VERSION_MINOR int = 3
 const CB_VERSION_PATCH int = 0
 func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
@@ -399,7 +400,7 @@ func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 }
 
 var CB_VERSION_NUMBER int = _swig_getCB_VERSION_NUMBER()
-const CB_VERSION_STRING string = "1.2.0"
+const CB_VERSION_STRING string = "1.3.0"
 const CB_OK int = 0
 const CB_REJECTED int = 1
 func _swig_getCB_EINVAL() (_swig_ret int) {
@@ -493,6 +494,13 @@ func _swig_getCB_ERANGE() (_swig_ret int) {
 }
 
 var CB_ERANGE int = _swig_getCB_ERANGE()
+func _swig_getCB_EBUSY() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_CB_EBUSY_lbswig_98dc7639809e061f())
+	return swig_r
+}
+
+var CB_EBUSY int = _swig_getCB_EBUSY()
 type Enum_SS_cb_state_t int
 func _swig_getCB_STATE_CLOSED() (_swig_ret Enum_SS_cb_state_t) {
 	var swig_r Enum_SS_cb_state_t
@@ -971,6 +979,7 @@ type Cb_registry_options interface {
 
 const CB_REGISTRY_CREATE uint = 1
 const CB_REGISTRY_EXCLUSIVE uint = 2
+const CB_REGISTRY_ANY_OWNER uint = 4
 const CB_MAX_CAPACITY uint = 4194304
 const CB_MAX_EVENT_CAPACITY uint = 1048576
 const CB_DEFAULT_REGISTRY_CAPACITY uint = 1048576

@@ -550,7 +550,7 @@ intgo _wrap_CB_VERSION_NUMBER_lbswig_98dc7639809e061f() {
   intgo _swig_go_result;
   
   
-  result = (int)((1*10000+2*100+0));
+  result = (int)((1*10000+3*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -694,6 +694,17 @@ intgo _wrap_CB_ERANGE_lbswig_98dc7639809e061f() {
   
   
   result = (int)((-13));
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_CB_EBUSY_lbswig_98dc7639809e061f() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)((-14));
   _swig_go_result = result; 
   return _swig_go_result;
 }

@@ -40,6 +40,8 @@ final class NativeErrors {
         return new UncheckedIOException(message, new AccessDeniedException(message));
       case LbNativeConstants.CB_ESTATE:
         return new IllegalStateException(message);
+      case LbNativeConstants.CB_EBUSY:
+        return new RegistryBusyException(message);
       default: // ECORRUPT, EVERSION, EINTERNAL, ERANGE and any newer code
         return new LazybreakerException(status, message);
     }

@@ -130,11 +130,14 @@ public final class Registry implements AutoCloseable {
    * @throws UncheckedIOException for a shared registry's file: caused by {@link
    *     NoSuchFileException} when it is missing and not to be created, {@link
    *     FileAlreadyExistsException} when it exists and was to be created exclusively, {@link
-   *     AccessDeniedException} when it may not be opened or created ({@code CB_EPERM}), or an
+   *     AccessDeniedException} when it may not be opened or created, or a create finds a file it
+   *     may not trust ({@code CB_EPERM}; {@link RegistryOptions.Builder#anyOwner}), or an
    *     {@link IOException} for another I/O error ({@code CB_EIO})
    * @throws LazybreakerException for a file that is no registry of this layout ({@code
    *     CB_EVERSION}) or a corrupt one ({@code CB_ECORRUPT}); {@link
    *     LazybreakerException#status()} says which
+   * @throws RegistryBusyException when another process has held the file's lock for 5 s ({@code
+   *     CB_EBUSY})
    */
   public static Registry open(RegistryOptions options) {
     Objects.requireNonNull(options, "options");

@@ -18,6 +18,7 @@ public final class RegistryOptions {
   final String path;
   final boolean create;
   final boolean exclusive;
+  final boolean anyOwner;
   final int mode;
 
   private RegistryOptions(Builder b) {
@@ -27,6 +28,7 @@ public final class RegistryOptions {
     path = b.path;
     create = b.create;
     exclusive = b.exclusive;
+    anyOwner = b.anyOwner;
     mode = b.mode;
   }
 
@@ -55,7 +57,8 @@ public final class RegistryOptions {
     if (eventCapacity != null) o.setEvent_capacity(eventCapacity);
     long flags =
         (create ? LbNativeConstants.CB_REGISTRY_CREATE : 0)
-            | (exclusive ? LbNativeConstants.CB_REGISTRY_EXCLUSIVE : 0);
+            | (exclusive ? LbNativeConstants.CB_REGISTRY_EXCLUSIVE : 0)
+            | (anyOwner ? LbNativeConstants.CB_REGISTRY_ANY_OWNER : 0);
     o.setFlags(flags);
     o.setMode(Integer.toUnsignedLong(mode));
     return o;
@@ -68,6 +71,7 @@ public final class RegistryOptions {
     private String path;
     private boolean create;
     private boolean exclusive;
+    private boolean anyOwner;
     private int mode;
 
     private Builder() {}
@@ -104,6 +108,19 @@ public final class RegistryOptions {
      */
     public Builder exclusive(boolean mustCreate) {
       exclusive = mustCreate;
+      return this;
+    }
+
+    /**
+     * With {@link #create(boolean)}: use an existing file whoever owns it and whoever may write
+     * it ({@code CB_REGISTRY_ANY_OWNER}). Without it, a create refuses, with {@link
+     * java.nio.file.AccessDeniedException}, a file at the path that another user than this
+     * process's or root owns, or that others may write while {@link #mode} does not grant them
+     * that; a symlink at the path is refused either way (docs/shared-registries.md,
+     * "Permissions").
+     */
+    public Builder anyOwner(boolean whoeverOwnsIt) {
+      anyOwner = whoeverOwnsIt;
       return this;
     }
 

@@ -77,6 +77,33 @@ class SharedRegistryTest {
   }
 
   @Test
+  void a_create_refuses_a_file_others_may_write_unless_any_owner() {
+    Path file = dir.resolve("writable.lbr");
+    Registry.open(shared(file).create(true).mode(0666).build()).close();
+    UncheckedIOException e =
+        assertThrows(
+            UncheckedIOException.class, () -> Registry.open(shared(file).create(true).build()));
+    assertInstanceOf(java.nio.file.AccessDeniedException.class, e.getCause());
+    assertTrue(e.getMessage().contains("mode 0666"), e.getMessage());
+    try (Registry reg = Registry.open(shared(file).create(true).anyOwner(true).build())) {
+      assertEquals(CircuitBreaker.State.CLOSED, reg.getOrCreate("p", ONE_FAILURE_TRIPS).state());
+    }
+    assertThrows(
+        IllegalArgumentException.class, () -> Registry.open(shared(file).anyOwner(true).build()));
+  }
+
+  @Test
+  void a_file_locked_by_another_process_is_registry_busy() {
+    // The 5 s wait itself is pinned once, in tests/shared/test_trust.cpp.
+    Throwable t =
+        NativeErrors.toThrowable(
+            LbNativeConstants.CB_EBUSY, "f: a process holds it".getBytes(StandardCharsets.UTF_8));
+    RegistryBusyException busy = assertInstanceOf(RegistryBusyException.class, t);
+    assertEquals(-14, busy.status());
+    assertEquals("f: a process holds it", busy.getMessage());
+  }
+
+  @Test
   void a_missing_file_without_create_is_no_such_file() {
     Path file = dir.resolve("missing.lbr");
     UncheckedIOException e =
