@@ -281,6 +281,53 @@ func TestAllowIsTheTwoStepForm(t *testing.T) {
 	}
 }
 
+func TestAllowsDoneCountsOnlyItsFirstCall(t *testing.T) {
+	cb := newBreaker(t, manualRegistry(t), Settings{FailureThreshold: 2})
+	done, err := cb.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done(false)
+	done(false) // a second call: counted nowhere, no trip
+	done(true)
+	mustState(t, cb, StateClosed)
+	if c := mustCounts(t, cb); c.Requests != 1 || c.TotalFailures != 1 || c.TotalSuccesses != 0 {
+		t.Fatalf("want 1 request, 1 failure, 0 successes, got %+v", c)
+	}
+	// Racing calls of one done: exactly one counts.
+	done, err = cb.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); done(true) }()
+	}
+	wg.Wait()
+	if c := mustCounts(t, cb); c.TotalSuccesses != 1 {
+		t.Fatalf("16 racing calls of one done: want 1 success, got %+v", c)
+	}
+}
+
+func TestAllowsDoneDeferredAsAFailureAfterTheVerdictCountsNothing(t *testing.T) {
+	cb := newBreaker(t, manualRegistry(t), Settings{FailureThreshold: 1})
+	for i := 0; i < 3; i++ {
+		func() {
+			done, err := cb.Allow()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer done(false) // reports a failure only if nothing else did
+			done(true)
+		}()
+	}
+	mustState(t, cb, StateClosed)
+	if c := mustCounts(t, cb); c.TotalSuccesses != 3 || c.TotalFailures != 0 {
+		t.Fatalf("want 3 successes, 0 failures, got %+v", c)
+	}
+}
+
 func TestAcquireAndDoneAllocateNothing(t *testing.T) {
 	r := manualRegistry(t)
 	cb := newBreaker(t, r, Settings{})

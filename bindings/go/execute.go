@@ -3,6 +3,7 @@ package lazybreaker
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 )
 
 // Execute runs req if the breaker admits a call, and reports its outcome:
@@ -75,16 +76,23 @@ func ExecuteContext[T any](ctx context.Context, cb *CircuitBreaker, req func(con
 }
 
 // Allow is the two-step form, as gobreaker's TwoStepCircuitBreaker: if the
-// breaker admits a call, make it and call done once with its result
-// (true: success, false: failure). A rejected call returns a
-// *RejectedError and a nil done. The done function costs one allocation;
-// Acquire and Done cost none.
+// breaker admits a call, make it and call done with its result (true:
+// success, false: failure). Only done's first call reports; later calls,
+// from any goroutine, do nothing (as a context.CancelFunc's), so
+// "defer done(false)" reports a failure only if nothing else reported. A
+// rejected call returns a *RejectedError and a nil done. The done function
+// costs two small allocations (the closure and its once-flag); Acquire and
+// Done cost none, and their tickets are the caller's to report once.
 func (cb *CircuitBreaker) Allow() (done func(success bool), err error) {
 	t, err := cb.admit("Allow")
 	if err != nil {
 		return nil, err
 	}
+	var reported atomic.Bool
 	return func(success bool) {
+		if reported.Swap(true) {
+			return
+		}
 		o := Failure
 		if success {
 			o = Success

@@ -65,7 +65,11 @@ func (cb *CircuitBreaker) Acquire() (Ticket, error) {
 }
 
 // Done reports the outcome of a call Acquire admitted. Report each ticket
-// once, on the breaker that issued it. It allocates nothing.
+// once, on the breaker that issued it: that is the caller's contract, as in
+// C. A Ticket is a plain number, so Done cannot know it was reported
+// before, and a CLOSED ticket reported twice counts twice, in Counts and
+// in the trip policy (a probe's ticket counts once in the state machine).
+// Allow's done and Execute keep the contract for you. It allocates nothing.
 func (cb *CircuitBreaker) Done(t Ticket, o Outcome) error {
 	st := C.cb_done(C.cb_handle(cb.h), C.cb_ticket(t), C.int(o))
 	runtime.KeepAlive(cb)

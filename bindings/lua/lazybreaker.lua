@@ -86,6 +86,14 @@ local function make_config(settings)
   return cfg
 end
 
+-- A name is a string without NUL: C would cut "a\0b" to "a". Raises at
+-- the line that called new or get_or_create.
+local find = string.find
+local function check_name(name)
+  if type(name) ~= "string" then fail(3, "name: expected a string, got %s", type(name)) end
+  if find(name, "\0", 1, true) then fail(3, "name: a NUL byte inside the name") end
+end
+
 -- The classify functions, by breaker object (weak: they go with it).
 local classifiers = setmetatable({}, { __mode = "k" })
 
@@ -98,7 +106,7 @@ function registry_methods:new(settings)
     fail(2, "classify: expected a function, got %s", type(classify))
   end
   local name = settings.name
-  if name ~= nil and type(name) ~= "string" then fail(2, "name: expected a string, got %s", type(name)) end
+  if name ~= nil then check_name(name) end
   local b = create(self, name, make_config(settings))
   classifiers[b] = classify
   return b
@@ -113,6 +121,7 @@ end
 local get_or_create = registry_methods.get_or_create
 function registry_methods:get_or_create(name, settings)
   if type(name) ~= "string" then fail(2, "get_or_create: expected a name, got %s", type(name)) end
+  check_name(name)
   settings = settings or {}
   if type(settings) ~= "table" then fail(2, "get_or_create: expected a table of settings, got %s", type(settings)) end
   if settings.name ~= nil and settings.name ~= name then
@@ -205,7 +214,20 @@ local function settle(p, classify, ok, ...)
   return ...
 end
 
+-- Whether fn can be called: a function, or a value whose metatable has
+-- __call (read raw: a __metatable field must not hide it).
+local getmetatable_raw = debug and debug.getmetatable or getmetatable
+local function callable(fn)
+  local mt = getmetatable_raw(fn)
+  return type(mt) == "table" and rawget(mt, "__call") ~= nil
+end
+
 function breaker_methods:call(fn, ...)
+  -- Checked before asking the breaker: not the dependency's failure, the
+  -- caller's; raised at the caller's line, counted nowhere.
+  if type(fn) ~= "function" and not callable(fn) then
+    fail(2, "bad argument #1 to 'call' (expected a function, got %s)", type(fn))
+  end
   local p, reason, retry_after = enter(self)
   if not p then return nil, reason, retry_after end
   return settle(p, classifiers[self], pcall(fn, ...))

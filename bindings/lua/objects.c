@@ -568,10 +568,20 @@ static int lb_lua_reg_is_closed(lua_State *L) {
   return 1;
 }
 
+/* A breaker's name from argument idx (nil is NULL, anonymous, when
+ * optional): a NUL inside raises, since C would cut the name there. */
+static const char *lb_lua_check_name(lua_State *L, int idx, int optional) {
+  if (optional && lua_isnoneornil(L, idx)) return NULL;
+  size_t len = 0;
+  const char *name = luaL_checklstring(L, idx, &len);
+  if (strlen(name) != len) luaL_error(L, "lazybreaker: name: a NUL byte inside the name");
+  return name;
+}
+
 /* create(name or nil, cb_config proxy or nil) */
 static int lb_lua_reg_create(lua_State *L) {
   lb_lua_reg *r = lb_lua_check_reg(L, 1);
-  const char *name = luaL_optstring(L, 2, NULL);
+  const char *name = lb_lua_check_name(L, 2, 1);
   cb_config *cfg = NULL;
   if (!lua_isnoneornil(L, 3) &&
       !SWIG_IsOK(SWIG_ConvertPtr(L, 3, (void **)&cfg, SWIGTYPE_p_cb_config, 0)))
@@ -588,7 +598,7 @@ static int lb_lua_reg_create(lua_State *L) {
  * own it (neither __gc nor close destroys it: other processes use it). */
 static int lb_lua_reg_get_or_create(lua_State *L) {
   lb_lua_reg *r = lb_lua_check_reg(L, 1);
-  const char *name = luaL_checkstring(L, 2);
+  const char *name = lb_lua_check_name(L, 2, 0);
   cb_config *cfg = NULL;
   if (!lua_isnoneornil(L, 3) &&
       !SWIG_IsOK(SWIG_ConvertPtr(L, 3, (void **)&cfg, SWIGTYPE_p_cb_config, 0)))
@@ -605,7 +615,7 @@ static int lb_lua_reg_get_or_create(lua_State *L) {
  * leaves it in the registry), or nil when no breaker has that name. */
 static int lb_lua_reg_lookup(lua_State *L) {
   lb_lua_reg *r = lb_lua_check_reg(L, 1);
-  const char *name = luaL_checkstring(L, 2);
+  const char *name = lb_lua_check_name(L, 2, 0);
   cb_handle h = 0;
   const int st = cb_lookup(r->reg, name, &h);
   if (st == CB_ENOENT) {

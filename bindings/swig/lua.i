@@ -197,6 +197,21 @@ static int lb_lua_push_handle(lua_State *L, cb_handle h) {
   $1 = (int)lua_tonumber(L, $input);
 }
 
+/* ---- names and paths in ------------------------------------------------------ */
+/* As SWIG's own const char * typemap (a string or nil), but a NUL inside
+ * raises: C would silently cut "a\0b" to "a". */
+%typemap(in, checkfn="SWIG_lua_isnilstring", fragment="SWIG_lua_isnilstring") const char *name,
+    const char *path {
+  size_t len = 0;
+  $1 = ($1_ltype)lua_tolstring(L, $input, &len);
+  if ($1 && strlen($1) != len) {
+    luaL_where(L, 1);
+    lua_pushstring(L, "lazybreaker: $1_name: a NUL byte inside the $1_name");
+    lua_concat(L, 2);
+    SWIG_fail;
+  }
+}
+
 /* ---- results on the stack (LB_OVERLAY_ARGOUT) --------------------------------- */
 #define LB_OVERLAY_ARGOUT
 /* "$*1_type" is the pointee's name: a cb_handle (cb_create, cb_lookup) must

@@ -420,9 +420,13 @@ CB_API int cb_destroy(cb_handle h) CB_NOEXCEPT;
 CB_API int cb_allow(cb_handle h, cb_ticket *ticket) CB_NOEXCEPT;
 
 /** Reports the outcome of an admitted call. Report each ticket once, with
- *  the handle it was issued for. A ticket issued before the breaker's last
+ *  the handle it was issued for: that is the caller's contract. A ticket is
+ *  a plain number and the library keeps no record of a CLOSED one, so a
+ *  CLOSED ticket reported twice counts twice, in cb_stats and in the trip
+ *  policy. A probe ticket reported twice counts once in the state machine
+ *  (cb_stats counts both). A ticket issued before the breaker's last
  *  transition is stale: it counts in cb_stats but never moves the state
- *  machine. A probe ticket reported twice counts once.
+ *  machine.
  *  @param outcome a cb_outcome_t.
  *  @return CB_OK (also for a stale ticket); CB_EINVAL for an unknown outcome
  *          or a ticket that cb_allow never issues; CB_EHANDLE.

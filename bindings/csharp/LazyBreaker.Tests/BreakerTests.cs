@@ -227,6 +227,75 @@ public class PermitTests
     }
 
     [Fact]
+    public void A_second_verdict_on_a_permit_is_refused_and_counts_nothing()
+    {
+        using var registry = Registry.WithManualClock();
+        using var breaker = registry.Create("twice", new CircuitBreakerOptions { FailureThreshold = 2 });
+        Assert.True(breaker.TryAcquire(out var p));
+        p.Success();
+        Assert.Throws<InvalidOperationException>(() => p.Success());
+        Assert.Throws<InvalidOperationException>(() => p.Failure());
+        Assert.Throws<InvalidOperationException>(() => p.Failure());
+        Assert.Throws<InvalidOperationException>(() => p.Ignore());
+        p.Dispose();
+        var s = breaker.Statistics;
+        Assert.Equal(1UL, s.Admitted);
+        Assert.Equal(1UL, s.Successes);
+        Assert.Equal(0UL, s.Failures);
+        Assert.Equal(0UL, s.Ignored);
+        Assert.Equal(CircuitState.Closed, breaker.State);
+    }
+
+    [Fact]
+    public void Permits_reported_then_disposed_count_no_failure_however_many_are_in_flight_on_a_thread()
+    {
+        using var registry = Registry.WithManualClock();
+        using var breaker = registry.Create("many", new CircuitBreakerOptions { FailureThreshold = 1 });
+        foreach (int n in new[] { 8, 9, 100, 1000 })
+        {
+            var permits = new Permit[n];
+            for (int i = 0; i < n; i++) Assert.True(breaker.TryAcquire(out permits[i]));
+            foreach (var p in permits) p.Success();
+            foreach (var p in permits) p.Dispose();
+        }
+        var s = breaker.Statistics;
+        Assert.Equal(1117UL, s.Successes);
+        Assert.Equal(0UL, s.Failures);
+        Assert.Equal(CircuitState.Closed, breaker.State);
+    }
+
+    [Fact]
+    public void A_verdict_on_one_thread_and_Dispose_on_another_report_once()
+    {
+        using var registry = Registry.WithManualClock();
+        using var breaker = registry.Create("hop", new CircuitBreakerOptions { FailureThreshold = 1 });
+        Assert.True(breaker.TryAcquire(out var p));
+        var reporter = new Thread(() => p.Success());
+        reporter.Start();
+        reporter.Join();
+        p.Dispose();
+        var s = breaker.Statistics;
+        Assert.Equal(1UL, s.Successes);
+        Assert.Equal(0UL, s.Failures);
+    }
+
+    [Fact]
+    public void A_copy_of_a_reported_permit_does_not_report_for_the_next_permit()
+    {
+        using var registry = Registry.WithManualClock();
+        using var breaker = registry.Create("copies", new CircuitBreakerOptions { FailureThreshold = 1 });
+        Assert.True(breaker.TryAcquire(out var first));
+        Permit copy = first;
+        first.Success();
+        Assert.True(breaker.TryAcquire(out var second)); // may reuse what the first one held
+        Assert.Throws<InvalidOperationException>(() => copy.Failure());
+        copy.Dispose();
+        second.Ignore();
+        var s = breaker.Statistics;
+        Assert.Equal((1UL, 0UL, 1UL), (s.Successes, s.Failures, s.Ignored));
+    }
+
+    [Fact]
     public void A_default_permit_disposes_quietly_and_refuses_a_verdict()
     {
         Permit none = default;

@@ -45,7 +45,7 @@ public readonly record struct BreakerStatistics(
 /// One breaker of a <see cref="Registry"/>: a handle to the library's state
 /// machine. Every member may be called from any thread; the request path
 /// (<see cref="TryAcquire"/> and the <see cref="Permit"/>'s verdict) takes no
-/// lock and allocates nothing.
+/// lock and allocates nothing once the thread's pool of permit slots is warm.
 /// </summary>
 /// <remarks>
 /// Disposing destroys the breaker in its registry (its name becomes free);
@@ -96,7 +96,7 @@ public sealed class CircuitBreaker : IDisposable
         GC.KeepAlive(this); // the SafeHandle must not be finalised during the call
         if (status == Status.Ok)
         {
-            permit = new Permit(_handle, ticket, VerdictLedger.NextId());
+            permit = new Permit(_handle, ticket, PermitSlots.Rent());
             return true;
         }
         permit = default;

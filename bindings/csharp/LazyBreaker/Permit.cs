@@ -1,12 +1,14 @@
 using System;
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
+using System.Threading;
 using LazyBreaker.Native;
 
 namespace LazyBreaker;
 
 /// <summary>
 /// An admitted call, from <see cref="CircuitBreaker.TryAcquire"/>: make the
-/// call, then report how it went with <see cref="Success"/>,
+/// call, then report how it went, once, with <see cref="Success"/>,
 /// <see cref="Failure"/> or <see cref="Ignore"/>. A value type: acquiring and
 /// reporting allocate nothing.
 /// </summary>
@@ -19,143 +21,185 @@ namespace LazyBreaker;
 ///     using (permit) { Call(); permit.Success(); }
 /// }
 /// </code>
-/// <para>A struct cannot remember its verdict in itself (<c>using</c> works
-/// on a read-only copy), so the calling thread remembers the last 8 verdicts
-/// it reported: <see cref="Dispose"/> finds the permit's there and reports
-/// nothing more. Report and leave the <c>using</c> block on the same thread
-/// (no <c>await</c> between the verdict and the end of the block), or
-/// <see cref="Dispose"/> reports a failure after the verdict; the
-/// <c>Execute*</c> methods have no such rule.</para>
+/// <para>A permit is reported once. A second verdict throws
+/// <see cref="InvalidOperationException"/> and counts nothing, and
+/// <see cref="Dispose"/> after a verdict reports nothing, on whatever thread
+/// each happens and however many permits are in flight. A struct cannot
+/// remember its verdict in itself (<c>using</c> disposes a read-only copy),
+/// so the permit and its copies share a pooled slot that the first verdict
+/// claims; the slot goes back to a per-thread pool for a later permit, and
+/// an older copy of this one can no longer claim it.</para>
 /// <para>A permit dropped with neither a verdict nor Dispose reports
 /// nothing. The breaker stays safe: a probe that never reports counts as
 /// failed once its lease (<see cref="CircuitBreakerOptions.HalfOpenTimeout"/>)
 /// runs out, and in CLOSED an unreported call simply does not count.</para>
-/// <para>Report a permit once; a second verdict is counted again by the
-/// statistics (the state machine counts a probe once).</para>
 /// </remarks>
 public readonly struct Permit : IDisposable
 {
     private readonly ulong _handle;
     private readonly ulong _ticket;
-    private readonly ulong _id;
+    private readonly PermitSlot? _slot;
+    private readonly ulong _generation;
 
-    internal Permit(ulong handle, ulong ticket, ulong id)
+    internal Permit(ulong handle, ulong ticket, PermitSlot slot)
     {
         _handle = handle;
         _ticket = ticket;
-        _id = id;
+        _slot = slot;
+        _generation = slot.Generation;
     }
 
     /// <summary>Whether this permit came from an admitted call (<c>default(Permit)</c> did not).</summary>
-    public bool IsAdmitted => _id != 0;
+    public bool IsAdmitted => _slot != null;
+
+    /// <summary>The library's ticket, for the conformance runner (which reports one twice on purpose).</summary>
+    internal ulong Ticket => _ticket;
+
+    /// <summary>Whether a verdict has been reported (or the permit disposed).</summary>
+    internal bool IsReported => _slot != null && Volatile.Read(ref _slot.Generation) != _generation;
 
     /// <summary>Reports that the call succeeded.</summary>
-    /// <exception cref="InvalidOperationException">The permit is <c>default</c>, not from an admitted call.</exception>
+    /// <exception cref="InvalidOperationException">The permit is <c>default</c>, not from an admitted call, or has been reported.</exception>
     /// <exception cref="ObjectDisposedException">The breaker has been disposed since.</exception>
     public void Success() => Report(Verdict.Success);
 
     /// <summary>Reports that the call failed.</summary>
-    /// <exception cref="InvalidOperationException">The permit is <c>default</c>, not from an admitted call.</exception>
+    /// <exception cref="InvalidOperationException">The permit is <c>default</c>, not from an admitted call, or has been reported.</exception>
     /// <exception cref="ObjectDisposedException">The breaker has been disposed since.</exception>
     public void Failure() => Report(Verdict.Failure);
 
     /// <summary>Reports that the call counts neither way (cancelled, a client error).</summary>
-    /// <exception cref="InvalidOperationException">The permit is <c>default</c>, not from an admitted call.</exception>
+    /// <exception cref="InvalidOperationException">The permit is <c>default</c>, not from an admitted call, or has been reported.</exception>
     /// <exception cref="ObjectDisposedException">The breaker has been disposed since.</exception>
     public void Ignore() => Report(Verdict.Ignored);
 
     /// <summary>
-    /// Reports a failure unless this thread has reported a verdict for the
-    /// permit; does nothing for <c>default(Permit)</c> or when the breaker
-    /// has been disposed (Dispose never throws).
+    /// Reports a failure unless the permit has a verdict; does nothing for
+    /// <c>default(Permit)</c> or when the breaker has been disposed (Dispose
+    /// never throws).
     /// </summary>
     public void Dispose()
     {
-        if (_id == 0 || VerdictLedger.Forget(_id)) return;
+        PermitSlot? slot = _slot;
+        if (slot == null || !slot.TryClaim(_generation)) return;
+        PermitSlots.Return(slot);
         NativeMethods.cb_done(_handle, _ticket, (int)Verdict.Failure);
     }
 
     private void Report(Verdict verdict)
     {
-        if (_id == 0) ThrowNotAdmitted();
+        PermitSlot? slot = _slot;
+        if (slot == null) ThrowNotAdmitted();
+        if (!slot.TryClaim(_generation)) ThrowReported();
+        PermitSlots.Return(slot);
         int status = NativeMethods.cb_done(_handle, _ticket, (int)verdict);
         if (status != Status.Ok) ThrowReport(status);
-        VerdictLedger.Remember(_id);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
+    [DoesNotReturn]
     private static void ThrowNotAdmitted() =>
         throw new InvalidOperationException("this Permit was not issued by an admitted TryAcquire");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    [DoesNotReturn]
+    private static void ThrowReported() =>
+        throw new InvalidOperationException("this Permit has already been reported");
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void ThrowReport(int status) => throw NativeErrors.FromLastError(status);
 }
 
 /// <summary>
-/// Per thread: permit ids (unique in the process) and the last verdicts
-/// reported, so that <see cref="Permit.Dispose"/> knows whether its permit
-/// has one. One thread-static object (one TLS read per call, and nothing
-/// shared between threads: the request path writes no shared cache line).
+/// What a permit and its copies share: a generation that the first verdict
+/// (or Dispose) moves on, once, by compare-and-swap. A permit holds the
+/// generation it was issued at, so it can claim the slot only before that.
+/// The generation is 64 bits and never wraps.
 /// </summary>
-internal sealed class VerdictLedger
+internal sealed class PermitSlot
 {
-    private const int Size = 8; // a power of two
-    private static long s_nextThreadBase;
+    internal ulong Generation;
 
-    [ThreadStatic] private static VerdictLedger? t_ledger;
-
-    private ulong _next, _limit;
-    private int _position;
-    private readonly ulong[] _reported = new ulong[Size];
-
-    private VerdictLedger() => Refill();
-
-    /// <summary>A permit id never given out before in this process (never 0).</summary>
+    /// <summary>True for the one caller that moves <paramref name="generation"/> on.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static ulong NextId()
+    internal bool TryClaim(ulong generation) =>
+        Interlocked.CompareExchange(ref Generation, generation + 1, generation) == generation;
+}
+
+/// <summary>
+/// The pool of <see cref="PermitSlot"/>s: a stack per thread (one TLS read
+/// per call, nothing shared between threads on the request path), which
+/// spills half to a process-wide stack when full and refills from it when
+/// empty, so a thread that acquires permits that other threads report
+/// allocates only until the pools are warm. A slot claimed by its permit's
+/// verdict goes back to the reporting thread's stack; a slot whose permit
+/// was dropped unreported is the garbage collector's.
+/// </summary>
+internal static class PermitSlots
+{
+    private const int LocalSize = 64, Batch = LocalSize / 2, SharedSize = 4096;
+
+    [ThreadStatic] private static Local? t_local;
+
+    private static readonly object s_lock = new();
+    private static readonly PermitSlot[] s_shared = new PermitSlot[SharedSize];
+    private static int s_sharedCount;
+
+    private sealed class Local
     {
-        VerdictLedger ledger = t_ledger ?? Create();
-        ulong id = ledger._next;
-        if (id == ledger._limit) id = ledger.Refill();
-        ledger._next = id + 1;
-        return id;
+        internal readonly PermitSlot[] Slots = new PermitSlot[LocalSize];
+        internal int Count;
+    }
+
+    /// <summary>A free slot (its permit takes its current generation).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static PermitSlot Rent()
+    {
+        Local? local = t_local;
+        if (local != null && local.Count > 0) return local.Slots[--local.Count];
+        return RentSlow();
+    }
+
+    /// <summary>A claimed slot, free for the next permit.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void Return(PermitSlot slot)
+    {
+        Local? local = t_local;
+        if (local != null && local.Count < LocalSize) local.Slots[local.Count++] = slot;
+        else ReturnSlow(slot);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static VerdictLedger Create() => t_ledger = new VerdictLedger();
-
-    // Each thread takes ids 2^32 at a time from a process-wide counter.
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private ulong Refill()
+    private static PermitSlot RentSlow()
     {
-        ulong first = (ulong)System.Threading.Interlocked.Increment(ref s_nextThreadBase) << 32;
-        _next = first;
-        _limit = first + uint.MaxValue;
-        return first;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static void Remember(ulong id)
-    {
-        VerdictLedger ledger = t_ledger ?? Create();
-        int position = ledger._position;
-        ledger._reported[position] = id;
-        ledger._position = (position + 1) & (Size - 1);
-    }
-
-    /// <summary>True when this thread reported a verdict for <paramref name="id"/> (which is then forgotten).</summary>
-    internal static bool Forget(ulong id)
-    {
-        ulong[]? reported = t_ledger?._reported;
-        if (reported == null) return false;
-        for (int i = 0; i < reported.Length; i++)
+        Local local = t_local ??= new Local();
+        lock (s_lock)
         {
-            if (reported[i] == id)
-            {
-                reported[i] = 0;
-                return true;
-            }
+            int n = Math.Min(Batch, s_sharedCount);
+            s_sharedCount -= n;
+            Array.Copy(s_shared, s_sharedCount, local.Slots, local.Count, n);
+            Array.Clear(s_shared, s_sharedCount, n);
+            local.Count += n;
         }
-        return false;
+        return local.Count > 0 ? local.Slots[--local.Count] : new PermitSlot();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ReturnSlow(PermitSlot slot)
+    {
+        Local local = t_local ??= new Local();
+        if (local.Count == LocalSize)
+        {
+            lock (s_lock)
+            {
+                // Beyond the shared stack's room, slots are the GC's.
+                int n = Math.Min(Batch, SharedSize - s_sharedCount);
+                local.Count -= Batch;
+                Array.Copy(local.Slots, local.Count, s_shared, s_sharedCount, n);
+                s_sharedCount += n;
+            }
+            Array.Clear(local.Slots, local.Count, Batch);
+        }
+        local.Slots[local.Count++] = slot;
     }
 }

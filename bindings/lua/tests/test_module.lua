@@ -249,6 +249,46 @@ test("a permit reported twice raises, and the second verdict changes nothing", f
   assert(p:is_reported())
 end)
 
+-- Where an error was raised: "test_module.lua:LINE:" of the caller's line.
+local function raises_at(line, pattern, fn)
+  local ok, err = pcall(fn)
+  if ok then error("expected an error matching " .. pattern, 2) end
+  err = tostring(err)
+  if not err:find("test_module%.lua:" .. line .. ": ") then
+    error(("error %q was not raised at line %d"):format(err, line), 2)
+  end
+  if not err:find(pattern) then error(("error %q does not match %q"):format(err, pattern), 2) end
+end
+
+test("a name with a NUL inside is an argument error and creates nothing", function()
+  local reg = manual()
+  raises("name: a NUL byte inside the name", reg.new, reg, { name = "a\0b" })
+  raises("name: a NUL byte inside the name", reg.get_or_create, reg, "a\0b", {})
+  raises("name: a NUL byte inside the name", reg.lookup, reg, "a\0b")
+  raises("name: a NUL byte inside the name", reg.new, reg, { name = "\0" })
+  eq(reg:lookup("a"), nil, "no breaker \"a\"")
+  eq(#reg:breakers(), 0, "breakers")
+  -- the low layer too: SWIG's wrappers of the C functions that take a name
+  raises("name: a NUL byte inside the name", lb.core.cb_lookup, reg:_swig(), "a\0b")
+end)
+
+test("call with something not callable is an argument error at the caller's line and counts nothing", function()
+  local reg = manual()
+  local b = reg:new { failure_threshold = 1 }
+  local line = debug.getinfo(1, "l").currentline
+  raises_at(line + 1, "bad argument #1 to 'call' %(expected a function, got nil%)", function() b:call(nil) end)
+  raises_at(line + 2, "bad argument #1 to 'call' %(expected a function, got nil%)", function() b:call() end)
+  raises_at(line + 3, "bad argument #1 to 'call' %(expected a function, got number%)", function() b:call(42) end)
+  raises_at(line + 4, "bad argument #1 to 'call' %(expected a function, got table%)", function() b:call({}) end)
+  raises_at(line + 5, "bad argument #1 to 'call' %(expected a function, got string%)", function() b:call("print") end)
+  eq(b:state(), "closed")
+  local s = b:stats()
+  eq(s.admitted, 0, "admitted"); eq(s.failures, 0, "failures")
+  -- a table with __call is callable
+  eq(b:call(setmetatable({}, { __call = function(_, x) return x * 2 end }), 21), 42)
+  eq(b:stats().successes, 1, "successes")
+end)
+
 test("invalid settings raise with the library's message, naming the field", function()
   local reg = manual()
   raises("failure_threshold must be 1%.%.65535, got 0", reg.new, reg, { failure_threshold = 0 })
