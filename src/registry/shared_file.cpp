@@ -478,6 +478,9 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
       if ((e == ELOOP || e == ENOENT) && lstat(req.path, &link) == 0 && S_ISLNK(link.st_mode))
         return symlink_refused(req, err);
       errno = e;
+      if (errno == ENOENT && req.create)  // linked by another process, removed since
+        return failed(err, FileError::Missing,
+                      "%s: the file was removed while this opened it (try again)", req.path);
       if (errno == ENOENT)
         return failed(err, FileError::Missing,
                       "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
