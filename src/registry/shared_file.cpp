@@ -426,9 +426,9 @@ bool trusted_for_create(const FileRequest &req, int fd, FileError *err) {
              unsigned(mode));
   return failed(err, FileError::Permission,
                 "%s: an existing file owned by uid %u%s with mode 0%03o: %s; a create uses an "
-                "existing file only if this process's user or root owns it and others may not "
-                "write it (pass CB_REGISTRY_ANY_OWNER to use it anyway, or open it without "
-                "CB_REGISTRY_CREATE)",
+                "existing file only if this process's user or root owns it and others may write "
+                "it only if the create's mode grants that (pass CB_REGISTRY_ANY_OWNER to use it "
+                "anyway, or open it without CB_REGISTRY_CREATE)",
                 req.path, unsigned(st.st_uid), name, unsigned(st.st_mode & 07777), why);
 }
 
