@@ -477,9 +477,9 @@ bool trusted_for_create(const FileRequest &req, int fd, FileError *err) {
              unsigned(mode));
   return failed(err, FileError::Permission,
                 "%s: an existing file owned by uid %u%s with mode 0%03o: %s; a create uses an "
-                "existing file only if this process's user or root owns it and others may not "
-                "write it (pass CB_REGISTRY_ANY_OWNER to use it anyway, or open it without "
-                "CB_REGISTRY_CREATE)",
+                "existing file only if this process's user or root owns it and others may write "
+                "it only if the create's mode grants that (pass CB_REGISTRY_ANY_OWNER to use it "
+                "anyway, or open it without CB_REGISTRY_CREATE)",
                 req.path, unsigned(st.st_uid), name, unsigned(st.st_mode & 07777), why);
 }
 
@@ -529,6 +529,9 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
       if ((e == ELOOP || e == ENOENT) && lstat(req.path, &link) == 0 && S_ISLNK(link.st_mode))
         return symlink_refused(req, err);
       errno = e;
+      if (errno == ENOENT && req.create)  // linked by another process, removed since
+        return failed(err, FileError::Missing,
+                      "%s: the file was removed while this opened it (try again)", req.path);
       if (errno == ENOENT)
         return failed(err, FileError::Missing,
                       "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
