@@ -140,10 +140,11 @@ public sealed class CloseUnderCallsTests : IDisposable
                     CalledAfter.Signal();
                     break; // each further call would only throw again
                 }
-                // 8 threads on fewer cores: each gets its turn every few
-                // hundred calls rather than a time slice apart, and between
-                // turns it is mostly inside a call (yielding every call
-                // hides the race).
+                // 8 threads on fewer cores: each gets its turn every
+                // thousand calls or so rather than a time slice apart, and
+                // between turns it is mostly inside a call, where the
+                // scheduler preempts it (yielding often makes every switch
+                // fall between calls: the race hides).
                 if (calls % 1024 == 0) Thread.Yield();
             }
             try
