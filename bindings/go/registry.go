@@ -17,9 +17,9 @@ import (
 // finalizer closes one dropped unclosed, once no breaker of it is
 // reachable either).
 //
-// Every method may be called from any number of goroutines, except that
-// Close must not race with calls on the registry's breakers (as a file's
-// Close must not race with its reads): calls after Close fail with
+// Every method may be called from any number of goroutines, Close too:
+// calls on the registry's breakers in flight when it begins return what
+// they would have or ErrClosed, and every call after Close fails with
 // ErrClosed.
 type Registry struct {
 	mu        sync.RWMutex // Close (writer) against the registry's other methods

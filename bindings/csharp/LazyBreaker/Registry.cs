@@ -116,10 +116,13 @@ public sealed class RegistryOptions
 /// <see cref="ObjectDisposedException"/>. <see cref="Default"/> is never closed.
 /// </summary>
 /// <remarks>
-/// Every member may be called from any thread. Dispose a registry only once
-/// no thread is calling its breakers: a breaker's request path does not
-/// hold a reference on the registry (that would put a shared write on every
-/// call); registry-level calls (Create, PollEvents, Prometheus, ...) do.
+/// Every member may be called from any thread. Registry-level calls (Create,
+/// PollEvents, Prometheus, ...) hold a reference on the registry's handle,
+/// so Dispose closes it after them. A breaker's request path holds none
+/// (that would put a shared write on every call) and needs none: Dispose
+/// may run while other threads call the registry's breakers. A call in
+/// flight returns what it would have or throws
+/// <see cref="ObjectDisposedException"/>; every later call throws it.
 /// </remarks>
 public sealed class Registry : IDisposable
 {

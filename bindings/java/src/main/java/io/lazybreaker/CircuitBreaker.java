@@ -1,6 +1,7 @@
 package io.lazybreaker;
 
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -98,6 +99,11 @@ public final class CircuitBreaker implements AutoCloseable {
     }
   }
 
+  // Every method that calls the library with the handle keeps this object
+  // reachable until the call has returned (Reference.reachabilityFence):
+  // the call reads only the long, and the JIT may otherwise let this
+  // object, and the Registry it holds, be collected during it, so that a
+  // Cleaner destroys the breaker or closes the registry under the call.
   final long handle;
   private final Registry registry;
   private final String name;
@@ -182,14 +188,22 @@ public final class CircuitBreaker implements AutoCloseable {
    * @throws IllegalStateException if the breaker is closed
    */
   public Permit tryAcquire() {
-    long ticket = LbNativeJNI.cb_allow(handle);
-    return ticket == 0 ? null : new Permit(this, ticket);
+    try {
+      long ticket = LbNativeJNI.cb_allow(handle);
+      return ticket == 0 ? null : new Permit(this, ticket);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   private long acquireOrThrow() {
-    long ticket = LbNativeJNI.cb_allow(handle);
-    if (ticket == 0) throw rejected();
-    return ticket;
+    try {
+      long ticket = LbNativeJNI.cb_allow(handle);
+      if (ticket == 0) throw rejected();
+      return ticket;
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   private CallNotPermittedException rejected() {
@@ -244,7 +258,11 @@ public final class CircuitBreaker implements AutoCloseable {
       reportException(ticket, t);
       throw t;
     }
-    LbNativeJNI.cb_done(handle, ticket, LbNativeConstants.CB_SUCCESS);
+    try {
+      LbNativeJNI.cb_done(handle, ticket, LbNativeConstants.CB_SUCCESS);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /**
@@ -258,6 +276,7 @@ public final class CircuitBreaker implements AutoCloseable {
       outcome = classifier.ofException(thrown);
     } finally {
       LbNativeJNI.cb_done(handle, ticket, outcome);
+      Reference.reachabilityFence(this);
     }
   }
 
@@ -267,12 +286,17 @@ public final class CircuitBreaker implements AutoCloseable {
       outcome = classifier.ofResult(result);
     } finally {
       LbNativeJNI.cb_done(handle, ticket, outcome);
+      Reference.reachabilityFence(this);
     }
   }
 
   /** The state now; asking never moves it (an elapsed OPEN stays OPEN until a call). */
   public State state() {
-    return State.of(LbNativeJNI.cb_state(handle));
+    try {
+      return State.of(LbNativeJNI.cb_state(handle));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /**
@@ -281,7 +305,11 @@ public final class CircuitBreaker implements AutoCloseable {
    * in FORCED_OPEN. Never moves the state.
    */
   public Duration retryAfter() {
-    return Durations.ofNanos(LbNativeJNI.cb_retry_after(handle));
+    try {
+      return Durations.ofNanos(LbNativeJNI.cb_retry_after(handle));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** The counters now. */
@@ -292,22 +320,26 @@ public final class CircuitBreaker implements AutoCloseable {
       return new Stats(s);
     } finally {
       s.delete();
+      Reference.reachabilityFence(this);
     }
   }
 
   /** FORCED_OPEN: rejects everything until {@link #reset()}. */
   public void forceOpen() {
     LbNativeJNI.cb_force_open(handle);
+    Reference.reachabilityFence(this);
   }
 
   /** DISABLED: admits everything and never trips, until {@link #reset()}. */
   public void disable() {
     LbNativeJNI.cb_disable(handle);
+    Reference.reachabilityFence(this);
   }
 
   /** CLOSED with a fresh count, from any state. */
   public void reset() {
     LbNativeJNI.cb_reset(handle);
+    Reference.reachabilityFence(this);
   }
 
   /**
@@ -318,6 +350,7 @@ public final class CircuitBreaker implements AutoCloseable {
    */
   public void trip(Duration openFor) {
     LbNativeJNI.cb_trip(handle, Durations.toNanos(openFor, "openFor"));
+    Reference.reachabilityFence(this);
   }
 
   /** The breaker's name, unique in its registry. */

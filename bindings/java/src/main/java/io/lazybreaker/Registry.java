@@ -3,6 +3,7 @@ package io.lazybreaker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -28,9 +29,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Thread safety: every method may be called from any thread. {@link
  * #close()} waits for the registry calls under way (create, lookup, events,
- * text) and makes later ones throw {@link IllegalStateException}; breakers'
- * calls never wait on it (a closed registry's breakers throw {@link
- * IllegalStateException}, as closed breakers do).
+ * text) and makes later ones throw {@link IllegalStateException}. Breakers'
+ * calls never wait on it, and may run while it does: a call in flight when
+ * the close begins returns as it would have or throws {@link
+ * IllegalStateException}, and every call after it throws that (as a closed
+ * breaker's do); none can crash the JVM.
  */
 public final class Registry implements AutoCloseable {
   static final Cleaner CLEANER = Cleaner.create();
@@ -177,8 +180,9 @@ public final class Registry implements AutoCloseable {
   }
 
   /**
-   * Runs {@code op} with the registry's pointer while it is open; close()
-   * waits for it. (The library forbids calls racing a close.)
+   * Runs {@code op} with the registry's pointer while it is open: close()
+   * waits for it, and so does the Cleaner (this object stays reachable
+   * until {@code op} has returned: {@code op} may read only the pointer).
    */
   private <T> T whileOpen(java.util.function.Supplier<T> op) {
     ReentrantReadWriteLock.ReadLock lock = lifetime.readLock();
@@ -190,6 +194,7 @@ public final class Registry implements AutoCloseable {
       return op.get();
     } finally {
       lock.unlock();
+      Reference.reachabilityFence(this);
     }
   }
 
@@ -412,9 +417,11 @@ public final class Registry implements AutoCloseable {
   }
 
   /**
-   * Closes a private registry: every breaker in it becomes stale. Waits for
-   * registry calls under way. Does nothing on the default registry, or when
-   * already closed.
+   * Closes the registry: every breaker in it becomes stale, and their calls
+   * throw {@link IllegalStateException} from now on (calls in flight on
+   * other threads return as they would have, or throw it). Waits for
+   * registry calls under way, never for breakers' calls. Does nothing on
+   * the default registry, or when already closed.
    */
   @Override
   public void close() {
