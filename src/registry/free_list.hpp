@@ -1,6 +1,9 @@
-// The free slots of a registry: first the never-used slots, handed out in
-// order by a bump counter (so a fresh registry touches no memory for slots
-// it has not used), then recycled slots from a lock-free stack.
+// The free slots of a registry: first the recycled slots, from a lock-free
+// stack, last one freed first; then the never-used slots, handed out in
+// order by a bump counter. So a registry touches the memory of no more
+// slots than it has held at once (create/destroy churn keeps reusing the
+// same few, however large the capacity), and every slot it has ever
+// handed out is below high_water().
 //
 // The stack is Treiber's, index based so that it can live in a mapped file
 // (Boost.Lockfree's fixed-size structures address at most 65,535 nodes, far
@@ -37,21 +40,21 @@ class FreeList {
         grown_(state.grown) {}
 
   std::optional<uint32_t> pop() {
-    uint32_t fresh = fresh_.load(std::memory_order_relaxed);
-    while (fresh < capacity_ + grown_.load(std::memory_order_relaxed)) {
-      if (fresh_.compare_exchange_weak(fresh, fresh + 1, std::memory_order_relaxed)) return fresh;
-    }
     uint64_t head = head_.load(std::memory_order_acquire);
-    for (;;) {
-      const uint32_t top = FreeListHead::top_plus_one(head);
-      // Beyond the links only in a damaged registry file: none free then.
-      if (top == 0 || top > end_) return std::nullopt;
+    // Beyond the links only in a damaged registry file: no recycled slot
+    // then, only never-used ones.
+    for (uint32_t top; (top = FreeListHead::top_plus_one(head)) != 0 && top <= end_;) {
       const uint64_t next =
           FreeListHead::next(head, next_[top - 1].load(std::memory_order_relaxed));
       if (head_.compare_exchange_weak(head, next, std::memory_order_acq_rel,
                                       std::memory_order_acquire))
         return top - 1;
     }
+    uint32_t fresh = fresh_.load(std::memory_order_relaxed);
+    while (fresh < capacity_ + grown_.load(std::memory_order_relaxed)) {
+      if (fresh_.compare_exchange_weak(fresh, fresh + 1, std::memory_order_relaxed)) return fresh;
+    }
+    return std::nullopt;
   }
 
   // One more never-used slot may be handed out, in place of one retired;

@@ -8,12 +8,13 @@
 //
 // Each class has its own region of `capacity` blocks (reserved, touched
 // only as blocks are used) and its own free list (registry/free_list.hpp:
-// a bump counter, then a tagged lock-free stack whose links live outside
-// the blocks, since a call racing a destroy may still write to a freed
-// block). So a registry of `capacity` never runs out of blocks below its
-// capacity, whatever mix of windows it holds, and blocks are packed densely
-// in the order breakers are created. Index based: a slot names its block by
-// a WindowRef (registry/words.hpp).
+// freed blocks first, from a tagged lock-free stack whose links live
+// outside the blocks, since a call racing a destroy may still write to a
+// freed block; then never-used ones). So a registry of `capacity` never
+// runs out of blocks below its capacity, whatever mix of windows it holds,
+// and its blocks stay packed densely, as many touched as it has held at
+// once. Index based: a slot names its block by a WindowRef
+// (registry/words.hpp).
 #pragma once
 
 #include <atomic>
