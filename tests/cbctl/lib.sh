@@ -23,6 +23,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# How long a test waits for what it can observe (a screen, a file, an
+# answer, a port) before it fails. Only a failing test waits it out, so it
+# is long: on a loaded machine (a sanitizer build beside a parallel build)
+# a redraw has taken over 10 s. Tests poll for what they check, never sleep
+# a fixed time and then look.
+patience=30
+
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok   $*"; }
 
@@ -31,14 +38,14 @@ start_helper() {
   coproc HELPER_PROC { exec "$HELPER" "$reg"; }
   started_pids+=("$HELPER_PROC_PID")
   local line
-  read -r -t 20 line <&"${HELPER_PROC[0]}" || fail "the helper did not start"
+  read -r -t "$patience" line <&"${HELPER_PROC[0]}" || fail "the helper did not start"
   [ "$line" = ready ] || fail "the helper said '$line'"
 }
 
 # ask COMMAND...: the helper's one-line answer, in $answer.
 ask() {
   echo "$*" >&"${HELPER_PROC[1]}"
-  read -r -t 20 answer <&"${HELPER_PROC[0]}" || fail "the helper did not answer '$*'"
+  read -r -t "$patience" answer <&"${HELPER_PROC[0]}" || fail "the helper did not answer '$*'"
 }
 
 # expect_helper WANT COMMAND...: the helper answers exactly WANT.
@@ -65,7 +72,9 @@ run_cbctl() {
 }
 
 # wait_until SECONDS COMMAND...: polls COMMAND every 0.1 s until it
-# succeeds; fails the test after SECONDS.
+# succeeds; returns 1 after SECONDS. COMMAND is run anew each time, so what
+# it looks at must be looked at inside it (a function, not a "$(...)" in
+# the arguments, which is expanded once, before the first poll).
 wait_until() {
   local deadline=$((SECONDS + $1))
   shift
@@ -88,7 +97,7 @@ start_serve() {
   "$CBCTL" serve "$@" --listen 127.0.0.1:0 2>"$log" &
   serve_pid=$!
   started_pids+=("$serve_pid")
-  wait_until 20 grep -q 'at http://127.0.0.1:[0-9]*/metrics' "$log" || fail "serve did not start: $(cat "$log")"
+  wait_until "$patience" grep -q 'at http://127.0.0.1:[0-9]*/metrics' "$log" || fail "serve did not start: $(cat "$log")"
   serve_port=$(sed -n 's#.*at http://127.0.0.1:\([0-9]*\)/metrics.*#\1#p' "$log")
 }
 

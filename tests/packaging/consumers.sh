@@ -7,8 +7,10 @@
 #
 #   consumers.sh scratch PKGDIR WORK   unpack with dpkg -x into WORK/root
 #   consumers.sh system  PKGDIR WORK   dpkg -i, build and run against /usr,
-#                                      then dpkg -r (always); needs root,
-#                                      exits 77 (skipped) otherwise
+#                                      then dpkg --purge (always), each
+#                                      waiting for a held package lock;
+#                                      needs root, exits 77 (skipped)
+#                                      otherwise
 set -euo pipefail
 
 mode=${1:?usage: consumers.sh scratch|system PKGDIR WORK}
@@ -24,6 +26,24 @@ runtime_pkg=liblazybreaker1
 has() { grep "$@" >/dev/null; }
 say() { echo "consumers[$mode]: $*"; }
 fail() { echo "consumers[$mode]: FAIL: $*" >&2; exit 1; }
+# dpkg_waiting LOG ARGS...: dpkg ARGS, its output in LOG, waiting up to
+# 120 s for the package lock while another process (an apt run, another
+# test) holds it, as apt-get -o DPkg::Lock::Timeout=120 does: dpkg itself
+# has no such option, and fails at once on a held lock, having done
+# nothing. Any other failure is returned at once.
+dpkg_waiting() {
+  local log=$1 deadline=$((SECONDS + 120)) rc
+  shift
+  while :; do
+    rc=0
+    dpkg "$@" >"$log" 2>&1 || rc=$?
+    if [ $rc -eq 0 ] || ! has -E 'locked by another process|has locked the database' "$log" ||
+      [ $SECONDS -ge $deadline ]; then
+      return $rc
+    fi
+    sleep 1
+  done
+}
 
 shopt -s nullglob
 debs=("$pkgdir"/*.deb)
@@ -177,11 +197,12 @@ case $mode in
     for d in "${debs[@]}"; do names+=("$(dpkg-deb -f "$d" Package)"); done
     cleanup() {
       say "dpkg --purge ${names[*]}"
-      dpkg --purge "${names[@]}" >/dev/null 2>&1 || echo "consumers[system]: WARNING: dpkg --purge failed" >&2
+      dpkg_waiting "$work/dpkg-purge.log" --purge "${names[@]}" ||
+        echo "consumers[system]: WARNING: dpkg --purge failed: $(cat "$work/dpkg-purge.log")" >&2
     }
     trap cleanup EXIT
     say "dpkg -i ${names[*]}"
-    dpkg -i "${debs[@]}" >"$work/dpkg-i.log" 2>&1 || { cat "$work/dpkg-i.log"; fail "dpkg -i failed"; }
+    dpkg_waiting "$work/dpkg-i.log" -i "${debs[@]}" || { cat "$work/dpkg-i.log"; fail "dpkg -i failed"; }
     # the ldconfig trigger ran
     ldconfig -p | has 'liblazybreaker\.so\.1 ' || fail "ldconfig cache lacks liblazybreaker.so.1 after install"
     build_and_run ""
