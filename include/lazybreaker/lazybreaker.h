@@ -489,7 +489,20 @@ typedef struct cb_stats {
  *  each is a value it held during this call, and none is below what an
  *  earlier read returned. The read is taken again while another thread is
  *  in the middle of folding one of its counters into the breaker's totals
- *  (a few instructions, once every 32,768 counts: docs/semantics.md).
+ *  (a few instructions, once every 32,768 counts: docs/semantics.md). In a
+ *  private registry it waits for that thread. In a shared registry a fold
+ *  does not hold the read up for long: one whose stripe's owner has died is
+ *  finished at once; one still unfinished after 100 ms while the stripe's
+ *  owner is 0 or a live process that does not map the file (only a damaged
+ *  file, or a co-tenant's writes, leave that) is finished then; and one
+ *  unfinished after 1 s whatever its owner (a process stopped inside a
+ *  fold, or a co-tenant) is read around, once per process. Each of these
+ *  is counted in lazybreaker_shared_uncertain_folds_total and may leave one
+ *  counter of one breaker up to 32,768 off; the read returns CB_OK with
+ *  the counts it could read. A read whose stripes' sequence words keep
+ *  changing for 2 s (only a co-tenant's writes do that) returns the counts
+ *  as they stand (docs/shared-registries.md, "Damaged files and
+ *  co-tenants").
  *  @return CB_OK; CB_EINVAL for a NULL out or a struct_size smaller than
  *          the first version of cb_stats; CB_EHANDLE.
  *  @since 1.0

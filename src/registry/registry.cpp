@@ -569,8 +569,13 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   const uint64_t creating = shared() ? ProcessId::self() | Pending::kCreating : 0;
   std::optional<uint32_t> index = free_->pop();
   // A retired slot (core::StateWord::ended) is never handed out again; one
-  // from an earlier registry's run may still come up fresh here.
-  while (index && core::StateWord::retired(hot_[*index].word.load(std::memory_order_acquire))) {
+  // from an earlier registry's run may still come up fresh here. (A damaged
+  // file's free list may hand out retired slots for good: at most one try
+  // per slot, then the registry is full.)
+  for (uint32_t tries = 0;
+       index && core::StateWord::retired(hot_[*index].word.load(std::memory_order_acquire));
+       ++tries) {
+    if (tries == slots_) return Status::Full;
     retire_slot();
     index = free_->pop();
   }

@@ -257,8 +257,8 @@ void plain_signals() {
 
 enum class Fate { Used, Refused, OtherRefusal, Crashed, Hung };
 
-// Opens the file in a child under a 3 s alarm and exercises it.
-Fate open_in_child(const std::string &path, int *status_out = nullptr) {
+// A child that opens the file under a 3 s alarm and exercises it.
+pid_t start_child(const std::string &path) {
   fflush(nullptr);
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
@@ -272,9 +272,11 @@ Fate open_in_child(const std::string &path, int *status_out = nullptr) {
     exercise(reg);
     _exit(0);
   }
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  if (status_out != nullptr) *status_out = status;
+  return pid;
+}
+
+// What became of such a child, from its wait status.
+Fate fate_of(int status) {
   if (WIFSIGNALED(status)) return WTERMSIG(status) == SIGALRM ? Fate::Hung : Fate::Crashed;
   switch (WEXITSTATUS(status)) {
     case 0:
@@ -286,6 +288,13 @@ Fate open_in_child(const std::string &path, int *status_out = nullptr) {
     default:
       return Fate::Crashed;  // a sanitizer's report, or a failed check
   }
+}
+
+Fate open_in_child(const std::string &path) {
+  const pid_t pid = start_child(path);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return fate_of(status);
 }
 
 struct Tally {
@@ -319,6 +328,39 @@ struct Tally {
            std::to_string(crashed) + " crashed, " + std::to_string(hung) + " hung";
   }
 };
+
+// Opens `files` files, each as `make(file, path)` writes it at `path`, in
+// children, a few at once (each with a file of its own): a child that
+// waits out a fold's bound keeps the others going.
+template <class Make>
+Tally open_files(uint64_t files, Make make) {
+  constexpr int kWorkers = 4;
+  TempPath paths[kWorkers];
+  pid_t pids[kWorkers] = {};
+  uint64_t which[kWorkers] = {};
+  Tally tally;
+  auto reap = [&] {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    REQUIRE(pid > 0);
+    int w = 0;
+    while (w < kWorkers && pids[w] != pid) ++w;
+    REQUIRE(w < kWorkers);
+    pids[w] = 0;
+    tally.add(fate_of(status), which[w], status);
+    return w;
+  };
+  for (uint64_t file = 0; file < files; ++file) {
+    int w = 0;
+    while (w < kWorkers && pids[w] != 0) ++w;
+    if (w == kWorkers) w = reap();
+    make(file, paths[w].path);
+    which[w] = file;
+    pids[w] = start_child(paths[w].path);
+  }
+  while (std::any_of(std::begin(pids), std::end(pids), [](pid_t p) { return p != 0; })) reap();
+  return tally;
+}
 
 // The pages of `bytes` a registry wrote (any byte not zero), and the header.
 std::vector<size_t> written_lines(const std::vector<unsigned char> &bytes) {
@@ -354,16 +396,15 @@ uint64_t owner_of(pid_t pid) {
 }  // namespace
 
 TEST_CASE("whole used files with 1 to 8 bytes changed are refused or used, never crash or hang") {
-  TempPath pristine, f;
+  TempPath pristine;
   make_used_file(pristine.path);
   const std::vector<unsigned char> bytes = read_file(pristine.path);
   const std::vector<size_t> lines = written_lines(bytes);
   REQUIRE(lines.size() > 50);
   const uint64_t files = env_or("LB_MUTATED_FILES", 2000);
   const uint64_t seed = env_or("LB_MUTATION_SEED", 21);
-  Tally tally;
   const uint64_t started = now_ns();
-  for (uint64_t file = 0; file < files; ++file) {
+  const Tally tally = open_files(files, [&](uint64_t file, const std::string &path) {
     Rng rng{seed * 1000003 + file};
     std::vector<unsigned char> damaged = bytes;
     const int changes = 1 + int(rng.below(8));
@@ -377,11 +418,8 @@ TEST_CASE("whole used files with 1 to 8 bytes changed are refused or used, never
       damaged[at] =
           rng.below(2) != 0 ? uint8_t(rng.next()) : uint8_t(damaged[at] ^ (1u << rng.below(8)));
     }
-    write_file(f.path, damaged);
-    int status = 0;
-    const Fate fate = open_in_child(f.path, &status);
-    tally.add(fate, file, status);
-  }
+    write_file(path, damaged);
+  });
   MESSAGE("mutated files (seed ", seed, "): ", tally.summary(), " in ",
           (now_ns() - started) / 1'000'000, " ms;", tally.failures);
   CHECK(tally.crashed == 0);
@@ -391,13 +429,12 @@ TEST_CASE("whole used files with 1 to 8 bytes changed are refused or used, never
 }
 
 TEST_CASE("any words in the header after its checksum are used, never a crash or a hang") {
-  TempPath pristine, f;
+  TempPath pristine;
   make_used_file(pristine.path);
   const std::vector<unsigned char> bytes = read_file(pristine.path);
   const uint64_t rounds = std::max<uint64_t>(env_or("LB_MUTATED_FILES", 2000) / 8, 50);
   const uint64_t seed = env_or("LB_MUTATION_SEED", 21);
-  Tally tally;
-  for (uint64_t round = 0; round < rounds; ++round) {
+  const Tally tally = open_files(rounds, [&](uint64_t round, const std::string &path) {
     Rng rng{seed * 7919 + round};
     std::vector<unsigned char> damaged = bytes;
     // Every word of the tail, or a few of them; random, small, odd or
@@ -413,11 +450,8 @@ TEST_CASE("any words in the header after its checksum are used, never a crash or
                                      : uint64_t(1) << rng.below(64);
       memcpy(&damaged[at], &v, 8);
     }
-    write_file(f.path, damaged);
-    int status = 0;
-    const Fate fate = open_in_child(f.path, &status);
-    tally.add(fate, round, status);
-  }
+    write_file(path, damaged);
+  });
   MESSAGE("header tails: ", tally.summary(), ";", tally.failures);
   CHECK(tally.crashed == 0);
   CHECK(tally.hung == 0);
@@ -612,9 +646,15 @@ TEST_CASE("a co-tenant writing random words into the live mapping crashes no oth
           s.struct_size = sizeof s;
           cb_stats_get(hs[i], &s);
           char name[CB_MAX_NAME_BYTES + 1];
+          name[0] = '\0';
           cb_name(hs[i], name, sizeof name);
           cb_handle found = 0;
           cb_lookup(reg, name, &found);
+          uint64_t wait = 0;
+          cb_retry_after(hs[i], &wait);
+          if (i % 5 == 0) cb_trip(hs[i], 1'000);
+          if (i % 7 == 0) cb_reset(hs[i]);
+          cb_clock_advance(reg, 500);
         }
         const cb_config cfg = config_of(int(n));
         cb_handle h = 0;
@@ -647,8 +687,12 @@ TEST_CASE("a co-tenant writing random words into the live mapping crashes no oth
       const uint64_t until = now_ns() + run_ms * 1'000'000;
       while (now_ns() < until) {
         for (int k = 0; k < 64; ++k) {
-          const size_t at = (rng.below(4) == 0 ? kTailAt + rng.below(kTailEnd - kTailAt)
-                                               : lines[rng.below(lines.size())] + rng.below(64)) &
+          // A quarter in the header's tail, a quarter anywhere, half where
+          // the registry has written.
+          const uint64_t where = rng.below(4);
+          const size_t at = (where == 0   ? kTailAt + rng.below(kTailEnd - kTailAt)
+                             : where == 1 ? rng.below(bytes.size())
+                                          : lines[rng.below(lines.size())] + rng.below(64)) &
                             ~size_t(7);
           if (at < offsetof(FileHeader, checksum) + 8) continue;  // read at open only
           const uint64_t v = rng.below(3) == 0 ? rng.next() : rng.below(3) == 0 ? 0 : rng.below(64);
