@@ -703,8 +703,9 @@ void op_create(World &w, Reader &in, bool get_or_create) {
   Reg &reg = w.regs[r.slot];
   const Br *same = !name.null && reg.exact ? named_live(w, r.slot, name.s) : nullptr;
   if (reg.exact && !bad && cfg.validity == 1) {
-    if (same != nullptr && !get_or_create)
-      LBF_CHECKF(st == CB_EEXIST, "%s of a taken name returned %d", fn, st);
+    if (same != nullptr && !get_or_create)  // a full registry may say so first
+      LBF_CHECKF(st == CB_EEXIST || (st == CB_EFULL && live_in(w, r.slot) >= reg.capacity),
+                 "%s of a taken name returned %d", fn, st);
     else if (same == nullptr && live_in(w, r.slot) >= reg.capacity)
       LBF_CHECKF(st == CB_EFULL, "%s in a full registry returned %d", fn, st);
     else if (same == nullptr)
@@ -1057,7 +1058,7 @@ void op_events_poll(World &w, Reader &in) {
              {CB_OK, CB_EINVAL});
   expect_reg("cb_events_poll", st, r);
   if (r.slot >= 0)
-    LBF_CHECKF((st == CB_OK) == (shape != 2 && shape != 5 && (out != nullptr || max == 0)),
+    LBF_CHECKF((st == CB_OK) == (shape != 5 && (max == 0 || (shape != 2 && out != nullptr))),
                "cb_events_poll with shape %u: %d", shape, st);
   if (st != CB_OK) {
     LBF_UNTOUCHED("cb_events_poll", st, &count, sizeof count);
