@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?= -DLB_WERROR=ON -DLB_BUILD_BENCH=ON
 
-.PHONY: all deps build demo test test-release report-skipped test-asan test-tsan soak bench bench-icount package abi-update format clean
+.PHONY: all deps build demo test test-release report-skipped test-asan test-tsan test-fuzz fuzz fuzz-run soak bench bench-icount package abi-update format clean
 
 all: build
 
@@ -30,7 +30,8 @@ demo: build
 #   release run has the Go tests under -race (cmake/go.cmake);
 # - java: below.
 # The library under them is covered there by the C, C++ and Lua suites.
-test: test-release test-asan test-tsan
+# Last, the fuzz targets (tests/fuzz) for a minute each.
+test: test-release test-asan test-tsan test-fuzz
 	@$(MAKE) --no-print-directory report-skipped
 
 test-release: build
@@ -62,6 +63,36 @@ test-tsan: deps
 	cmake --build build-tsan -j $(JOBS)
 	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go'
 
+# The libFuzzer targets of tests/fuzz, in a clang tree of their own
+# (build-fuzz: the library's objects and the targets only, ASan+UBSan, never
+# with TSan): each replays its corpus, then fuzzes for 60 s in `make test`
+# (test-fuzz) or FUZZ_SECONDS in `make fuzz`. Without clang and libFuzzer
+# (clang, libclang-rt-14-dev) they are skipped loudly, or fail under CI=true.
+FUZZ_SECONDS ?= 600
+test-fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=60
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS)
+
+fuzz-run:
+	@if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }' | \
+	    clang++ -x c++ -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1; then \
+	  if [ "$$CI" = true ]; then \
+	    echo "make: clang++ with libFuzzer is missing (clang, libclang-rt-14-dev): the fuzz tests cannot run (CI=true)" >&2; exit 1; \
+	  fi; \
+	  mkdir -p $(BUILD); \
+	  echo "fuzz (tests/fuzz): clang++ with libFuzzer is missing (clang, libclang-rt-14-dev)" >> $(BUILD)/skipped-bindings.txt; \
+	  echo; echo "************************************************************"; \
+	  echo "make: the fuzz targets were SKIPPED: clang++ with libFuzzer is missing"; \
+	  echo "************************************************************"; \
+	  exit 0; \
+	fi; \
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DLB_FUZZ=ON -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DLB_FUZZ_SECONDS=$(FUZZ_TIME) && \
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_api fuzz_registry_file && \
+	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
+
 # The kill test of shared registries (tests/shared/test_kill.cpp) for ten
 # minutes instead of the suite's one round of 4,000 kills: rounds of 4,000
 # kills, each on a fresh file and checked, until SOAK_SECONDS have passed.
@@ -91,4 +122,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp' '*.hpp')
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz

@@ -9,3 +9,8 @@ if(LB_SANITIZE)
                          -fno-sanitize-recover=all)
   target_link_options(lb_build_options INTERFACE -fsanitize=${LB_SANITIZE})
 endif()
+# The fuzz tree (LB_FUZZ): libFuzzer's coverage in the library too, so the
+# fuzzer sees the paths inside it.
+if(LB_FUZZ)
+  target_compile_options(lb_build_options INTERFACE -fsanitize=fuzzer-no-link)
+endif()
