@@ -73,6 +73,8 @@ inline const char *status_name(int st) {
       return "CB_EINTERNAL";
     case CB_ERANGE:
       return "CB_ERANGE";
+    case CB_EBUSY:
+      return "CB_EBUSY";
     default:
       return nullptr;
   }

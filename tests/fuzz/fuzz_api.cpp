@@ -59,6 +59,10 @@ struct Br {
   bool exact = true;              // its counts are the model's
   bool known_config = true;
   bool named = false;
+  // Its registry was a shared one and closed: a reopen of the file that is
+  // given the same run makes its handle name it again
+  // (docs/shared-registries.md).
+  bool revivable = false;
   std::string name;
   int policy = CB_POLICY_CONSECUTIVE;
   uint64_t slow_call_ns = 0;
@@ -201,7 +205,7 @@ enum class Live { Yes, No, Maybe };
 Live liveness(const World &w, const HPick &k) {
   if (k.br < 0) return untracked_breakers_possible(w) && k.h != 0 ? Live::Maybe : Live::No;
   const Br &b = w.brs[size_t(k.br)];
-  if (!b.live) return Live::No;
+  if (!b.live) return b.revivable ? Live::Maybe : Live::No;
   return b.sure ? Live::Yes : Live::Maybe;
 }
 
@@ -497,7 +501,7 @@ void close_reg(World &w, int slot) {
   w.closed.push_back(r.p);
   if (w.closed.size() > 16) w.closed.erase(w.closed.begin());
   for (Br &b : w.brs)
-    if (b.reg == slot) b.live = false, b.sure = true;
+    if (b.reg == slot) b.live = false, b.sure = true, b.revivable = r.shared;
   // The file's other registry, if any, is alone with it now, but has
   // breakers the model may not know.
 }
