@@ -69,11 +69,12 @@ test-tsan: deps
 # (test-fuzz) or FUZZ_SECONDS in `make fuzz`. Without clang and libFuzzer
 # (clang, libclang-rt-14-dev) they are skipped loudly, or fail under CI=true.
 FUZZ_SECONDS ?= 600
+FUZZ_API_TIME ?= $(FUZZ_TIME)
 test-fuzz: deps
-	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=60
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=60 FUZZ_API_TIME=0
 
 fuzz: deps
-	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS) FUZZ_API_TIME=$(FUZZ_SECONDS)
 
 fuzz-run:
 	@if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }' | \
@@ -89,7 +90,7 @@ fuzz-run:
 	  exit 0; \
 	fi; \
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DLB_FUZZ=ON -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DLB_FUZZ_SECONDS=$(FUZZ_TIME) && \
+	  -DLB_FUZZ_SECONDS=$(FUZZ_TIME) -DLB_FUZZ_API_SECONDS=$(FUZZ_API_TIME) && \
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_api fuzz_registry_file && \
 	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 

@@ -726,7 +726,14 @@ void op_create(World &w, Reader &in, bool get_or_create) {
                out, same->h);
     return;
   }
-  const int known = breaker_of(w, out);
+  int known = breaker_of(w, out);
+  if (known >= 0 && !w.brs[size_t(known)].live && w.brs[size_t(known)].revivable) {
+    // The handle of a closed shared registry's breaker, whose slot the
+    // file's registry, open again on the same run, has given a new life:
+    // the old record is forgotten.
+    w.brs[size_t(known)].h = 0;
+    known = -1;
+  }
   if (known >= 0) {
     // Only a registry the model does not see whole can give back a handle
     // it knows (get_or_create of a breaker made through the file's other

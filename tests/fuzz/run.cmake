@@ -10,8 +10,14 @@ foreach(var FUZZER WORK CORPUS SECONDS)
 endforeach()
 file(MAKE_DIRECTORY ${WORK}/corpus ${WORK}/artifacts)
 set(ENV{UBSAN_OPTIONS} "print_stacktrace=1:halt_on_error=1")
+# 0 seconds: the corpus is replayed, nothing more (libFuzzer's own 0 is no limit).
+if(SECONDS EQUAL 0)
+  set(budget -runs=0)
+else()
+  set(budget -max_total_time=${SECONDS})
+endif()
 execute_process(
-  COMMAND ${FUZZER} -max_total_time=${SECONDS} -timeout=3 -print_final_stats=1
+  COMMAND ${FUZZER} ${budget} -timeout=3 -print_final_stats=1
           -artifact_prefix=${WORK}/artifacts/ ${WORK}/corpus ${CORPUS}
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
