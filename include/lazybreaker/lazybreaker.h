@@ -336,8 +336,8 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
  *          registry that is not open (of two racing closes, one gets CB_OK
  *          and the other CB_EINVAL).
  *  @since 1.0
- *  Thread safety: any thread, while other threads call the registry and its
- *  breakers: a call in flight when the close begins returns its pre-close
+ *  Thread safety: any thread. Other threads may call the registry and its
+ *  breakers meanwhile: a call in flight when the close begins returns its pre-close
  *  result or CB_EHANDLE (CB_EINVAL for a call on the registry pointer);
  *  every call after the close returns CB_EHANDLE on its handles and
  *  CB_EINVAL on its pointer; none faults. The registry's memory is given
