@@ -65,12 +65,12 @@ report-skipped:
 test-asan: deps
 	cmake -S . -B build-asan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLB_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
-	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go'
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go|docs'
 
 test-tsan: deps
 	cmake -S . -B build-tsan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLB_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
-	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go'
+	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go|docs'
 
 # The libFuzzer targets of tests/fuzz, in a clang tree of their own
 # (build-fuzz: the library's objects and the targets only, ASan+UBSan, never
