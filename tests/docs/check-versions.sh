@@ -10,7 +10,8 @@
 #   check-versions.sh --self-test    the checker against tests/docs/fixtures
 #
 # Documents: every tracked *.md and manual page (git ls-files; without git,
-# every *.md outside build folders). Versions that are not the library's
+# every one outside build folders). A manual page's .TH line names the
+# release as "lazybreaker MAJOR.MINOR", which must be the header's too. Versions that are not the library's
 # (xunit 2.9.3, "since 1.1", LAZYBREAKER_1.1) are not artifacts and pass;
 # a document that needs no particular version says <version> or a glob, or
 # 0.0.0 where a tool wants some version and ignores it (Go's require of a
@@ -44,9 +45,10 @@ header_version() { # SOURCE_DIR
 documents() { # SOURCE_DIR: paths relative to it, one a line
   if git -C "$1" rev-parse --show-toplevel >/dev/null 2>&1 &&
      [ "$(cd "$(git -C "$1" rev-parse --show-toplevel)" && pwd)" = "$(cd "$1" && pwd)" ]; then
-    git -C "$1" ls-files '*.md' 'packaging/man/*'
+    git -C "$1" ls-files '*.md' '*.[1-8]'
   else
-    (cd "$1" && find . -path './build*' -prune -o -name '*.md' -type f -print | sed 's#^\./##')
+    (cd "$1" && find . -path './build*' -prune -o -type f \( -name '*.md' -o -name '*.[1-8]' \) -print |
+      sed 's#^\./##')
   fi
 }
 
@@ -76,6 +78,15 @@ check() { # SOURCE_DIR: prints FILE:LINE: findings, returns 1 if any
         found=1
       fi
     done < <(grep -noE "$so_pattern" "$src/$f" || true)
+    case $f in
+      *.[1-8])
+        got=$(sed -n '1,/^\.TH/s/^\.TH .*"lazybreaker \([0-9.]*\)".*/\1/p' "$src/$f")
+        if [ -n "$got" ] && [ "$got" != "${want%.*}" ] && [ "$got" != "$want" ]; then
+          echo "$f: its .TH line names lazybreaker '$got'; the header says ${want%.*} (\"lazybreaker ${want%.*}\")"
+          found=1
+        fi
+        ;;
+    esac
   done < <(documents "$src")
 
   # The rock: LuaRocks wants the version in the file's name and inside it.
@@ -115,6 +126,10 @@ self_test() {
       >"$t/packaging/lua/lazybreaker-$1-1.rockspec"
   }
   rockspec $good v$good
+  man() { # FILE RELEASE
+    printf '.TH TOOL 1 "2026-12-02" "lazybreaker %s" "User Commands"\n.SH NAME\ntool\n' "$2" >"$t/$1"
+  }
+  man docs/tool.1 7.8
   sed "s/@V@/$good/g; s/@MAJOR@/7/g" "$here/fixtures/artifacts.md" >"$t/README.md"
   sed "s/@V@/$bad/g; s/@MAJOR@/7/g" "$here/fixtures/not-artifacts.md" >"$t/docs/other.md"
   # A build folder's copies (an older package unpacked by a test) are not documents.
@@ -138,6 +153,13 @@ self_test() {
     echo "$out" >&2; status=1
   fi
   rm "$t/docs/drift.md"
+
+  man docs/tool.1 7.7
+  out=$(check "$t" || true)
+  grep -q "^docs/tool.1: its .TH line names lazybreaker '7.7'" <<<"$out" &&
+    say "ok   a manual page of lazybreaker 7.7 is reported" ||
+    { echo "self-test: FAIL: a manual page of 7.7 is not reported: $out" >&2; status=1; }
+  man docs/tool.1 7.8
 
   rm "$t"/packaging/lua/*.rockspec && rockspec $bad v$bad
   out=$(check "$t" || true)
