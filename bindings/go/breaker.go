@@ -183,4 +183,3 @@ func (c *breakerCore) outcome(err error) Outcome {
 	}
 	return Failure
 }
-

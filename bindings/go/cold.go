@@ -250,9 +250,9 @@ func cgoName(h uint64) (string, *Error) {
 }
 
 func cgoDestroy(op string, h uint64) *Error { return failed(op, C.lb_go_destroy(C.cb_handle(h))) }
-func cgoForceOpen(h uint64) *Error       { return failed("ForceOpen", C.lb_go_force_open(C.cb_handle(h))) }
-func cgoDisable(h uint64) *Error         { return failed("Disable", C.lb_go_disable(C.cb_handle(h))) }
-func cgoReset(h uint64) *Error           { return failed("Reset", C.lb_go_reset(C.cb_handle(h))) }
+func cgoForceOpen(h uint64) *Error          { return failed("ForceOpen", C.lb_go_force_open(C.cb_handle(h))) }
+func cgoDisable(h uint64) *Error            { return failed("Disable", C.lb_go_disable(C.cb_handle(h))) }
+func cgoReset(h uint64) *Error              { return failed("Reset", C.lb_go_reset(C.cb_handle(h))) }
 
 func cgoTrip(h uint64, ns uint64) *Error {
 	return failed("Trip", C.lb_go_trip(C.cb_handle(h), C.uint64_t(ns)))

@@ -225,4 +225,3 @@ func rejection(s State) error {
 	}
 	return ErrOpenState
 }
-

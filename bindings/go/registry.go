@@ -29,7 +29,7 @@ import (
 // ErrClosed.
 type Registry struct {
 	mu        sync.RWMutex // Close (writer) against the registry's other methods
-	reg       uintptr // the C registry
+	reg       uintptr      // the C registry
 	closed    bool
 	isDefault bool
 	// A registry file's: a breaker that Lookup or Breakers finds and this
