@@ -228,7 +228,7 @@ func (e *Error) explainRegistry(o RegistryOptions) *Error {
 	case "event_capacity":
 		e.text = fmt.Sprintf("EventCapacity must be at most %d, got %d", C.CB_MAX_EVENT_CAPACITY, o.EventCapacity)
 	case "mode":
-		e.text = fmt.Sprintf("Mode must be permission bits (within %v), got %v", fs.ModePerm, o.Mode)
+		e.text = fmt.Sprintf("Mode must be permission bits (0 to %#o), got %#o", uint32(fs.ModePerm), uint32(o.Mode))
 	case "clock":
 		e.text = fmt.Sprintf("ManualClock %v disagrees with the registry file's clock", o.ManualClock)
 	}
