@@ -163,7 +163,11 @@ func failed(op string, r C.lb_go_result) *Error {
 	if r.status >= 0 {
 		return nil
 	}
-	return &Error{Op: op, Status: int(r.status), field: C.GoString(r.field), Message: C.GoString(&r.message[0])}
+	e := &Error{Op: op, Status: int(r.status), field: C.GoString(r.field), Message: C.GoString(&r.message[0])}
+	if e.Status == statusEHandle {
+		e.text = "the breaker or its registry is closed"
+	}
+	return e
 }
 
 func cgoRegistryOpen(o RegistryOptions) (uintptr, *Error) {

@@ -91,7 +91,6 @@ type fieldRule struct {
 	bounds     string // closed, above, below, zero_or
 	loU, hiU   uint64
 	loD, hiD   float64
-	fieldIndex int
 }
 
 var fieldRules = func() map[string]fieldRule {
@@ -100,7 +99,7 @@ var fieldRules = func() map[string]fieldRule {
 		f := C.lb_go_field_at(C.size_t(i))
 		rules[C.GoString(f.field)] = fieldRule{
 			isDouble: C.GoString(f._type) == "double", unit: C.GoString(f.unit), bounds: C.GoString(f.bounds),
-			loU: uint64(f.lo_u), hiU: uint64(f.hi_u), loD: float64(f.lo_d), hiD: float64(f.hi_d), fieldIndex: i,
+			loU: uint64(f.lo_u), hiU: uint64(f.hi_u), loD: float64(f.lo_d), hiD: float64(f.hi_d),
 		}
 	}
 	return rules
@@ -171,6 +170,10 @@ func (e *Error) explainConfig(cfg uintptr, s *Settings) *Error {
 	e.Option = optionNames[e.field]
 	r, ok := fieldRules[e.field]
 	switch {
+	case e.Status == statusEExist:
+		e.Option, e.text = "Name", fmt.Sprintf("a breaker named %q is in this registry", s.Name)
+	case e.Status == statusEFull:
+		e.text = "the registry holds its Capacity of breakers"
 	case e.field == "name":
 		e.text = nameProblem(s.Name)
 	case ok && e.Status == statusEInval:
@@ -191,7 +194,7 @@ func (e *Error) explainConfig(cfg uintptr, s *Settings) *Error {
 // explainExisting renders a GetOrCreate that found the name with another
 // configuration: the first setting that differs, and both values.
 func (e *Error) explainExisting(reg uintptr, s *Settings, cfg uintptr) *Error {
-	if e == nil || e.Status != statusEExist {
+	if e == nil || e.Status != statusEExist || e.field == "" {
 		return e.explainConfig(cfg, s)
 	}
 	r, ok := fieldRules[e.field]
@@ -212,25 +215,31 @@ func (e *Error) explainExisting(reg uintptr, s *Settings, cfg uintptr) *Error {
 	return e
 }
 
-// explainRegistry renders a refused RegistryOptions.
+// explainRegistry renders a refused RegistryOptions, and a registry file
+// that is missing or exists where the options say it must not. Other
+// failures of a file (permissions, I/O, layout, and a Capacity or clock
+// that disagrees with an existing file's, for which the library names no
+// field) keep the library's message, which names the file.
 func (e *Error) explainRegistry(o RegistryOptions) *Error {
-	if e == nil || e.field == "" {
-		return e
+	if e == nil {
+		return nil
 	}
 	e.Option = optionNames[e.field]
-	switch e.field {
-	case "capacity":
-		if o.Capacity > C.CB_MAX_CAPACITY {
-			e.text = fmt.Sprintf("Capacity must be at most %d, got %d", C.CB_MAX_CAPACITY, o.Capacity)
-		} else {
-			e.text = fmt.Sprintf("Capacity %d disagrees with the registry file's (leave it 0 to take the file's)", o.Capacity)
-		}
-	case "event_capacity":
+	switch {
+	case e.Status == statusENoEnt:
+		e.Option, e.text = "Path", fmt.Sprintf("Path %q: no such file (set Create to create it)", o.Path)
+	case e.Status == statusEExist:
+		e.Option, e.text = "Exclusive", fmt.Sprintf("Path %q: the file exists (Exclusive)", o.Path)
+	case e.field == "capacity":
+		e.text = fmt.Sprintf("Capacity must be at most %d, got %d", C.CB_MAX_CAPACITY, o.Capacity)
+	case e.field == "event_capacity":
 		e.text = fmt.Sprintf("EventCapacity must be at most %d, got %d", C.CB_MAX_EVENT_CAPACITY, o.EventCapacity)
-	case "mode":
+	case e.field == "mode":
 		e.text = fmt.Sprintf("Mode must be permission bits (0 to %#o), got %#o", uint32(fs.ModePerm), uint32(o.Mode))
-	case "clock":
-		e.text = fmt.Sprintf("ManualClock %v disagrees with the registry file's clock", o.ManualClock)
+	case e.field == "flags" && o.Exclusive:
+		e.Option, e.text = "Exclusive", "Exclusive needs Create"
+	case e.field == "flags":
+		e.Option, e.text = "AnyOwner", "AnyOwner needs Create"
 	}
 	return e
 }

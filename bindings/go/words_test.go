@@ -144,3 +144,38 @@ func TestConfigReadsTheBreakersSettingsBack(t *testing.T) {
 		t.Fatalf("after Close: want ErrClosed, got %v", err)
 	}
 }
+
+func TestCreationAndFileErrorsSpeakGo(t *testing.T) {
+	r := manualRegistry(t)
+	newBreaker(t, r, Settings{Name: "taken"})
+	_, err := r.NewCircuitBreaker(Settings{Name: "taken"})
+	mustRefuse(t, err, ErrNameTaken, "Name", `lazybreaker: NewCircuitBreaker: a breaker named "taken" is in this registry`)
+	full, err := OpenRegistry(RegistryOptions{Capacity: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	newBreaker(t, full, Settings{})
+	_, err = full.NewCircuitBreaker(Settings{})
+	mustRefuse(t, err, ErrRegistryFull, "", "lazybreaker: NewCircuitBreaker: the registry holds its Capacity of breakers")
+
+	path := filepath.Join(t.TempDir(), "r.lbr")
+	_, err = OpenRegistry(RegistryOptions{Path: path})
+	mustRefuse(t, err, fs.ErrNotExist, "Path", `lazybreaker: OpenRegistry: Path "`+path+`": no such file (set Create to create it)`)
+	_, err = OpenRegistry(RegistryOptions{Path: path, Exclusive: true})
+	mustRefuse(t, err, ErrInvalidArgument, "Exclusive", "lazybreaker: OpenRegistry: Exclusive needs Create")
+	_, err = OpenRegistry(RegistryOptions{Path: path, AnyOwner: true})
+	mustRefuse(t, err, ErrInvalidArgument, "AnyOwner", "lazybreaker: OpenRegistry: AnyOwner needs Create")
+	f, err := OpenRegistry(RegistryOptions{Path: path, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = OpenRegistry(RegistryOptions{Path: path, Create: true, Exclusive: true})
+	mustRefuse(t, err, fs.ErrExist, "Exclusive", `lazybreaker: OpenRegistry: Path "`+path+`": the file exists (Exclusive)`)
+
+	cb := newBreaker(t, r, Settings{})
+	_ = cb.Close()
+	_, err = cb.State()
+	mustRefuse(t, err, ErrClosed, "", "lazybreaker: State: the breaker or its registry is closed")
+}
