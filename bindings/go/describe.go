@@ -86,11 +86,11 @@ var optionNames = map[string]string{
 
 // fieldRule is one cb_config field's unit and bounds, from lists.h.
 type fieldRule struct {
-	isDouble   bool
-	unit       string // count, ns, ratio, factor, policy
-	bounds     string // closed, above, below, zero_or
-	loU, hiU   uint64
-	loD, hiD   float64
+	isDouble bool
+	unit     string // count, ns, ratio, factor, policy
+	bounds   string // closed, above, below, zero_or
+	loU, hiU uint64
+	loD, hiD float64
 }
 
 var fieldRules = func() map[string]fieldRule {
