@@ -406,6 +406,7 @@ func TestBadSettingsFailInGosWords(t *testing.T) {
 		{Settings{Timeout: 367 * 24 * time.Hour}, "Timeout", "Timeout must be at most 8784h0m0s, got 8808h0m0s"},
 		{Settings{Timeout: -time.Second}, "Timeout", "Timeout must not be negative, got -1s"},
 		{Settings{Policy: 7}, "Policy", "Policy must be PolicyConsecutive, PolicyCountWindow or PolicyTimeWindow, got Policy(7)"},
+		{Settings{Policy: 7, WindowSize: 10}, "Policy", "Policy must be PolicyConsecutive, PolicyCountWindow or PolicyTimeWindow, got Policy(7)"},
 		{Settings{Policy: PolicyCountWindow, FailureRateThreshold: 1.5}, "FailureRateThreshold", "FailureRateThreshold must be at most 1, got 1.5"},
 		{Settings{Policy: PolicyTimeWindow, WindowBuckets: 33}, "WindowBuckets", "WindowBuckets must be at most 32, got 33"},
 		{Settings{Policy: PolicyTimeWindow, WindowDuration: time.Microsecond}, "WindowDuration", "WindowDuration must be at least 1ms, got 1µs"},

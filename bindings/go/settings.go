@@ -224,6 +224,9 @@ func (s *Settings) ignoredBy(p Policy) []string {
 		return []string{"FailureThreshold", "WindowDuration", "WindowBuckets"}
 	case PolicyTimeWindow:
 		return []string{"FailureThreshold", "WindowSize"}
+	case PolicyConsecutive:
+	default:
+		return nil // not a policy: the library says so
 	}
 	ignored := []string{"WindowDuration", "WindowBuckets", "FailureRateThreshold"}
 	if s.SlowCallDuration == 0 {
