@@ -1,6 +1,10 @@
 package lazybreaker
 
+// #include <lazybreaker/lazybreaker.h>
+import "C"
+
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -45,7 +49,7 @@ func newCircuitBreaker(reg *Registry, core *breakerCore, owner bool) *CircuitBre
 // finalize destroys an anonymous breaker dropped without Close.
 func (cb *CircuitBreaker) finalize() {
 	if cb.core.closed.CompareAndSwap(false, true) {
-		_ = swigStatus("finalizer", func() int { return lbswig.Cb_destroy(cb.h) })
+		_ = cgoDestroy("finalizer", cb.h)
 	}
 }
 
@@ -64,9 +68,9 @@ func (cb *CircuitBreaker) Close() error {
 		return nil
 	}
 	cb.reg.forget(cb.h)
-	err := swigStatus("Close", func() int { return lbswig.Cb_destroy(cb.h) })
+	err := cgoDestroy("Close", cb.h)
 	runtime.KeepAlive(cb)
-	return err
+	return orNil(err)
 }
 
 // Name is the breaker's name ("" if anonymous).
@@ -77,76 +81,90 @@ func (cb *CircuitBreaker) Registry() *Registry { return cb.reg }
 
 // State reports the state without ever moving it: an OPEN breaker whose
 // open duration has passed is OPEN until a call arrives (RetryAfter is 0).
-func (cb *CircuitBreaker) State() (s State, err error) {
-	defer recoverStatus("State", &err)
-	s = State(lbswig.Cb_state(cb.h))
+func (cb *CircuitBreaker) State() (State, error) {
+	s, err := cgoState(cb.h)
 	runtime.KeepAlive(cb)
-	return s, nil
+	return s, orNil(err)
 }
 
 // RetryAfter is how long until a call could be admitted, on the registry's
 // clock: 0 when one would be now (CLOSED, DISABLED, HALF_OPEN with a free
 // probe slot, OPEN past its duration), the rest of the open duration in
 // OPEN, Forever in FORCED_OPEN. It never moves the state machine.
-func (cb *CircuitBreaker) RetryAfter() (d time.Duration, err error) {
-	defer recoverStatus("RetryAfter", &err)
-	d = wait(lbswig.Cb_retry_after(cb.h))
+func (cb *CircuitBreaker) RetryAfter() (time.Duration, error) {
+	ns, err := cgoRetryAfter(cb.h)
 	runtime.KeepAlive(cb)
-	return d, nil
+	return wait(ns), orNil(err)
 }
 
 // Counts reads the breaker's counters (exact once calls have returned).
-func (cb *CircuitBreaker) Counts() (c Counts, err error) {
-	defer recoverStatus("Counts", &err)
-	stats := lbswig.NewCb_stats()
-	defer lbswig.DeleteCb_stats(stats)
-	lbswig.Cb_stats_get(cb.h, stats)
+// Unlike gobreaker's Counts there is no ConsecutiveSuccesses: the library
+// counts the failure run only.
+func (cb *CircuitBreaker) Counts() (Counts, error) {
+	c, err := cgoCounts(cb.h)
 	runtime.KeepAlive(cb)
-	return Counts{
-		Requests:            stats.GetAdmitted(),
-		Rejections:          stats.GetRejected(),
-		TotalSuccesses:      stats.GetSuccesses(),
-		TotalFailures:       stats.GetFailures(),
-		TotalExclusions:     stats.GetIgnored(),
-		Trips:               stats.GetTrips(),
-		ConsecutiveFailures: uint32(stats.GetConsecutive_failures()),
-		Slow:                stats.GetSlow(),
-		FailureRate:         stats.GetFailure_rate(),
-		SlowRate:            stats.GetSlow_rate(),
-		InState:             wait(stats.GetState_ns()),
-	}, nil
+	return c, orNil(err)
+}
+
+// Config reads the breaker's configuration back from the library
+// (cb_config_get), as Settings: Policy and every option it reads, the
+// others 0 (so that GetOrCreate with them, IsSuccessful and IsExcluded
+// added, finds this breaker). HalfOpenTimeout reads as Timeout when it was
+// left 0. IsSuccessful and IsExcluded are this value's.
+func (cb *CircuitBreaker) Config() (Settings, error) {
+	cfg := lbswig.NewCb_config()
+	if cfg.Swigcptr() == 0 {
+		return Settings{}, newError("Config", statusENoMem, "no memory for a cb_config")
+	}
+	defer lbswig.DeleteCb_config(cfg)
+	err := cgoConfigGet(cb.h, cfg.Swigcptr())
+	runtime.KeepAlive(cb)
+	if err != nil {
+		return Settings{}, err
+	}
+	s := settingsOf(cfg)
+	s.Name, s.IsSuccessful, s.IsExcluded = cb.core.name, cb.core.isSuccessful, cb.core.isExcluded
+	return s, nil
 }
 
 // ForceOpen: FORCED_OPEN, rejecting everything until Reset.
 func (cb *CircuitBreaker) ForceOpen() error {
-	return cb.status("ForceOpen", lbswig.Cb_force_open)
+	err := cgoForceOpen(cb.h)
+	runtime.KeepAlive(cb)
+	return orNil(err)
 }
 
 // Disable: DISABLED, admitting everything; outcomes feed Counts only, never
 // the trip policy; until Reset.
 func (cb *CircuitBreaker) Disable() error {
-	return cb.status("Disable", lbswig.Cb_disable)
+	err := cgoDisable(cb.h)
+	runtime.KeepAlive(cb)
+	return orNil(err)
 }
 
 // Reset: CLOSED with a fresh failure run, from any state.
 func (cb *CircuitBreaker) Reset() error {
-	return cb.status("Reset", lbswig.Cb_reset)
+	err := cgoReset(cb.h)
+	runtime.KeepAlive(cb)
+	return orNil(err)
 }
 
 // Trip opens the breaker now for exactly d (e.g. a "429, Retry-After: 20"
 // answer), then it probes as usual. From any state; counts as a trip.
 // d must be 1 µs..366 days.
 func (cb *CircuitBreaker) Trip(d time.Duration) error {
+	const op = "Trip"
 	if d < 0 {
-		return newError("Trip", statusEInval, "the open duration must not be negative, got "+d.String())
+		return optionError(op, "Trip's duration", "the open duration must not be negative, got "+d.String())
 	}
-	return cb.status("Trip", func(h uint64) int { return lbswig.Cb_trip(h, uint64(d)) })
-}
-
-func (cb *CircuitBreaker) status(op string, f func(uint64) int) error {
-	err := swigStatus(op, func() int { return f(cb.h) })
+	err := cgoTrip(cb.h, uint64(d))
 	runtime.KeepAlive(cb)
-	return err
+	if err != nil && err.field == "open_for_ns" {
+		err.Option = optionNames[err.field]
+		err.text = fmt.Sprintf("the open duration must be from %v to %v, got %v", time.Duration(C.CB_MIN_OPEN_DURATION_NS),
+			time.Duration(C.CB_MAX_DURATION_NS), d)
+	}
+	return orNil(err)
 }
 
 // outcome classifies a call's error by the settings.
@@ -164,12 +182,4 @@ func (c *breakerCore) outcome(err error) Outcome {
 		return Success
 	}
 	return Failure
-}
-
-// swigStatus runs a SWIG call that returns a status, turning its panic on
-// a negative status into an *Error.
-func swigStatus(op string, f func() int) (err error) {
-	defer recoverStatus(op, &err)
-	f()
-	return nil
 }

@@ -393,30 +393,36 @@ func TestManualStates(t *testing.T) {
 	}
 }
 
-func TestBadSettingsFailWithTheLibrarysMessage(t *testing.T) {
+func TestBadSettingsFailInGosWords(t *testing.T) {
 	r := manualRegistry(t)
 	for _, c := range []struct {
-		s    Settings
-		want string
+		s            Settings
+		option, want string
 	}{
-		{Settings{FailureThreshold: 70000}, "failure_threshold"},
-		{Settings{MaxRequests: 33}, "half_open_max_calls"},
-		{Settings{HalfOpenSuccessThreshold: 256}, "half_open_success_threshold"},
-		{Settings{Timeout: time.Nanosecond}, "open_duration_ns"},
-		{Settings{Timeout: -time.Second}, "Settings.Timeout must not be negative"},
-		{Settings{Policy: 7}, "policy"},
-		{Settings{Policy: PolicyCountWindow, FailureRateThreshold: 1.5}, "failure_rate_threshold"},
-		{Settings{Policy: PolicyTimeWindow, WindowBuckets: 33}, "window_buckets"},
-		{Settings{Jitter: 1}, "open_jitter"},
-		{Settings{BackoffMultiplier: 0.5}, "open_backoff_multiplier"},
-		{Settings{Name: strings.Repeat("n", 256)}, "longer than 255"},
-		{Settings{Name: "\xff"}, "UTF-8"},
-		{Settings{Name: "a\x00b"}, "NUL"},
+		{Settings{FailureThreshold: 70000}, "FailureThreshold", "FailureThreshold must be at most 65535, got 70000"},
+		{Settings{MaxRequests: 33}, "MaxRequests", "MaxRequests must be at most 32, got 33"},
+		{Settings{HalfOpenSuccessThreshold: 256}, "HalfOpenSuccessThreshold", "HalfOpenSuccessThreshold must be at most 255, got 256"},
+		{Settings{Timeout: time.Nanosecond}, "Timeout", "Timeout must be at least 1µs, got 1ns"},
+		{Settings{Timeout: 367 * 24 * time.Hour}, "Timeout", "Timeout must be at most 8784h0m0s, got 8808h0m0s"},
+		{Settings{Timeout: -time.Second}, "Timeout", "Timeout must not be negative, got -1s"},
+		{Settings{Policy: 7}, "Policy", "Policy must be PolicyConsecutive, PolicyCountWindow or PolicyTimeWindow, got Policy(7)"},
+		{Settings{Policy: 7, WindowSize: 10}, "Policy", "Policy must be PolicyConsecutive, PolicyCountWindow or PolicyTimeWindow, got Policy(7)"},
+		{Settings{Policy: PolicyCountWindow, FailureRateThreshold: 1.5}, "FailureRateThreshold", "FailureRateThreshold must be at most 1, got 1.5"},
+		{Settings{Policy: PolicyTimeWindow, WindowBuckets: 33}, "WindowBuckets", "WindowBuckets must be at most 32, got 33"},
+		{Settings{Policy: PolicyTimeWindow, WindowDuration: time.Microsecond}, "WindowDuration", "WindowDuration must be at least 1ms, got 1µs"},
+		{Settings{Jitter: 1}, "Jitter", "Jitter must be below 1, got 1"},
+		{Settings{BackoffMultiplier: 0.5}, "BackoffMultiplier", "BackoffMultiplier must be at least 1, got 0.5"},
+		{Settings{MaxTimeout: time.Nanosecond}, "MaxTimeout", "MaxTimeout must be 0 or from 1µs to 8784h0m0s, got 1ns"},
+		{Settings{Timeout: time.Minute, MaxTimeout: time.Second}, "MaxTimeout", "MaxTimeout must be 0 or at least Timeout (1m0s), got 1s"},
+		{Settings{Name: strings.Repeat("n", 256)}, "Name", "Name must be at most 255 bytes, got 256"},
+		{Settings{Name: "\xff"}, "Name", `Name must be UTF-8, got "\xff"`},
+		{Settings{Name: "a\x00b"}, "Name", `Name must not hold a NUL byte, got "a\x00b"`},
 	} {
 		_, err := r.NewCircuitBreaker(c.s)
 		var e *Error
-		if !errors.Is(err, ErrInvalidArgument) || !errors.As(err, &e) || !strings.Contains(e.Message, c.want) {
-			t.Errorf("%+v: want ErrInvalidArgument naming %q, got %v", c.s, c.want, err)
+		if !errors.Is(err, ErrInvalidArgument) || !errors.As(err, &e) || e.Option != c.option ||
+			err.Error() != "lazybreaker: NewCircuitBreaker: "+c.want {
+			t.Errorf("%+v: want ErrInvalidArgument with Option %s saying %q, got %v", c.s, c.option, c.want, err)
 		}
 	}
 	breakers, err := r.Breakers()
@@ -557,7 +563,7 @@ func TestLookupFindsABreakerCreatedElsewhere(t *testing.T) {
 	// As another language in the process would: straight through the C ABI.
 	cfg := lbswig.NewCb_config()
 	defer lbswig.DeleteCb_config(cfg)
-	h := lbswig.Cb_create(r.reg, "from C", cfg)
+	h := lbswig.Cb_create(lbswig.SwigcptrStruct_SS_cb_registry(r.reg), "from C", cfg)
 	cb, err := r.Lookup("from C")
 	if err != nil || cb.Name() != "from C" || cb.h != h {
 		t.Fatalf("want the breaker created through the C ABI, got %v (%v)", cb, err)
@@ -687,7 +693,7 @@ func TestCountsAndNames(t *testing.T) {
 	if now, err := r.Now(); err != nil || now != 2*time.Second {
 		t.Fatalf("Now: want 2s, got %v (%v)", now, err)
 	}
-	if s := fmt.Sprint(StateHalfOpen, Reason(6), State(9)); s != "half-open probe lease expired unknown state 9" {
+	if s := fmt.Sprint(StateHalfOpen, Reason(6), State(9)); s != "half_open probe_lease_expired unknown state 9" {
 		t.Fatalf("names: %q", s)
 	}
 }

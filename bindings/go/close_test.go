@@ -42,13 +42,17 @@ func TestClosingASharedRegistryUnderCallsOnBreakersOfEveryPolicyCrashesNothing(t
 
 // closeRaceSettings trips after a few failures, and OPEN lasts 1 µs: every
 // state comes up under the calls.
+// closeRaceSettings sets each policy's own options only (an option the
+// policy ignores is refused).
 func closeRaceSettings(name string, p Policy) Settings {
-	s := Settings{
-		Name: name, Policy: p, FailureThreshold: 3, WindowSize: 16, MinimumCalls: 4,
-		WindowDuration: time.Second, WindowBuckets: 8, Timeout: time.Microsecond,
-	}
-	if p == PolicyTimeWindow {
-		s.SlowCallDuration = time.Second
+	s := Settings{Name: name, Policy: p, MinimumCalls: 4, Timeout: time.Microsecond}
+	switch p {
+	case PolicyConsecutive:
+		s.FailureThreshold, s.WindowSize, s.SlowCallDuration = 3, 16, time.Second
+	case PolicyCountWindow:
+		s.WindowSize = 16
+	case PolicyTimeWindow:
+		s.WindowDuration, s.WindowBuckets, s.SlowCallDuration = time.Second, 8, time.Second
 	}
 	return s
 }

@@ -1,5 +1,8 @@
 package lazybreaker
 
+// #include <lazybreaker/lazybreaker.h>
+import "C"
+
 import (
 	"errors"
 	"fmt"
@@ -30,7 +33,7 @@ var (
 	// handle is stale), or the Go value was.
 	ErrClosed = errors.New("lazybreaker: closed")
 	// ErrInvalidArgument: a bad setting, name or argument (CB_EINVAL); the
-	// *Error's Message is the library's and names the field.
+	// *Error's Option names the setting and Error() says what it must be.
 	ErrInvalidArgument = errors.New("lazybreaker: invalid argument")
 	// ErrNoMemory: memory or address space ran out (CB_ENOMEM).
 	ErrNoMemory = errors.New("lazybreaker: out of memory")
@@ -64,24 +67,25 @@ var (
 	ErrBusy = errors.New("lazybreaker: a process holds the registry file's lock")
 )
 
-// Statuses of the C ABI (include/lazybreaker/lazybreaker.h), pinned there.
+// Statuses of the C ABI, as cgo reads them from lazybreaker.h: compile-time
+// constants, never re-typed here.
 const (
-	statusOK        = 0
-	statusRejected  = 1
-	statusEInval    = -1
-	statusEHandle   = -2
-	statusENoMem    = -3
-	statusEExist    = -4
-	statusENoEnt    = -5
-	statusEFull     = -6
-	statusECorrupt  = -7
-	statusEVersion  = -8
-	statusEIO       = -9
-	statusEPerm     = -10
-	statusEState    = -11
-	statusEInternal = -12
-	statusERange    = -13
-	statusEBusy     = -14
+	statusOK        = C.CB_OK
+	statusRejected  = C.CB_REJECTED
+	statusEInval    = C.CB_EINVAL
+	statusEHandle   = C.CB_EHANDLE
+	statusENoMem    = C.CB_ENOMEM
+	statusEExist    = C.CB_EEXIST
+	statusENoEnt    = C.CB_ENOENT
+	statusEFull     = C.CB_EFULL
+	statusECorrupt  = C.CB_ECORRUPT
+	statusEVersion  = C.CB_EVERSION
+	statusEIO       = C.CB_EIO
+	statusEPerm     = C.CB_EPERM
+	statusEState    = C.CB_ESTATE
+	statusEInternal = C.CB_EINTERNAL
+	statusERange    = C.CB_ERANGE
+	statusEBusy     = C.CB_EBUSY
 )
 
 var sentinels = map[int]error{
@@ -101,25 +105,43 @@ func sentinel(status int) error {
 	return ErrInternal
 }
 
-// Error is a failed call: the operation, the library's status and its
-// message for this call (e.g. "cb_config: failure_threshold must be
-// 1..65535, got 70000"). errors.Is(err, ErrInvalidArgument) and the other
-// sentinels match it by status.
+// Error is a failed call: the operation, the library's status, the
+// setting at fault (in this package's words) and the library's message.
+// Error() says what went wrong in Go's terms, e.g. "lazybreaker:
+// NewCircuitBreaker: Timeout must be at least 1µs, got 1ns".
+// errors.Is(err, ErrInvalidArgument) and the other sentinels match it by
+// status.
 type Error struct {
 	Op      string // the Go call, e.g. "NewCircuitBreaker"
 	Status  int    // the C status, e.g. -1 (CB_EINVAL)
-	Message string // the library's message; may be empty
+	Option  string // the setting at fault, e.g. "Timeout", "Capacity", "Name"; "" when none
+	Message string // the library's message (in C's terms: "cb_config: open_duration_ns ..."); may be empty
+
+	field string // cb_last_error_field(): the C field behind Option
+	text  string // what Error() says after "Op: "; "" = Message
 }
 
 func (e *Error) Error() string {
-	if e.Message == "" {
-		return fmt.Sprintf("lazybreaker: %s: %v", e.Op, strings.TrimPrefix(sentinel(e.Status).Error(), "lazybreaker: "))
+	switch {
+	case e.text != "":
+		return fmt.Sprintf("lazybreaker: %s: %s", e.Op, e.text)
+	case e.Message != "":
+		return fmt.Sprintf("lazybreaker: %s: %s", e.Op, e.Message)
 	}
-	return fmt.Sprintf("lazybreaker: %s: %s", e.Op, e.Message)
+	return fmt.Sprintf("lazybreaker: %s: %s (%s)", e.Op,
+		strings.TrimPrefix(sentinel(e.Status).Error(), "lazybreaker: "), statusName(e.Status))
 }
 
 // Unwrap gives the status's sentinel, for errors.Is.
 func (e *Error) Unwrap() error { return sentinel(e.Status) }
+
+// statusName is the C library's name of a status ("CB_EINVAL").
+func statusName(status int) string {
+	if p := C.cb_status_name(C.int(status)); p != nil {
+		return C.GoString(p)
+	}
+	return fmt.Sprintf("status %d", status)
+}
 
 // openRegistryOp is OpenRegistry's Op: its CB_ENOENT, CB_EEXIST and
 // CB_EPERM are about the registry file.
@@ -142,10 +164,22 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-// newError builds the error of a status that carries no message (the fast
-// path's, whose message could only be read on the thread that failed).
-func newError(op string, status int, message string) *Error {
-	return &Error{Op: op, Status: status, Message: message}
+// newError is an error the package finds itself, before any C call.
+func newError(op string, status int, text string) *Error {
+	return &Error{Op: op, Status: status, text: text}
+}
+
+// optionError is a bad setting the package finds itself.
+func optionError(op, option, text string) *Error {
+	return &Error{Op: op, Status: statusEInval, Option: option, text: text}
+}
+
+// orNil gives a nil error for a nil *Error (not an interface holding one).
+func orNil(e *Error) error {
+	if e == nil {
+		return nil
+	}
+	return e
 }
 
 // RejectedError is the error of a call the breaker failed fast, from Allow,
@@ -190,28 +224,4 @@ func rejection(s State) error {
 		return ErrTooManyRequests
 	}
 	return ErrOpenState
-}
-
-// The SWIG layer (internal/lbswig, bindings/swig/go.i) panics on a negative
-// status with this prefix, the status and the library's message, read on
-// the thread that failed.
-const swigPanicPrefix = "lazybreaker status "
-
-// recoverStatus turns a panic of the SWIG layer into *err; any other panic
-// goes on. Use as `defer recoverStatus("Op", &err)`.
-func recoverStatus(op string, err *error) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	if text, ok := r.(string); ok && strings.HasPrefix(text, swigPanicPrefix) {
-		rest := strings.TrimPrefix(text, swigPanicPrefix)
-		if colon := strings.IndexByte(rest, ':'); colon > 0 {
-			if status, convErr := strconv.Atoi(rest[:colon]); convErr == nil {
-				*err = newError(op, status, strings.TrimSpace(rest[colon+1:]))
-				return
-			}
-		}
-	}
-	panic(r)
 }

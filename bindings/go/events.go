@@ -1,39 +1,35 @@
 package lazybreaker
 
+// #include <lazybreaker/lazybreaker.h>
+import "C"
+
 import (
 	"fmt"
 	"time"
-
-	"github.com/lazybreaker/lazybreaker/bindings/go/internal/lbswig"
 )
 
-// Reason is why an event happened.
+// Reason is why an event happened. The values are the C library's
+// cb_reason_t, as cgo reads them from lazybreaker.h.
 type Reason int
 
 const (
-	ReasonConsecutiveFailures Reason = 1  // CLOSED -> OPEN by the failure run
-	ReasonFailureRate         Reason = 2  // CLOSED -> OPEN by the window's failure rate
-	ReasonSlowCallRate        Reason = 3  // CLOSED -> OPEN by the window's slow-call rate
-	ReasonOpenElapsed         Reason = 4  // OPEN -> HALF_OPEN: a call after the open duration
-	ReasonProbeFailed         Reason = 5  // HALF_OPEN -> OPEN: a probe failed
-	ReasonProbeLeaseExpired   Reason = 6  // HALF_OPEN -> OPEN: a probe stayed silent
-	ReasonProbesSucceeded     Reason = 7  // HALF_OPEN -> CLOSED
-	ReasonManual              Reason = 8  // ForceOpen, Disable, Reset
-	ReasonTripped             Reason = 9  // Trip
-	ReasonRejected            Reason = 10 // not a transition: a rejected call (EventRejections)
+	ReasonConsecutiveFailures Reason = C.CB_REASON_CONSECUTIVE_FAILURES // CLOSED -> OPEN by the failure run
+	ReasonFailureRate         Reason = C.CB_REASON_FAILURE_RATE         // CLOSED -> OPEN by the window's failure rate
+	ReasonSlowCallRate        Reason = C.CB_REASON_SLOW_CALL_RATE       // CLOSED -> OPEN by the window's slow-call rate
+	ReasonOpenElapsed         Reason = C.CB_REASON_OPEN_ELAPSED         // OPEN -> HALF_OPEN: a call after the open duration
+	ReasonProbeFailed         Reason = C.CB_REASON_PROBE_FAILED         // HALF_OPEN -> OPEN: a probe failed
+	ReasonProbeLeaseExpired   Reason = C.CB_REASON_PROBE_LEASE_EXPIRED  // HALF_OPEN -> OPEN: a probe stayed silent
+	ReasonProbesSucceeded     Reason = C.CB_REASON_PROBES_SUCCEEDED     // HALF_OPEN -> CLOSED
+	ReasonManual              Reason = C.CB_REASON_MANUAL               // ForceOpen, Disable, Reset
+	ReasonTripped             Reason = C.CB_REASON_TRIPPED              // Trip
+	ReasonRejected            Reason = C.CB_REASON_REJECTED             // not a transition: a rejected call (EventRejections)
 )
 
-var reasonNames = map[Reason]string{
-	ReasonConsecutiveFailures: "consecutive failures", ReasonFailureRate: "failure rate",
-	ReasonSlowCallRate: "slow-call rate", ReasonOpenElapsed: "open duration elapsed",
-	ReasonProbeFailed: "probe failed", ReasonProbeLeaseExpired: "probe lease expired",
-	ReasonProbesSucceeded: "probes succeeded", ReasonManual: "manual", ReasonTripped: "tripped",
-	ReasonRejected: "rejected",
-}
-
+// String is the library's name of the reason (cb_reason_name:
+// "consecutive_failures", "probe_lease_expired", ...).
 func (r Reason) String() string {
-	if name, ok := reasonNames[r]; ok {
-		return name
+	if p := C.cb_reason_name(C.int(r)); p != nil {
+		return C.GoString(p)
 	}
 	return fmt.Sprintf("unknown reason %d", int(r))
 }
@@ -56,8 +52,8 @@ func (e Event) String() string {
 type EventKinds uint
 
 const (
-	EventTransitions EventKinds = 1 // state transitions (the default)
-	EventRejections  EventKinds = 2 // every rejected call
+	EventTransitions EventKinds = C.CB_EVENTS_TRANSITIONS // state transitions (the default)
+	EventRejections  EventKinds = C.CB_EVENTS_REJECTIONS  // every rejected call
 )
 
 // PollEvents takes up to max events, oldest first; the events of one
@@ -65,36 +61,24 @@ const (
 // event: the application drains the queue when it likes (no OnStateChange
 // callback that could deadlock, as gobreaker's can). A full queue drops its
 // oldest events (EventsDropped counts them).
-func (r *Registry) PollEvents(max int) (events []Event, err error) {
+func (r *Registry) PollEvents(max int) ([]Event, error) {
 	if max <= 0 {
 		return nil, newError("PollEvents", statusEInval, fmt.Sprintf("max must be positive, got %d", max))
 	}
-	err = r.status("PollEvents", func(reg lbswig.Struct_SS_cb_registry) int {
-		batch := lbswig.NewLb_event_batch(int64(max))
-		defer lbswig.DeleteLb_event_batch(batch)
-		n := batch.Poll(reg)
-		events = make([]Event, 0, n)
-		for i := 0; i < n; i++ {
-			e := batch.Get(int64(i))
-			events = append(events, Event{
-				Sequence: e.GetSequence(), Breaker: e.GetName(),
-				From: State(e.GetFrom()), To: State(e.GetTo()), Reason: Reason(e.GetReason()),
-				At: wait(e.GetAt_ns()),
-			})
-		}
-		return 0
-	})
+	var events []Event
+	err := r.status("PollEvents", func(reg uintptr) (e *Error) { events, e = cgoEventsPoll(reg, max); return e })
 	return events, err
 }
 
 // EventsDropped is how many events the queue has dropped since it opened.
-func (r *Registry) EventsDropped() (n uint64, err error) {
-	err = r.status("EventsDropped", func(reg lbswig.Struct_SS_cb_registry) int { n = lbswig.Cb_events_dropped(reg); return 0 })
+func (r *Registry) EventsDropped() (uint64, error) {
+	var n uint64
+	err := r.status("EventsDropped", func(reg uintptr) (e *Error) { n, e = cgoEventsDropped(reg); return e })
 	return n, err
 }
 
 // SelectEvents chooses what the registry records: EventTransitions,
 // EventRejections, both (|) or 0 for nothing.
 func (r *Registry) SelectEvents(kinds EventKinds) error {
-	return r.status("SelectEvents", func(reg lbswig.Struct_SS_cb_registry) int { return lbswig.Cb_events_select(reg, uint(kinds)) })
+	return r.status("SelectEvents", func(reg uintptr) *Error { return cgoEventsSelect(reg, kinds) })
 }

@@ -1,11 +1,12 @@
 package lazybreaker
 
 // The request path: Acquire, Done, and the admission under Allow, Execute
-// and ExecuteContext call the C library through cgo directly, not through
-// the SWIG layer. SWIG's wrapper of cb_allow also returns the ticket by
-// value (its out-parameter lives in the C wrapper), but it cannot say
-// "rejected" and "in which state" in one crossing, and it raises errors by
-// panicking, which would cost a deferred recover on every call. These shims
+// and ExecuteContext call the C library through cgo directly, as the cold
+// calls do (cold.go), but without reading a message: a failure here is a
+// stale handle or a ticket or outcome the library refuses, and copying the
+// message would cost every call. SWIG's wrapper of cb_allow returns the
+// ticket by value too, but it cannot say "rejected" and "in which state"
+// in one crossing. These shims
 // return everything by value in one crossing, so a call allocates nothing,
 // admitted or rejected, and costs one cgo crossing each way. No Go pointer
 // crosses: a pointer to a Go variable for cb_allow's out-parameter would

@@ -1,9 +1,15 @@
 package lazybreaker
 
+// #include <limits.h>
+// #include <lazybreaker/lazybreaker.h>
+import "C"
+
 import (
+	"fmt"
 	"io/fs"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,7 +29,7 @@ import (
 // ErrClosed.
 type Registry struct {
 	mu        sync.RWMutex // Close (writer) against the registry's other methods
-	reg       lbswig.Struct_SS_cb_registry
+	reg       uintptr      // the C registry
 	closed    bool
 	isDefault bool
 	// A registry file's: a breaker that Lookup or Breakers finds and this
@@ -84,37 +90,20 @@ type RegistryOptions struct {
 // registry of this layout), ErrCorrupt, ErrIO and ErrBusy (another process
 // held the file's lock for 5 s), the first three also matching
 // fs.ErrNotExist, fs.ErrExist and fs.ErrPermission.
-func OpenRegistry(o RegistryOptions) (r *Registry, err error) {
-	defer recoverStatus(openRegistryOp, &err)
-	opts := lbswig.NewCb_registry_options()
-	defer lbswig.DeleteCb_registry_options(opts)
-	if o.Capacity != 0 {
-		opts.SetCapacity(uint(o.Capacity))
+func OpenRegistry(o RegistryOptions) (*Registry, error) {
+	if o.Path != "" {
+		if strings.IndexByte(o.Path, 0) >= 0 {
+			return nil, optionError(openRegistryOp, "Path", fmt.Sprintf("Path must not hold a NUL byte, got %q", o.Path))
+		}
+		if len(o.Path) >= C.PATH_MAX {
+			return nil, optionError(openRegistryOp, "Path", fmt.Sprintf("Path must be shorter than %d bytes, got %d", C.PATH_MAX, len(o.Path)))
+		}
 	}
-	if o.ManualClock {
-		opts.SetClock(lbswig.CB_CLOCK_MANUAL)
+	reg, err := cgoRegistryOpen(o)
+	if err != nil {
+		return nil, err.explainRegistry(o)
 	}
-	if o.EventCapacity != 0 {
-		opts.SetEvent_capacity(uint(o.EventCapacity))
-	}
-	if o.Path == "" {
-		r = &Registry{reg: lbswig.Lb_registry_open(opts), named: map[uint64]*breakerCore{}}
-		runtime.SetFinalizer(r, (*Registry).finalize)
-		return r, nil
-	}
-	var flags uint
-	if o.Create {
-		flags |= lbswig.CB_REGISTRY_CREATE
-	}
-	if o.Exclusive {
-		flags |= lbswig.CB_REGISTRY_EXCLUSIVE
-	}
-	if o.AnyOwner {
-		flags |= lbswig.CB_REGISTRY_ANY_OWNER
-	}
-	opts.SetFlags(flags)
-	opts.SetMode(uint(o.Mode))
-	r = &Registry{reg: lbswig.Lb_registry_open_at(opts, o.Path), sharedFile: true, named: map[uint64]*breakerCore{}}
+	r := &Registry{reg: reg, sharedFile: o.Path != "", named: map[uint64]*breakerCore{}}
 	runtime.SetFinalizer(r, (*Registry).finalize)
 	return r, nil
 }
@@ -133,14 +122,16 @@ var defaultRegistry struct {
 // DefaultRegistry is the process-wide registry (monotonic clock, capacity
 // 1,048,576), created on first use. Creating it fails only if its memory
 // cannot be reserved; a later call tries again.
-func DefaultRegistry() (r *Registry, err error) {
+func DefaultRegistry() (*Registry, error) {
 	defaultRegistry.Lock()
 	defer defaultRegistry.Unlock()
 	if defaultRegistry.r != nil {
 		return defaultRegistry.r, nil
 	}
-	defer recoverStatus("DefaultRegistry", &err)
-	reg := lbswig.Lb_default_registry()
+	reg, err := cgoDefaultRegistry()
+	if err != nil {
+		return nil, err
+	}
 	defaultRegistry.r = &Registry{reg: reg, isDefault: true, named: map[uint64]*breakerCore{}}
 	return defaultRegistry.r, nil
 }
@@ -155,34 +146,25 @@ func NewCircuitBreaker(s Settings) (*CircuitBreaker, error) {
 }
 
 // NewCircuitBreaker creates a breaker, CLOSED, in this registry. Bad
-// settings fail with an *Error matching ErrInvalidArgument (the library's
-// message names the field); a taken name with ErrNameTaken; a full
-// registry with ErrRegistryFull.
+// settings fail with an *Error matching ErrInvalidArgument (its Option
+// names the setting; an option the policy ignores is one too); a taken
+// name with ErrNameTaken; a full registry with ErrRegistryFull.
 func (r *Registry) NewCircuitBreaker(s Settings) (*CircuitBreaker, error) {
-	return r.newCircuitBreaker(s, nil)
+	resolved, err := s.resolve("NewCircuitBreaker")
+	if err != nil {
+		return nil, err
+	}
+	return r.newCircuitBreaker(resolved, nil)
 }
 
 // newCircuitBreaker: raw, when set, edits the config after the settings
 // (the conformance runner sets values Settings cannot say, such as an
 // explicit 0).
-func (r *Registry) newCircuitBreaker(s Settings, raw func(lbswig.Cb_config)) (cb *CircuitBreaker, err error) {
-	const op = "NewCircuitBreaker"
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.closed {
-		return nil, newError(op, statusEHandle, "the registry is closed")
-	}
-	defer recoverStatus(op, &err)
-	cfg := lbswig.NewCb_config()
-	defer lbswig.DeleteCb_config(cfg)
-	if err := s.fill(cfg); err != nil {
+func (r *Registry) newCircuitBreaker(s Settings, raw func(lbswig.Cb_config)) (*CircuitBreaker, error) {
+	h, err := r.create("NewCircuitBreaker", s, raw, false)
+	if err != nil {
 		return nil, err
 	}
-	if raw != nil {
-		raw(cfg)
-	}
-	// lb_go_create (bindings/swig/go.i): "" is the anonymous breaker.
-	h := lbswig.Lb_go_create(r.reg, s.Name, cfg)
 	core := &breakerCore{h: h, name: s.Name, isSuccessful: s.IsSuccessful, isExcluded: s.IsExcluded}
 	if s.Name != "" {
 		r.namedMu.Lock()
@@ -190,6 +172,34 @@ func (r *Registry) newCircuitBreaker(s Settings, raw func(lbswig.Cb_config)) (cb
 		r.namedMu.Unlock()
 	}
 	return newCircuitBreaker(r, core, s.Name == ""), nil
+}
+
+// create makes the breaker s describes ("" is anonymous), or with
+// getOrCreate finds it.
+func (r *Registry) create(op string, s Settings, raw func(lbswig.Cb_config), getOrCreate bool) (uint64, *Error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return 0, newError(op, statusEHandle, "the registry is closed")
+	}
+	if strings.IndexByte(s.Name, 0) >= 0 {
+		return 0, optionError(op, "Name", fmt.Sprintf("Name must not hold a NUL byte, got %q", s.Name))
+	}
+	cfg := lbswig.NewCb_config()
+	if cfg.Swigcptr() == 0 {
+		return 0, newError(op, statusENoMem, "no memory for a cb_config")
+	}
+	defer lbswig.DeleteCb_config(cfg)
+	if err := s.fill(cfg); err != nil {
+		e := err.(*Error)
+		e.Op = op
+		return 0, e
+	}
+	if raw != nil {
+		raw(cfg)
+	}
+	h, err := cgoCreate(op, r.reg, s.Name, cfg.Swigcptr(), getOrCreate)
+	return h, err.explainExisting(r.reg, &s, cfg.Swigcptr())
 }
 
 func (r *Registry) forget(h uint64) {
@@ -209,8 +219,8 @@ func (r *Registry) breaker(h uint64) (*CircuitBreaker, error) {
 	if core != nil {
 		return newCircuitBreaker(r, core, false), nil
 	}
-	var name string
-	if err := swigStatus("Lookup", func() int { name = lbswig.Lb_name(h); return 0 }); err != nil {
+	name, err := cgoName(h)
+	if err != nil {
 		return nil, err
 	}
 	return newCircuitBreaker(r, &breakerCore{h: h, name: name, shared: r.sharedFile}, false), nil
@@ -225,56 +235,59 @@ func (r *Registry) breaker(h uint64) (*CircuitBreaker, error) {
 //
 // The breaker is shared: the value's Close lets go of it and destroys
 // nothing (other processes use it), and so does the garbage collector.
-func (r *Registry) GetOrCreate(s Settings) (cb *CircuitBreaker, err error) {
+func (r *Registry) GetOrCreate(s Settings) (*CircuitBreaker, error) {
 	const op = "GetOrCreate"
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.closed {
-		return nil, newError(op, statusEHandle, "the registry is closed")
+	resolved, perr := s.resolve(op)
+	if perr != nil {
+		return nil, perr
 	}
-	defer recoverStatus(op, &err)
-	cfg := lbswig.NewCb_config()
-	defer lbswig.DeleteCb_config(cfg)
-	if err := s.fill(cfg); err != nil {
+	h, err := r.create(op, resolved, nil, true)
+	if err != nil {
 		return nil, err
 	}
-	h := lbswig.Cb_get_or_create(r.reg, s.Name, cfg)
 	core := &breakerCore{h: h, name: s.Name, isSuccessful: s.IsSuccessful, isExcluded: s.IsExcluded, shared: true}
 	return newCircuitBreaker(r, core, false), nil
 }
 
 // Lookup finds a breaker by name: ErrNotFound when none has it.
-func (r *Registry) Lookup(name string) (cb *CircuitBreaker, err error) {
+func (r *Registry) Lookup(name string) (*CircuitBreaker, error) {
 	const op = "Lookup"
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
 		return nil, newError(op, statusEHandle, "the registry is closed")
 	}
-	defer recoverStatus(op, &err)
-	h := lbswig.Cb_lookup(r.reg, name)
-	if h == 0 {
+	if strings.IndexByte(name, 0) >= 0 || len(name) > C.CB_MAX_NAME_BYTES {
 		return nil, newError(op, statusENoEnt, "no breaker is named "+strconv.Quote(name))
+	}
+	h, err := cgoLookup(r.reg, name)
+	if err != nil {
+		if err.Status == statusENoEnt {
+			err.text = "no breaker is named " + strconv.Quote(name)
+		} else if err.field == "name" {
+			err.Option, err.text = "Name", nameProblem(name)
+		}
+		return nil, err
 	}
 	return r.breaker(h)
 }
 
 // Breakers lists the registry's live breakers (those created or destroyed
 // meanwhile may or may not be listed).
-func (r *Registry) Breakers() (list []*CircuitBreaker, err error) {
+func (r *Registry) Breakers() ([]*CircuitBreaker, error) {
 	const op = "Breakers"
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
 		return nil, newError(op, statusEHandle, "the registry is closed")
 	}
-	defer recoverStatus(op, &err)
-	handles := lbswig.NewLb_handle_list(r.reg)
-	defer lbswig.DeleteLb_handle_list(handles)
-	n := handles.GetCount()
-	list = make([]*CircuitBreaker, 0, n)
-	for i := int64(0); i < n; i++ {
-		cb, err := r.breaker(handles.Get(i))
+	handles, err := cgoList(r.reg)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]*CircuitBreaker, 0, len(handles))
+	for _, h := range handles {
+		cb, err := r.breaker(h)
 		if err != nil {
 			continue // destroyed since the list was taken
 		}
@@ -290,29 +303,36 @@ func (r *Registry) Advance(d time.Duration) error {
 	if d < 0 {
 		return newError(op, statusEInval, "the clock only moves forward, got "+d.String())
 	}
-	return r.status(op, func(reg lbswig.Struct_SS_cb_registry) int { return lbswig.Cb_clock_advance(reg, uint64(d)) })
+	return r.status(op, func(reg uintptr) *Error {
+		err := cgoClockAdvance(reg, uint64(d))
+		if err != nil && err.Status == statusEInval {
+			err.text = fmt.Sprintf("Advance(%v) needs a ManualClock registry whose clock does not overflow", d)
+		}
+		return err
+	})
 }
 
 // Now reads the registry's clock: time since its start (manual clock) or
 // since an arbitrary point (monotonic clock).
-func (r *Registry) Now() (d time.Duration, err error) {
+func (r *Registry) Now() (time.Duration, error) {
 	var ns uint64
-	err = r.status("Now", func(reg lbswig.Struct_SS_cb_registry) int { ns = lbswig.Cb_clock_now(reg); return 0 })
+	err := r.status("Now", func(reg uintptr) (e *Error) { ns, e = cgoClockNow(reg); return e })
 	return wait(ns), err
 }
 
 // Prometheus renders every breaker of the registry in the Prometheus text
 // format 0.0.4 (docs/observability.md). It allocates: for a scrape
 // endpoint, not the request path.
-func (r *Registry) Prometheus() (text string, err error) {
-	err = r.status("Prometheus", func(reg lbswig.Struct_SS_cb_registry) int { text = lbswig.Lb_prometheus(reg); return 0 })
+func (r *Registry) Prometheus() (string, error) {
+	var text string
+	err := r.status("Prometheus", func(reg uintptr) (e *Error) { text, e = cgoPrometheus(reg); return e })
 	return text, err
 }
 
 // Close closes the registry: every breaker in it becomes stale (calls on
 // them fail with ErrClosed). The default registry never closes
 // (ErrInvalidArgument). A second Close returns ErrClosed.
-func (r *Registry) Close() (err error) {
+func (r *Registry) Close() error {
 	const op = "Close"
 	if r.isDefault {
 		return newError(op, statusEInval, "the default registry is never closed")
@@ -324,9 +344,7 @@ func (r *Registry) Close() (err error) {
 	}
 	r.closed = true
 	runtime.SetFinalizer(r, nil)
-	defer recoverStatus(op, &err)
-	lbswig.Cb_registry_close(r.reg)
-	return nil
+	return orNil(cgoRegistryClose(op, r.reg))
 }
 
 func (r *Registry) finalize() {
@@ -334,16 +352,16 @@ func (r *Registry) finalize() {
 	defer r.mu.Unlock()
 	if !r.closed {
 		r.closed = true
-		_ = swigStatus("finalizer", func() int { return lbswig.Cb_registry_close(r.reg) })
+		_ = cgoRegistryClose("finalizer", r.reg)
 	}
 }
 
 // status runs a registry call under the read lock, refusing a closed one.
-func (r *Registry) status(op string, f func(lbswig.Struct_SS_cb_registry) int) error {
+func (r *Registry) status(op string, f func(reg uintptr) *Error) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
 		return newError(op, statusEHandle, "the registry is closed")
 	}
-	return swigStatus(op, func() int { return f(r.reg) })
+	return orNil(f(r.reg))
 }

@@ -1,5 +1,8 @@
 package lazybreaker
 
+// #include <lazybreaker/lazybreaker.h>
+import "C"
+
 import (
 	"fmt"
 	"time"
@@ -8,54 +11,61 @@ import (
 )
 
 // State is a breaker's state. The values are the C library's cb_state_t
-// (not gobreaker's numbering).
+// (not gobreaker's numbering), as cgo reads them from lazybreaker.h.
 type State int
 
 const (
-	StateClosed     State = 0 // admitting; the trip policy is counting
-	StateOpen       State = 1 // rejecting until the open duration (Timeout) passes
-	StateHalfOpen   State = 2 // admitting at most MaxRequests probes
-	StateForcedOpen State = 3 // rejecting everything until Reset
-	StateDisabled   State = 4 // admitting everything, tripping never, until Reset
+	StateClosed     State = C.CB_STATE_CLOSED      // admitting; the trip policy is counting
+	StateOpen       State = C.CB_STATE_OPEN        // rejecting until the open duration (Timeout) passes
+	StateHalfOpen   State = C.CB_STATE_HALF_OPEN   // admitting at most MaxRequests probes
+	StateForcedOpen State = C.CB_STATE_FORCED_OPEN // rejecting everything until Reset
+	StateDisabled   State = C.CB_STATE_DISABLED    // admitting everything, tripping never, until Reset
 )
 
+// String is the library's name of the state (cb_state_name: "closed",
+// "open", "half_open", "forced_open", "disabled", the Prometheus label).
 func (s State) String() string {
-	switch s {
-	case StateClosed:
-		return "closed"
-	case StateOpen:
-		return "open"
-	case StateHalfOpen:
-		return "half-open"
-	case StateForcedOpen:
-		return "forced-open"
-	case StateDisabled:
-		return "disabled"
+	if p := C.cb_state_name(C.int(s)); p != nil {
+		return C.GoString(p)
 	}
 	return fmt.Sprintf("unknown state %d", int(s))
 }
 
-// Policy is what trips a CLOSED breaker (docs/policies.md).
+// Policy is what trips a CLOSED breaker (docs/policies.md). Its zero value
+// is PolicyConsecutive, which Settings cannot tell from "not set": there
+// the policy follows from the options set (Settings.Policy says how).
 type Policy int
 
 const (
-	// PolicyConsecutive (the default): FailureThreshold failures in a row.
-	PolicyConsecutive Policy = 0
+	// PolicyConsecutive: FailureThreshold failures in a row.
+	PolicyConsecutive Policy = C.CB_POLICY_CONSECUTIVE
 	// PolicyCountWindow: the failure (or slow-call) rate over the last
 	// WindowSize outcomes, once MinimumCalls are in the window.
-	PolicyCountWindow Policy = 1
+	PolicyCountWindow Policy = C.CB_POLICY_COUNT_WINDOW
 	// PolicyTimeWindow: the rate over the last WindowDuration, in
 	// WindowBuckets buckets, once MinimumCalls are in the window.
-	PolicyTimeWindow Policy = 2
+	PolicyTimeWindow Policy = C.CB_POLICY_TIME_WINDOW
 )
+
+func (p Policy) String() string {
+	switch p {
+	case PolicyConsecutive:
+		return "PolicyConsecutive"
+	case PolicyCountWindow:
+		return "PolicyCountWindow"
+	case PolicyTimeWindow:
+		return "PolicyTimeWindow"
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
 
 // Outcome is what an admitted call reports through Done.
 type Outcome int
 
 const (
-	Success Outcome = 0 // the call succeeded
-	Failure Outcome = 1 // the call failed and counts against the dependency
-	Ignored Outcome = 2 // neither: a cancellation, a client error; counted nowhere
+	Success Outcome = C.CB_SUCCESS // the call succeeded
+	Failure Outcome = C.CB_FAILURE // the call failed and counts against the dependency
+	Ignored Outcome = C.CB_IGNORED // neither: a cancellation, a client error; counted nowhere
 )
 
 // Settings configures a breaker. A zero field keeps the library's default
@@ -64,7 +74,8 @@ const (
 // defaults, NOT gobreaker's (which trips after more than 5 and stays open
 // 60 s). Every value is checked by the library when the breaker is created:
 // one out of range fails NewCircuitBreaker with an *Error matching
-// ErrInvalidArgument whose Message is the library's and names the field.
+// ErrInvalidArgument whose Option names the setting and whose Error() says
+// the rule in Go's terms ("Timeout must be at least 1µs, got 1ns").
 //
 // There is no Interval: gobreaker clears its counts every Interval, and
 // nothing here clears on a timer. For counts that forget, use
@@ -91,7 +102,14 @@ type Settings struct {
 	// ReadyToTrip trips after more than 5.
 	FailureThreshold uint32
 
-	// Policy chooses what trips the breaker (default PolicyConsecutive).
+	// Policy chooses what trips the breaker. Left PolicyConsecutive (the
+	// zero value), it follows from the options set: FailureThreshold keeps
+	// PolicyConsecutive; otherwise WindowDuration or WindowBuckets give
+	// PolicyTimeWindow, and WindowSize, MinimumCalls or FailureRateThreshold
+	// PolicyCountWindow (resilience4j's default window); none of them,
+	// PolicyConsecutive. Setting an option the policy ignores is an error
+	// naming both (FailureThreshold with PolicyCountWindow, WindowSize with
+	// PolicyTimeWindow, FailureRateThreshold with PolicyConsecutive, ...).
 	Policy Policy
 	// WindowSize is the count window's length in outcomes (default 100).
 	WindowSize uint32
@@ -100,7 +118,8 @@ type Settings struct {
 	// WindowBuckets is the time window's bucket count (default 10, at most 32).
 	WindowBuckets uint32
 	// MinimumCalls is how many outcomes the window must hold before a rate
-	// may trip (default 100).
+	// may trip (default 100). Under PolicyConsecutive, WindowSize and
+	// MinimumCalls are the slow-call window's, so they need SlowCallDuration.
 	MinimumCalls uint32
 	// FailureRateThreshold is the failure rate that trips, in (0, 1]
 	// (default 0.5).
@@ -146,8 +165,7 @@ func (s *Settings) fill(cfg lbswig.Cb_config) error {
 	}
 	for _, f := range durations {
 		if f.d < 0 {
-			return newError("NewCircuitBreaker", statusEInval,
-				fmt.Sprintf("Settings.%s must not be negative, got %v", f.name, f.d))
+			return optionError("NewCircuitBreaker", f.name, fmt.Sprintf("%s must not be negative, got %v", f.name, f.d))
 		}
 		if f.d != 0 {
 			f.set(uint64(f.d))
@@ -187,6 +205,114 @@ func (s *Settings) fill(cfg lbswig.Cb_config) error {
 		cfg.SetPolicy(int(s.Policy))
 	}
 	return nil
+}
+
+// policyOptions: the Settings options each policy ignores, and the options
+// that choose a policy when Settings.Policy is left PolicyConsecutive.
+func (s *Settings) setOptions() map[string]bool {
+	return map[string]bool{
+		"FailureThreshold": s.FailureThreshold != 0, "WindowSize": s.WindowSize != 0,
+		"WindowDuration": s.WindowDuration != 0, "WindowBuckets": s.WindowBuckets != 0,
+		"MinimumCalls": s.MinimumCalls != 0, "FailureRateThreshold": s.FailureRateThreshold != 0,
+	}
+}
+
+// ignoredBy lists, in order, the options a policy does not read.
+func (s *Settings) ignoredBy(p Policy) []string {
+	switch p {
+	case PolicyCountWindow:
+		return []string{"FailureThreshold", "WindowDuration", "WindowBuckets"}
+	case PolicyTimeWindow:
+		return []string{"FailureThreshold", "WindowSize"}
+	case PolicyConsecutive:
+	default:
+		return nil // not a policy: the library says so
+	}
+	ignored := []string{"WindowDuration", "WindowBuckets", "FailureRateThreshold"}
+	if s.SlowCallDuration == 0 {
+		ignored = append(ignored, "WindowSize", "MinimumCalls")
+	}
+	return ignored
+}
+
+// resolve gives the settings with their policy: the one chosen, or the one
+// the options set imply (Settings.Policy). An option the policy ignores is
+// an error naming both. The conformance runner skips this (it hands the
+// library exactly what its files say, ignored fields included).
+func (s Settings) resolve(op string) (Settings, *Error) {
+	set := s.setOptions()
+	chosenBy := "" // the option that chose the policy; "" = Settings.Policy
+	if s.Policy == PolicyConsecutive {
+		for _, c := range []struct {
+			option string
+			policy Policy
+		}{
+			{"FailureThreshold", PolicyConsecutive},
+			{"WindowDuration", PolicyTimeWindow}, {"WindowBuckets", PolicyTimeWindow},
+			{"WindowSize", PolicyCountWindow}, {"MinimumCalls", PolicyCountWindow},
+			{"FailureRateThreshold", PolicyCountWindow},
+		} {
+			if set[c.option] {
+				s.Policy, chosenBy = c.policy, c.option
+				break
+			}
+		}
+	}
+	for _, option := range s.ignoredBy(s.Policy) {
+		if !set[option] {
+			continue
+		}
+		if chosenBy == "" {
+			return s, optionError(op, option, fmt.Sprintf("%s is ignored by Policy %v", option, s.Policy))
+		}
+		why := ""
+		if s.Policy == PolicyConsecutive && (option == "WindowSize" || option == "MinimumCalls") {
+			why = " without SlowCallDuration"
+		}
+		return s, optionError(op, option, fmt.Sprintf("%s is ignored by %v%s, which %s chooses: set Policy, or leave one of them 0",
+			option, s.Policy, why, chosenBy))
+	}
+	return s, nil
+}
+
+// newConfig is a cb_config that cb_config_init filled (SWIG's, so that
+// fill and the conformance runner set it by name), by its address.
+func newConfig() (uintptr, func()) {
+	cfg := lbswig.NewCb_config()
+	return cfg.Swigcptr(), func() { lbswig.DeleteCb_config(cfg) }
+}
+
+// settingsOf is a configuration read back as Settings: every option the
+// policy reads, and Policy itself (PolicyConsecutive reads as the zero
+// value, with FailureThreshold set, so resolve keeps it).
+func settingsOf(cfg lbswig.Cb_config) Settings {
+	s := Settings{
+		Policy:                   Policy(cfg.GetPolicy()),
+		MaxRequests:              uint32(cfg.GetHalf_open_max_calls()),
+		HalfOpenSuccessThreshold: uint32(cfg.GetHalf_open_success_threshold()),
+		Timeout:                  wait(cfg.GetOpen_duration_ns()),
+		HalfOpenTimeout:          wait(cfg.GetHalf_open_timeout_ns()),
+		FailureThreshold:         uint32(cfg.GetFailure_threshold()),
+		WindowSize:               uint32(cfg.GetWindow_size()),
+		WindowDuration:           wait(cfg.GetWindow_duration_ns()),
+		WindowBuckets:            uint32(cfg.GetWindow_buckets()),
+		MinimumCalls:             uint32(cfg.GetMinimum_calls()),
+		FailureRateThreshold:     cfg.GetFailure_rate_threshold(),
+		SlowCallDuration:         wait(cfg.GetSlow_call_ns()),
+		SlowCallRateThreshold:    cfg.GetSlow_call_rate_threshold(),
+		BackoffMultiplier:        cfg.GetOpen_backoff_multiplier(),
+		MaxTimeout:               wait(cfg.GetOpen_duration_max_ns()),
+		Jitter:                   cfg.GetOpen_jitter(),
+	}
+	zero := map[string]func(){
+		"FailureThreshold": func() { s.FailureThreshold = 0 }, "WindowSize": func() { s.WindowSize = 0 },
+		"WindowDuration": func() { s.WindowDuration = 0 }, "WindowBuckets": func() { s.WindowBuckets = 0 },
+		"MinimumCalls": func() { s.MinimumCalls = 0 }, "FailureRateThreshold": func() { s.FailureRateThreshold = 0 },
+	}
+	for _, option := range s.ignoredBy(s.Policy) {
+		zero[option]()
+	}
+	return s
 }
 
 // Counts are a breaker's counters since it was created, counted in every

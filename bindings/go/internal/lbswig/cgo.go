@@ -5,8 +5,9 @@
 // go.swig_output_current fails when they are out of date) and committed, so
 // that `go build` of the module needs no SWIG.
 //
-// A negative status panics with "lazybreaker status N: MESSAGE" (go.i);
-// package lazybreaker recovers it into an error value.
+// Nothing here panics on a status (go.i): a wrapper returns what its C call
+// did. Package lazybreaker uses the structs only (cb_config); its calls
+// into the library are cgo of its own (cold.go, fastpath.go).
 package lbswig
 
 // The wrapper (lbswig_wrap.c) and the library, found through pkg-config:

@@ -91,157 +91,154 @@ typedef _gostring_ swig_type_61;
 typedef _gostring_ swig_type_62;
 typedef _gostring_ swig_type_63;
 typedef long long swig_type_64;
-typedef long long swig_type_65;
-typedef _gostring_ swig_type_66;
-extern void _wrap_Swig_free_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_lbswig_98dc7639809e061f(swig_intgo arg1);
-extern swig_type_1 _wrap_lb_handle_list_count_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern uintptr_t _wrap_new_lb_handle_list_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_delete_lb_handle_list_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_2 _wrap_lb_handle_list_get_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_3 arg2);
-extern swig_type_4 _wrap_lb_event_batch_count_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern uintptr_t _wrap_new_lb_event_batch_lbswig_98dc7639809e061f(swig_type_5 arg1);
-extern void _wrap_delete_lb_event_batch_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_lb_event_batch_poll_lbswig_98dc7639809e061f(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_lb_event_batch_get_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_6 arg2);
-extern swig_type_7 _wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_VERSION_NUMBER_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EINVAL_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EHANDLE_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_ENOMEM_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EEXIST_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_ENOENT_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EFULL_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_ECORRUPT_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EVERSION_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EIO_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EPERM_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_ESTATE_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EINTERNAL_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_ERANGE_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_EBUSY_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_STATE_CLOSED_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_STATE_OPEN_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_STATE_HALF_OPEN_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_STATE_FORCED_OPEN_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_STATE_DISABLED_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_SUCCESS_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_FAILURE_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_IGNORED_lbswig_98dc7639809e061f(void);
-extern void _wrap_cb_config_failure_threshold_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_config_failure_threshold_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_open_duration_ns_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_8 arg2);
-extern swig_type_9 _wrap_cb_config_open_duration_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_half_open_max_calls_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_config_half_open_max_calls_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_half_open_success_threshold_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_config_half_open_success_threshold_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_half_open_timeout_ns_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_10 arg2);
-extern swig_type_11 _wrap_cb_config_half_open_timeout_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_policy_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_config_policy_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_window_size_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_config_window_size_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_window_duration_ns_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_12 arg2);
-extern swig_type_13 _wrap_cb_config_window_duration_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_window_buckets_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_config_window_buckets_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_minimum_calls_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_config_minimum_calls_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_failure_rate_threshold_set_lbswig_98dc7639809e061f(uintptr_t arg1, double arg2);
-extern double _wrap_cb_config_failure_rate_threshold_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_slow_call_ns_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_cb_config_slow_call_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_slow_call_rate_threshold_set_lbswig_98dc7639809e061f(uintptr_t arg1, double arg2);
-extern double _wrap_cb_config_slow_call_rate_threshold_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_open_backoff_multiplier_set_lbswig_98dc7639809e061f(uintptr_t arg1, double arg2);
-extern double _wrap_cb_config_open_backoff_multiplier_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_open_duration_max_ns_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_16 arg2);
-extern swig_type_17 _wrap_cb_config_open_duration_max_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_config_open_jitter_set_lbswig_98dc7639809e061f(uintptr_t arg1, double arg2);
-extern double _wrap_cb_config_open_jitter_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern uintptr_t _wrap_new_cb_config_lbswig_98dc7639809e061f(void);
-extern void _wrap_delete_cb_config_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_CB_POLICY_CONSECUTIVE_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_POLICY_COUNT_WINDOW_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_POLICY_TIME_WINDOW_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_CLOCK_MONOTONIC_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_CLOCK_MANUAL_lbswig_98dc7639809e061f(void);
-extern void _wrap_cb_registry_options_capacity_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_registry_options_capacity_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_registry_options_clock_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_registry_options_clock_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_registry_options_event_capacity_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_registry_options_event_capacity_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_registry_options_flags_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_registry_options_flags_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern void _wrap_cb_registry_options_mode_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_cb_registry_options_mode_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern uintptr_t _wrap_new_cb_registry_options_lbswig_98dc7639809e061f(void);
-extern void _wrap_delete_cb_registry_options_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_registry_close_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_clock_advance_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_18 arg2);
-extern swig_type_19 _wrap_cb_clock_now_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_20 _wrap_cb_create_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_21 arg2, uintptr_t arg3);
-extern swig_type_22 _wrap_cb_get_or_create_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_23 arg2, uintptr_t arg3);
-extern swig_intgo _wrap_cb_config_get_lbswig_98dc7639809e061f(swig_type_24 arg1, uintptr_t arg2);
-extern swig_type_25 _wrap_cb_lookup_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_26 arg2);
-extern swig_intgo _wrap_cb_destroy_lbswig_98dc7639809e061f(swig_type_27 arg1);
-extern swig_type_28 _wrap_cb_allow_lbswig_98dc7639809e061f(swig_type_29 arg1);
-extern swig_intgo _wrap_cb_done_lbswig_98dc7639809e061f(swig_type_30 arg1, swig_type_31 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_cb_state_lbswig_98dc7639809e061f(swig_type_32 arg1);
-extern swig_type_33 _wrap_cb_retry_after_lbswig_98dc7639809e061f(swig_type_34 arg1);
-extern swig_type_35 _wrap_cb_stats_admitted_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_36 _wrap_cb_stats_rejected_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_37 _wrap_cb_stats_successes_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_38 _wrap_cb_stats_failures_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_39 _wrap_cb_stats_ignored_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_40 _wrap_cb_stats_trips_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_stats_consecutive_failures_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_41 _wrap_cb_stats_slow_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern double _wrap_cb_stats_failure_rate_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern double _wrap_cb_stats_slow_rate_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_42 _wrap_cb_stats_state_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern uintptr_t _wrap_new_cb_stats_lbswig_98dc7639809e061f(void);
-extern void _wrap_delete_cb_stats_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_stats_get_lbswig_98dc7639809e061f(swig_type_43 arg1, uintptr_t arg2);
-extern swig_intgo _wrap_cb_force_open_lbswig_98dc7639809e061f(swig_type_44 arg1);
-extern swig_intgo _wrap_cb_disable_lbswig_98dc7639809e061f(swig_type_45 arg1);
-extern swig_intgo _wrap_cb_reset_lbswig_98dc7639809e061f(swig_type_46 arg1);
-extern swig_intgo _wrap_cb_trip_lbswig_98dc7639809e061f(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_OPEN_ELAPSED_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_PROBE_FAILED_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_MANUAL_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_TRIPPED_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_CB_REASON_REJECTED_lbswig_98dc7639809e061f(void);
-extern swig_type_49 _wrap_cb_event_sequence_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_50 _wrap_cb_event_breaker_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_event_from_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_event_to_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_event_reason_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_51 _wrap_cb_event_at_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_52 _wrap_cb_event_name_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_events_select_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_53 _wrap_cb_events_dropped_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_54 _wrap_cb_strerror_lbswig_98dc7639809e061f(swig_intgo arg1);
-extern swig_type_55 _wrap_cb_last_error_message_lbswig_98dc7639809e061f(void);
-extern swig_type_56 _wrap_cb_last_error_field_lbswig_98dc7639809e061f(void);
-extern swig_type_57 _wrap_cb_status_name_lbswig_98dc7639809e061f(swig_intgo arg1);
-extern swig_type_58 _wrap_cb_state_name_lbswig_98dc7639809e061f(swig_intgo arg1);
-extern swig_type_59 _wrap_cb_reason_name_lbswig_98dc7639809e061f(swig_intgo arg1);
-extern swig_type_60 _wrap_cb_version_string_lbswig_98dc7639809e061f(void);
-extern swig_intgo _wrap_cb_version_number_lbswig_98dc7639809e061f(void);
-extern uintptr_t _wrap_lb_registry_open_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern uintptr_t _wrap_lb_registry_open_at_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_61 arg2);
-extern uintptr_t _wrap_lb_default_registry_lbswig_98dc7639809e061f(void);
-extern swig_type_62 _wrap_lb_prometheus_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_63 _wrap_lb_name_lbswig_98dc7639809e061f(swig_type_64 arg1);
-extern swig_type_65 _wrap_lb_go_create_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_66 arg2, uintptr_t arg3);
+extern void _wrap_Swig_free_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_lbswig_66e18a0ee397301d(swig_intgo arg1);
+extern swig_type_1 _wrap_lb_handle_list_count_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern uintptr_t _wrap_new_lb_handle_list_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_delete_lb_handle_list_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_2 _wrap_lb_handle_list_get_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_3 arg2);
+extern swig_type_4 _wrap_lb_event_batch_count_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern uintptr_t _wrap_new_lb_event_batch_lbswig_66e18a0ee397301d(swig_type_5 arg1);
+extern void _wrap_delete_lb_event_batch_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_lb_event_batch_poll_lbswig_66e18a0ee397301d(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_lb_event_batch_get_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_6 arg2);
+extern swig_type_7 _wrap_CB_MAX_DURATION_NS_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_VERSION_NUMBER_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EINVAL_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EHANDLE_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_ENOMEM_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EEXIST_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_ENOENT_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EFULL_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_ECORRUPT_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EVERSION_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EIO_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EPERM_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_ESTATE_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EINTERNAL_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_ERANGE_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_EBUSY_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_STATE_CLOSED_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_STATE_OPEN_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_STATE_HALF_OPEN_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_STATE_FORCED_OPEN_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_STATE_DISABLED_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_SUCCESS_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_FAILURE_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_IGNORED_lbswig_66e18a0ee397301d(void);
+extern void _wrap_cb_config_failure_threshold_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_config_failure_threshold_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_open_duration_ns_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_8 arg2);
+extern swig_type_9 _wrap_cb_config_open_duration_ns_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_half_open_max_calls_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_config_half_open_max_calls_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_half_open_success_threshold_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_config_half_open_success_threshold_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_half_open_timeout_ns_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_10 arg2);
+extern swig_type_11 _wrap_cb_config_half_open_timeout_ns_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_policy_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_config_policy_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_window_size_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_config_window_size_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_window_duration_ns_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_12 arg2);
+extern swig_type_13 _wrap_cb_config_window_duration_ns_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_window_buckets_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_config_window_buckets_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_minimum_calls_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_config_minimum_calls_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_failure_rate_threshold_set_lbswig_66e18a0ee397301d(uintptr_t arg1, double arg2);
+extern double _wrap_cb_config_failure_rate_threshold_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_slow_call_ns_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_14 arg2);
+extern swig_type_15 _wrap_cb_config_slow_call_ns_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_slow_call_rate_threshold_set_lbswig_66e18a0ee397301d(uintptr_t arg1, double arg2);
+extern double _wrap_cb_config_slow_call_rate_threshold_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_open_backoff_multiplier_set_lbswig_66e18a0ee397301d(uintptr_t arg1, double arg2);
+extern double _wrap_cb_config_open_backoff_multiplier_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_open_duration_max_ns_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_16 arg2);
+extern swig_type_17 _wrap_cb_config_open_duration_max_ns_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_config_open_jitter_set_lbswig_66e18a0ee397301d(uintptr_t arg1, double arg2);
+extern double _wrap_cb_config_open_jitter_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern uintptr_t _wrap_new_cb_config_lbswig_66e18a0ee397301d(void);
+extern void _wrap_delete_cb_config_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_CB_POLICY_CONSECUTIVE_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_POLICY_COUNT_WINDOW_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_POLICY_TIME_WINDOW_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_CLOCK_MONOTONIC_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_CLOCK_MANUAL_lbswig_66e18a0ee397301d(void);
+extern void _wrap_cb_registry_options_capacity_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_registry_options_capacity_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_registry_options_clock_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_registry_options_clock_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_registry_options_event_capacity_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_registry_options_event_capacity_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_registry_options_flags_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_registry_options_flags_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern void _wrap_cb_registry_options_mode_set_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_cb_registry_options_mode_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern uintptr_t _wrap_new_cb_registry_options_lbswig_66e18a0ee397301d(void);
+extern void _wrap_delete_cb_registry_options_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_cb_registry_close_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_cb_clock_advance_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_18 arg2);
+extern swig_type_19 _wrap_cb_clock_now_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_20 _wrap_cb_create_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_21 arg2, uintptr_t arg3);
+extern swig_type_22 _wrap_cb_get_or_create_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_23 arg2, uintptr_t arg3);
+extern swig_intgo _wrap_cb_config_get_lbswig_66e18a0ee397301d(swig_type_24 arg1, uintptr_t arg2);
+extern swig_type_25 _wrap_cb_lookup_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_26 arg2);
+extern swig_intgo _wrap_cb_destroy_lbswig_66e18a0ee397301d(swig_type_27 arg1);
+extern swig_type_28 _wrap_cb_allow_lbswig_66e18a0ee397301d(swig_type_29 arg1);
+extern swig_intgo _wrap_cb_done_lbswig_66e18a0ee397301d(swig_type_30 arg1, swig_type_31 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_cb_state_lbswig_66e18a0ee397301d(swig_type_32 arg1);
+extern swig_type_33 _wrap_cb_retry_after_lbswig_66e18a0ee397301d(swig_type_34 arg1);
+extern swig_type_35 _wrap_cb_stats_admitted_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_36 _wrap_cb_stats_rejected_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_37 _wrap_cb_stats_successes_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_38 _wrap_cb_stats_failures_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_39 _wrap_cb_stats_ignored_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_40 _wrap_cb_stats_trips_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_cb_stats_consecutive_failures_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_41 _wrap_cb_stats_slow_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern double _wrap_cb_stats_failure_rate_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern double _wrap_cb_stats_slow_rate_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_42 _wrap_cb_stats_state_ns_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern uintptr_t _wrap_new_cb_stats_lbswig_66e18a0ee397301d(void);
+extern void _wrap_delete_cb_stats_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_cb_stats_get_lbswig_66e18a0ee397301d(swig_type_43 arg1, uintptr_t arg2);
+extern swig_intgo _wrap_cb_force_open_lbswig_66e18a0ee397301d(swig_type_44 arg1);
+extern swig_intgo _wrap_cb_disable_lbswig_66e18a0ee397301d(swig_type_45 arg1);
+extern swig_intgo _wrap_cb_reset_lbswig_66e18a0ee397301d(swig_type_46 arg1);
+extern swig_intgo _wrap_cb_trip_lbswig_66e18a0ee397301d(swig_type_47 arg1, swig_type_48 arg2);
+extern swig_intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_OPEN_ELAPSED_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_PROBE_FAILED_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_MANUAL_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_TRIPPED_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_CB_REASON_REJECTED_lbswig_66e18a0ee397301d(void);
+extern swig_type_49 _wrap_cb_event_sequence_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_50 _wrap_cb_event_breaker_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_cb_event_from_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_cb_event_to_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_cb_event_reason_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_51 _wrap_cb_event_at_ns_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_52 _wrap_cb_event_name_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_intgo _wrap_cb_events_select_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_53 _wrap_cb_events_dropped_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_54 _wrap_cb_strerror_lbswig_66e18a0ee397301d(swig_intgo arg1);
+extern swig_type_55 _wrap_cb_last_error_message_lbswig_66e18a0ee397301d(void);
+extern swig_type_56 _wrap_cb_last_error_field_lbswig_66e18a0ee397301d(void);
+extern swig_type_57 _wrap_cb_status_name_lbswig_66e18a0ee397301d(swig_intgo arg1);
+extern swig_type_58 _wrap_cb_state_name_lbswig_66e18a0ee397301d(swig_intgo arg1);
+extern swig_type_59 _wrap_cb_reason_name_lbswig_66e18a0ee397301d(swig_intgo arg1);
+extern swig_type_60 _wrap_cb_version_string_lbswig_66e18a0ee397301d(void);
+extern swig_intgo _wrap_cb_version_number_lbswig_66e18a0ee397301d(void);
+extern uintptr_t _wrap_lb_registry_open_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern uintptr_t _wrap_lb_registry_open_at_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_61 arg2);
+extern uintptr_t _wrap_lb_default_registry_lbswig_66e18a0ee397301d(void);
+extern swig_type_62 _wrap_lb_prometheus_lbswig_66e18a0ee397301d(uintptr_t arg1);
+extern swig_type_63 _wrap_lb_name_lbswig_66e18a0ee397301d(swig_type_64 arg1);
 #undef intgo
 */
 import "C"
@@ -273,17 +270,6 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__lbswig_98dc7639809e061f
-func cgo_panic__lbswig_98dc7639809e061f(p *byte) {
-	s := (*[1024]byte)(unsafe.Pointer(p))[:]
-	for i, b := range s {
-		if b == 0 {
-			panic(string(s[:i]))
-		}
-	}
-	panic(string(s))
-}
-
 
 type swig_gostring struct { p uintptr; n int }
 func swigCopyString(s string) string {
@@ -295,13 +281,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_lbswig_98dc7639809e061f(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_lbswig_66e18a0ee397301d(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -317,27 +303,27 @@ func (p SwigcptrLb_handle_list) SwigIsLb_handle_list() {
 func (arg1 SwigcptrLb_handle_list) GetCount() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_lb_handle_list_count_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lb_handle_list_count_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLb_handle_list(arg1 Struct_SS_cb_registry) (_swig_ret Lb_handle_list) {
 	var swig_r Lb_handle_list
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (Lb_handle_list)(SwigcptrLb_handle_list(C._wrap_new_lb_handle_list_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))))
+	swig_r = (Lb_handle_list)(SwigcptrLb_handle_list(C._wrap_new_lb_handle_list_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func DeleteLb_handle_list(arg1 Lb_handle_list) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_lb_handle_list_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_lb_handle_list_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrLb_handle_list) Get(arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_lb_handle_list_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_type_3(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_lb_handle_list_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_type_3(_swig_i_1)))
 	return swig_r
 }
 
@@ -360,27 +346,27 @@ func (p SwigcptrLb_event_batch) SwigIsLb_event_batch() {
 func (arg1 SwigcptrLb_event_batch) GetCount() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_lb_event_batch_count_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lb_event_batch_count_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLb_event_batch(arg1 int64) (_swig_ret Lb_event_batch) {
 	var swig_r Lb_event_batch
 	_swig_i_0 := arg1
-	swig_r = (Lb_event_batch)(SwigcptrLb_event_batch(C._wrap_new_lb_event_batch_lbswig_98dc7639809e061f(C.swig_type_5(_swig_i_0))))
+	swig_r = (Lb_event_batch)(SwigcptrLb_event_batch(C._wrap_new_lb_event_batch_lbswig_66e18a0ee397301d(C.swig_type_5(_swig_i_0))))
 	return swig_r
 }
 
 func DeleteLb_event_batch(arg1 Lb_event_batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_lb_event_batch_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_lb_event_batch_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrLb_event_batch) Poll(arg2 Struct_SS_cb_registry) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_lb_event_batch_poll_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_lb_event_batch_poll_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -388,7 +374,7 @@ func (arg1 SwigcptrLb_event_batch) Get(arg2 int64) (_swig_ret Cb_event) {
 	var swig_r Cb_event
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Cb_event)(SwigcptrCb_event(C._wrap_lb_event_batch_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_type_6(_swig_i_1))))
+	swig_r = (Cb_event)(SwigcptrCb_event(C._wrap_lb_event_batch_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_type_6(_swig_i_1))))
 	return swig_r
 }
 
@@ -406,7 +392,7 @@ const CB_MAX_HALF_OPEN_SUCCESSES uint = 255
 const CB_MIN_OPEN_DURATION_NS uint64 = 1000
 func _swig_getCB_MAX_DURATION_NS() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f())
+	swig_r = (uint64)(C._wrap_CB_MAX_DURATION_NS_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
@@ -422,7 +408,7 @@ const CB_VERSION_MINOR int = 3
 const CB_VERSION_PATCH int = 0
 func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_VERSION_NUMBER_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_VERSION_NUMBER_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
@@ -432,98 +418,98 @@ const CB_OK int = 0
 const CB_REJECTED int = 1
 func _swig_getCB_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EINVAL_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EINVAL_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_EINVAL int = _swig_getCB_EINVAL()
 func _swig_getCB_EHANDLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EHANDLE_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EHANDLE_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_EHANDLE int = _swig_getCB_EHANDLE()
 func _swig_getCB_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_ENOMEM_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_ENOMEM_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_ENOMEM int = _swig_getCB_ENOMEM()
 func _swig_getCB_EEXIST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EEXIST_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EEXIST_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_EEXIST int = _swig_getCB_EEXIST()
 func _swig_getCB_ENOENT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_ENOENT_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_ENOENT_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_ENOENT int = _swig_getCB_ENOENT()
 func _swig_getCB_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EFULL_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EFULL_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_EFULL int = _swig_getCB_EFULL()
 func _swig_getCB_ECORRUPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_ECORRUPT_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_ECORRUPT_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_ECORRUPT int = _swig_getCB_ECORRUPT()
 func _swig_getCB_EVERSION() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EVERSION_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EVERSION_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_EVERSION int = _swig_getCB_EVERSION()
 func _swig_getCB_EIO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EIO_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EIO_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_EIO int = _swig_getCB_EIO()
 func _swig_getCB_EPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EPERM_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EPERM_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_EPERM int = _swig_getCB_EPERM()
 func _swig_getCB_ESTATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_ESTATE_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_ESTATE_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_ESTATE int = _swig_getCB_ESTATE()
 func _swig_getCB_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EINTERNAL_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EINTERNAL_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_EINTERNAL int = _swig_getCB_EINTERNAL()
 func _swig_getCB_ERANGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_ERANGE_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_ERANGE_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_ERANGE int = _swig_getCB_ERANGE()
 func _swig_getCB_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_EBUSY_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_EBUSY_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
@@ -531,35 +517,35 @@ var CB_EBUSY int = _swig_getCB_EBUSY()
 type Enum_SS_cb_state_t int
 func _swig_getCB_STATE_CLOSED() (_swig_ret Enum_SS_cb_state_t) {
 	var swig_r Enum_SS_cb_state_t
-	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_CLOSED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_CLOSED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_STATE_CLOSED Enum_SS_cb_state_t = _swig_getCB_STATE_CLOSED()
 func _swig_getCB_STATE_OPEN() (_swig_ret Enum_SS_cb_state_t) {
 	var swig_r Enum_SS_cb_state_t
-	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_OPEN_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_OPEN_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_STATE_OPEN Enum_SS_cb_state_t = _swig_getCB_STATE_OPEN()
 func _swig_getCB_STATE_HALF_OPEN() (_swig_ret Enum_SS_cb_state_t) {
 	var swig_r Enum_SS_cb_state_t
-	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_HALF_OPEN_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_HALF_OPEN_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_STATE_HALF_OPEN Enum_SS_cb_state_t = _swig_getCB_STATE_HALF_OPEN()
 func _swig_getCB_STATE_FORCED_OPEN() (_swig_ret Enum_SS_cb_state_t) {
 	var swig_r Enum_SS_cb_state_t
-	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_FORCED_OPEN_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_FORCED_OPEN_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_STATE_FORCED_OPEN Enum_SS_cb_state_t = _swig_getCB_STATE_FORCED_OPEN()
 func _swig_getCB_STATE_DISABLED() (_swig_ret Enum_SS_cb_state_t) {
 	var swig_r Enum_SS_cb_state_t
-	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_DISABLED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_state_t)(C._wrap_CB_STATE_DISABLED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
@@ -567,21 +553,21 @@ var CB_STATE_DISABLED Enum_SS_cb_state_t = _swig_getCB_STATE_DISABLED()
 type Enum_SS_cb_outcome_t int
 func _swig_getCB_SUCCESS() (_swig_ret Enum_SS_cb_outcome_t) {
 	var swig_r Enum_SS_cb_outcome_t
-	swig_r = (Enum_SS_cb_outcome_t)(C._wrap_CB_SUCCESS_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_outcome_t)(C._wrap_CB_SUCCESS_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_SUCCESS Enum_SS_cb_outcome_t = _swig_getCB_SUCCESS()
 func _swig_getCB_FAILURE() (_swig_ret Enum_SS_cb_outcome_t) {
 	var swig_r Enum_SS_cb_outcome_t
-	swig_r = (Enum_SS_cb_outcome_t)(C._wrap_CB_FAILURE_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_outcome_t)(C._wrap_CB_FAILURE_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_FAILURE Enum_SS_cb_outcome_t = _swig_getCB_FAILURE()
 func _swig_getCB_IGNORED() (_swig_ret Enum_SS_cb_outcome_t) {
 	var swig_r Enum_SS_cb_outcome_t
-	swig_r = (Enum_SS_cb_outcome_t)(C._wrap_CB_IGNORED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_outcome_t)(C._wrap_CB_IGNORED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
@@ -598,220 +584,220 @@ func (p SwigcptrCb_config) SwigIsCb_config() {
 func (arg1 SwigcptrCb_config) SetFailure_threshold(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_failure_threshold_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_config_failure_threshold_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetFailure_threshold() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_config_failure_threshold_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_config_failure_threshold_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetOpen_duration_ns(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_open_duration_ns_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_type_8(_swig_i_1))
+	C._wrap_cb_config_open_duration_ns_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_type_8(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetOpen_duration_ns() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_config_open_duration_ns_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_config_open_duration_ns_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetHalf_open_max_calls(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_half_open_max_calls_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_config_half_open_max_calls_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetHalf_open_max_calls() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_config_half_open_max_calls_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_config_half_open_max_calls_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetHalf_open_success_threshold(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_half_open_success_threshold_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_config_half_open_success_threshold_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetHalf_open_success_threshold() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_config_half_open_success_threshold_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_config_half_open_success_threshold_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetHalf_open_timeout_ns(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_half_open_timeout_ns_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))
+	C._wrap_cb_config_half_open_timeout_ns_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetHalf_open_timeout_ns() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_config_half_open_timeout_ns_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_config_half_open_timeout_ns_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetPolicy(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_policy_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_config_policy_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetPolicy() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_config_policy_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_config_policy_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetWindow_size(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_window_size_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_config_window_size_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetWindow_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_config_window_size_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_config_window_size_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetWindow_duration_ns(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_window_duration_ns_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_type_12(_swig_i_1))
+	C._wrap_cb_config_window_duration_ns_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_type_12(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetWindow_duration_ns() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_config_window_duration_ns_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_config_window_duration_ns_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetWindow_buckets(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_window_buckets_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_config_window_buckets_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetWindow_buckets() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_config_window_buckets_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_config_window_buckets_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetMinimum_calls(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_minimum_calls_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_config_minimum_calls_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetMinimum_calls() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_config_minimum_calls_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_config_minimum_calls_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetFailure_rate_threshold(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_failure_rate_threshold_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_cb_config_failure_rate_threshold_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetFailure_rate_threshold() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_cb_config_failure_rate_threshold_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_cb_config_failure_rate_threshold_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetSlow_call_ns(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_slow_call_ns_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_type_14(_swig_i_1))
+	C._wrap_cb_config_slow_call_ns_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_type_14(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetSlow_call_ns() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_config_slow_call_ns_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_config_slow_call_ns_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetSlow_call_rate_threshold(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_slow_call_rate_threshold_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_cb_config_slow_call_rate_threshold_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetSlow_call_rate_threshold() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_cb_config_slow_call_rate_threshold_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_cb_config_slow_call_rate_threshold_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetOpen_backoff_multiplier(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_open_backoff_multiplier_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_cb_config_open_backoff_multiplier_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetOpen_backoff_multiplier() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_cb_config_open_backoff_multiplier_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_cb_config_open_backoff_multiplier_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetOpen_duration_max_ns(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_open_duration_max_ns_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_type_16(_swig_i_1))
+	C._wrap_cb_config_open_duration_max_ns_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_type_16(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetOpen_duration_max_ns() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_config_open_duration_max_ns_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_config_open_duration_max_ns_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_config) SetOpen_jitter(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_config_open_jitter_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_cb_config_open_jitter_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_config) GetOpen_jitter() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_cb_config_open_jitter_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_cb_config_open_jitter_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewCb_config() (_swig_ret Cb_config) {
 	var swig_r Cb_config
-	swig_r = (Cb_config)(SwigcptrCb_config(C._wrap_new_cb_config_lbswig_98dc7639809e061f()))
+	swig_r = (Cb_config)(SwigcptrCb_config(C._wrap_new_cb_config_lbswig_66e18a0ee397301d()))
 	return swig_r
 }
 
 func DeleteCb_config(arg1 Cb_config) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_cb_config_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_cb_config_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))
 }
 
 type Cb_config interface {
@@ -854,35 +840,35 @@ type Cb_config interface {
 type Enum_SS_cb_policy_t int
 func _swig_getCB_POLICY_CONSECUTIVE() (_swig_ret Enum_SS_cb_policy_t) {
 	var swig_r Enum_SS_cb_policy_t
-	swig_r = (Enum_SS_cb_policy_t)(C._wrap_CB_POLICY_CONSECUTIVE_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_policy_t)(C._wrap_CB_POLICY_CONSECUTIVE_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_POLICY_CONSECUTIVE Enum_SS_cb_policy_t = _swig_getCB_POLICY_CONSECUTIVE()
 func _swig_getCB_POLICY_COUNT_WINDOW() (_swig_ret Enum_SS_cb_policy_t) {
 	var swig_r Enum_SS_cb_policy_t
-	swig_r = (Enum_SS_cb_policy_t)(C._wrap_CB_POLICY_COUNT_WINDOW_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_policy_t)(C._wrap_CB_POLICY_COUNT_WINDOW_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_POLICY_COUNT_WINDOW Enum_SS_cb_policy_t = _swig_getCB_POLICY_COUNT_WINDOW()
 func _swig_getCB_POLICY_TIME_WINDOW() (_swig_ret Enum_SS_cb_policy_t) {
 	var swig_r Enum_SS_cb_policy_t
-	swig_r = (Enum_SS_cb_policy_t)(C._wrap_CB_POLICY_TIME_WINDOW_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_policy_t)(C._wrap_CB_POLICY_TIME_WINDOW_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_POLICY_TIME_WINDOW Enum_SS_cb_policy_t = _swig_getCB_POLICY_TIME_WINDOW()
 func _swig_getCB_CLOCK_MONOTONIC() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_CLOCK_MONOTONIC_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_CLOCK_MONOTONIC_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_CLOCK_MONOTONIC int = _swig_getCB_CLOCK_MONOTONIC()
 func _swig_getCB_CLOCK_MANUAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_CB_CLOCK_MANUAL_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_CB_CLOCK_MANUAL_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
@@ -899,77 +885,77 @@ func (p SwigcptrCb_registry_options) SwigIsCb_registry_options() {
 func (arg1 SwigcptrCb_registry_options) SetCapacity(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_registry_options_capacity_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_registry_options_capacity_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_registry_options) GetCapacity() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_registry_options_capacity_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_registry_options_capacity_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_registry_options) SetClock(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_registry_options_clock_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_registry_options_clock_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_registry_options) GetClock() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_registry_options_clock_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_registry_options_clock_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_registry_options) SetEvent_capacity(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_registry_options_event_capacity_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_registry_options_event_capacity_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_registry_options) GetEvent_capacity() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_registry_options_event_capacity_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_registry_options_event_capacity_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_registry_options) SetFlags(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_registry_options_flags_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_registry_options_flags_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_registry_options) GetFlags() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_registry_options_flags_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_registry_options_flags_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_registry_options) SetMode(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_cb_registry_options_mode_set_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_cb_registry_options_mode_set_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrCb_registry_options) GetMode() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_registry_options_mode_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_registry_options_mode_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewCb_registry_options() (_swig_ret Cb_registry_options) {
 	var swig_r Cb_registry_options
-	swig_r = (Cb_registry_options)(SwigcptrCb_registry_options(C._wrap_new_cb_registry_options_lbswig_98dc7639809e061f()))
+	swig_r = (Cb_registry_options)(SwigcptrCb_registry_options(C._wrap_new_cb_registry_options_lbswig_66e18a0ee397301d()))
 	return swig_r
 }
 
 func DeleteCb_registry_options(arg1 Cb_registry_options) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_cb_registry_options_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_cb_registry_options_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))
 }
 
 type Cb_registry_options interface {
@@ -996,7 +982,7 @@ const CB_DEFAULT_REGISTRY_CAPACITY uint = 1048576
 func Cb_registry_close(arg1 Struct_SS_cb_registry) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_cb_registry_close_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_registry_close_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1004,14 +990,14 @@ func Cb_clock_advance(arg1 Struct_SS_cb_registry, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_cb_clock_advance_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1)))
+	swig_r = (int)(C._wrap_cb_clock_advance_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1)))
 	return swig_r
 }
 
 func Cb_clock_now(arg1 Struct_SS_cb_registry) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint64)(C._wrap_cb_clock_now_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_clock_now_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1020,7 +1006,7 @@ func Cb_create(arg1 Struct_SS_cb_registry, arg2 string, arg3 Cb_config) (_swig_r
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (uint64)(C._wrap_cb_create_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_cb_create_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1032,7 +1018,7 @@ func Cb_get_or_create(arg1 Struct_SS_cb_registry, arg2 string, arg3 Cb_config) (
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (uint64)(C._wrap_cb_get_or_create_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_cb_get_or_create_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1043,7 +1029,7 @@ func Cb_config_get(arg1 uint64, arg2 Cb_config) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_cb_config_get_lbswig_98dc7639809e061f(C.swig_type_24(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_cb_config_get_lbswig_66e18a0ee397301d(C.swig_type_24(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1051,7 +1037,7 @@ func Cb_lookup(arg1 Struct_SS_cb_registry, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_cb_lookup_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_cb_lookup_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1061,14 +1047,14 @@ func Cb_lookup(arg1 Struct_SS_cb_registry, arg2 string) (_swig_ret uint64) {
 func Cb_destroy(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_destroy_lbswig_98dc7639809e061f(C.swig_type_27(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_destroy_lbswig_66e18a0ee397301d(C.swig_type_27(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_allow(arg1 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_allow_lbswig_98dc7639809e061f(C.swig_type_29(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_allow_lbswig_66e18a0ee397301d(C.swig_type_29(_swig_i_0)))
 	return swig_r
 }
 
@@ -1077,21 +1063,21 @@ func Cb_done(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_cb_done_lbswig_98dc7639809e061f(C.swig_type_30(_swig_i_0), C.swig_type_31(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_cb_done_lbswig_66e18a0ee397301d(C.swig_type_30(_swig_i_0), C.swig_type_31(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
 func Cb_state(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_state_lbswig_98dc7639809e061f(C.swig_type_32(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_state_lbswig_66e18a0ee397301d(C.swig_type_32(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_retry_after(arg1 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_retry_after_lbswig_98dc7639809e061f(C.swig_type_34(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_retry_after_lbswig_66e18a0ee397301d(C.swig_type_34(_swig_i_0)))
 	return swig_r
 }
 
@@ -1107,89 +1093,89 @@ func (p SwigcptrCb_stats) SwigIsCb_stats() {
 func (arg1 SwigcptrCb_stats) GetAdmitted() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_stats_admitted_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_stats_admitted_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetRejected() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_stats_rejected_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_stats_rejected_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetSuccesses() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_stats_successes_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_stats_successes_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetFailures() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_stats_failures_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_stats_failures_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetIgnored() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_stats_ignored_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_stats_ignored_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetTrips() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_stats_trips_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_stats_trips_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetConsecutive_failures() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_cb_stats_consecutive_failures_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_cb_stats_consecutive_failures_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetSlow() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_stats_slow_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_stats_slow_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetFailure_rate() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_cb_stats_failure_rate_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_cb_stats_failure_rate_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetSlow_rate() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_cb_stats_slow_rate_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_cb_stats_slow_rate_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_stats) GetState_ns() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_stats_state_ns_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_stats_state_ns_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewCb_stats() (_swig_ret Cb_stats) {
 	var swig_r Cb_stats
-	swig_r = (Cb_stats)(SwigcptrCb_stats(C._wrap_new_cb_stats_lbswig_98dc7639809e061f()))
+	swig_r = (Cb_stats)(SwigcptrCb_stats(C._wrap_new_cb_stats_lbswig_66e18a0ee397301d()))
 	return swig_r
 }
 
 func DeleteCb_stats(arg1 Cb_stats) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_cb_stats_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_cb_stats_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))
 }
 
 type Cb_stats interface {
@@ -1212,28 +1198,28 @@ func Cb_stats_get(arg1 uint64, arg2 Cb_stats) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_cb_stats_get_lbswig_98dc7639809e061f(C.swig_type_43(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_cb_stats_get_lbswig_66e18a0ee397301d(C.swig_type_43(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 func Cb_force_open(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_force_open_lbswig_98dc7639809e061f(C.swig_type_44(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_force_open_lbswig_66e18a0ee397301d(C.swig_type_44(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_disable(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_disable_lbswig_98dc7639809e061f(C.swig_type_45(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_disable_lbswig_66e18a0ee397301d(C.swig_type_45(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_reset(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_reset_lbswig_98dc7639809e061f(C.swig_type_46(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_reset_lbswig_66e18a0ee397301d(C.swig_type_46(_swig_i_0)))
 	return swig_r
 }
 
@@ -1241,77 +1227,77 @@ func Cb_trip(arg1 uint64, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_cb_trip_lbswig_98dc7639809e061f(C.swig_type_47(_swig_i_0), C.swig_type_48(_swig_i_1)))
+	swig_r = (int)(C._wrap_cb_trip_lbswig_66e18a0ee397301d(C.swig_type_47(_swig_i_0), C.swig_type_48(_swig_i_1)))
 	return swig_r
 }
 
 type Enum_SS_cb_reason_t int
 func _swig_getCB_REASON_CONSECUTIVE_FAILURES() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_CONSECUTIVE_FAILURES Enum_SS_cb_reason_t = _swig_getCB_REASON_CONSECUTIVE_FAILURES()
 func _swig_getCB_REASON_FAILURE_RATE() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_FAILURE_RATE_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_FAILURE_RATE_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_FAILURE_RATE Enum_SS_cb_reason_t = _swig_getCB_REASON_FAILURE_RATE()
 func _swig_getCB_REASON_SLOW_CALL_RATE() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_SLOW_CALL_RATE_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_SLOW_CALL_RATE_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_SLOW_CALL_RATE Enum_SS_cb_reason_t = _swig_getCB_REASON_SLOW_CALL_RATE()
 func _swig_getCB_REASON_OPEN_ELAPSED() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_OPEN_ELAPSED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_OPEN_ELAPSED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_OPEN_ELAPSED Enum_SS_cb_reason_t = _swig_getCB_REASON_OPEN_ELAPSED()
 func _swig_getCB_REASON_PROBE_FAILED() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_PROBE_FAILED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_PROBE_FAILED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_PROBE_FAILED Enum_SS_cb_reason_t = _swig_getCB_REASON_PROBE_FAILED()
 func _swig_getCB_REASON_PROBE_LEASE_EXPIRED() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_PROBE_LEASE_EXPIRED Enum_SS_cb_reason_t = _swig_getCB_REASON_PROBE_LEASE_EXPIRED()
 func _swig_getCB_REASON_PROBES_SUCCEEDED() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_PROBES_SUCCEEDED Enum_SS_cb_reason_t = _swig_getCB_REASON_PROBES_SUCCEEDED()
 func _swig_getCB_REASON_MANUAL() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_MANUAL_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_MANUAL_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_MANUAL Enum_SS_cb_reason_t = _swig_getCB_REASON_MANUAL()
 func _swig_getCB_REASON_TRIPPED() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_TRIPPED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_TRIPPED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 var CB_REASON_TRIPPED Enum_SS_cb_reason_t = _swig_getCB_REASON_TRIPPED()
 func _swig_getCB_REASON_REJECTED() (_swig_ret Enum_SS_cb_reason_t) {
 	var swig_r Enum_SS_cb_reason_t
-	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_REJECTED_lbswig_98dc7639809e061f())
+	swig_r = (Enum_SS_cb_reason_t)(C._wrap_CB_REASON_REJECTED_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
@@ -1328,49 +1314,49 @@ func (p SwigcptrCb_event) SwigIsCb_event() {
 func (arg1 SwigcptrCb_event) GetSequence() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_event_sequence_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_event_sequence_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_event) GetBreaker() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_event_breaker_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_event_breaker_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_event) GetFrom() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_event_from_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_event_from_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_event) GetTo() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_event_to_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_event_to_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_event) GetReason() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_event_reason_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_event_reason_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_event) GetAt_ns() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_event_at_ns_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_event_at_ns_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCb_event) GetName() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_cb_event_name_get_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_cb_event_name_get_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1395,21 +1381,21 @@ func Cb_events_select(arg1 Struct_SS_cb_registry, arg2 uint) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_cb_events_select_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (int)(C._wrap_cb_events_select_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
 func Cb_events_dropped(arg1 Struct_SS_cb_registry) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint64)(C._wrap_cb_events_dropped_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_events_dropped_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_cb_strerror_lbswig_98dc7639809e061f(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_cb_strerror_lbswig_66e18a0ee397301d(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1418,7 +1404,7 @@ func Cb_strerror(arg1 int) (_swig_ret string) {
 
 func Cb_last_error_message() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_cb_last_error_message_lbswig_98dc7639809e061f()
+	swig_r_p := C._wrap_cb_last_error_message_lbswig_66e18a0ee397301d()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1427,7 +1413,7 @@ func Cb_last_error_message() (_swig_ret string) {
 
 func Cb_last_error_field() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_cb_last_error_field_lbswig_98dc7639809e061f()
+	swig_r_p := C._wrap_cb_last_error_field_lbswig_66e18a0ee397301d()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1437,7 +1423,7 @@ func Cb_last_error_field() (_swig_ret string) {
 func Cb_status_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_cb_status_name_lbswig_98dc7639809e061f(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_cb_status_name_lbswig_66e18a0ee397301d(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1447,7 +1433,7 @@ func Cb_status_name(arg1 int) (_swig_ret string) {
 func Cb_state_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_cb_state_name_lbswig_98dc7639809e061f(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_cb_state_name_lbswig_66e18a0ee397301d(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1457,7 +1443,7 @@ func Cb_state_name(arg1 int) (_swig_ret string) {
 func Cb_reason_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_cb_reason_name_lbswig_98dc7639809e061f(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_cb_reason_name_lbswig_66e18a0ee397301d(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1466,7 +1452,7 @@ func Cb_reason_name(arg1 int) (_swig_ret string) {
 
 func Cb_version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_cb_version_string_lbswig_98dc7639809e061f()
+	swig_r_p := C._wrap_cb_version_string_lbswig_66e18a0ee397301d()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1475,14 +1461,14 @@ func Cb_version_string() (_swig_ret string) {
 
 func Cb_version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_cb_version_number_lbswig_98dc7639809e061f())
+	swig_r = (int)(C._wrap_cb_version_number_lbswig_66e18a0ee397301d())
 	return swig_r
 }
 
 func Lb_registry_open(arg1 Cb_registry_options) (_swig_ret Struct_SS_cb_registry) {
 	var swig_r Struct_SS_cb_registry
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (Struct_SS_cb_registry)(SwigcptrStruct_SS_cb_registry(C._wrap_lb_registry_open_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))))
+	swig_r = (Struct_SS_cb_registry)(SwigcptrStruct_SS_cb_registry(C._wrap_lb_registry_open_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
@@ -1490,7 +1476,7 @@ func Lb_registry_open_at(arg1 Cb_registry_options, arg2 string) (_swig_ret Struc
 	var swig_r Struct_SS_cb_registry
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Struct_SS_cb_registry)(SwigcptrStruct_SS_cb_registry(C._wrap_lb_registry_open_at_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)))))
+	swig_r = (Struct_SS_cb_registry)(SwigcptrStruct_SS_cb_registry(C._wrap_lb_registry_open_at_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1499,14 +1485,14 @@ func Lb_registry_open_at(arg1 Cb_registry_options, arg2 string) (_swig_ret Struc
 
 func Lb_default_registry() (_swig_ret Struct_SS_cb_registry) {
 	var swig_r Struct_SS_cb_registry
-	swig_r = (Struct_SS_cb_registry)(SwigcptrStruct_SS_cb_registry(C._wrap_lb_default_registry_lbswig_98dc7639809e061f()))
+	swig_r = (Struct_SS_cb_registry)(SwigcptrStruct_SS_cb_registry(C._wrap_lb_default_registry_lbswig_66e18a0ee397301d()))
 	return swig_r
 }
 
 func Lb_prometheus(arg1 Struct_SS_cb_registry) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lb_prometheus_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lb_prometheus_lbswig_66e18a0ee397301d(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1516,23 +1502,11 @@ func Lb_prometheus(arg1 Struct_SS_cb_registry) (_swig_ret string) {
 func Lb_name(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lb_name_lbswig_98dc7639809e061f(C.swig_type_64(_swig_i_0))
+	swig_r_p := C._wrap_lb_name_lbswig_66e18a0ee397301d(C.swig_type_64(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
 	return swig_r_1
-}
-
-func Lb_go_create(arg1 Struct_SS_cb_registry, arg2 string, arg3 Cb_config) (_swig_ret uint64) {
-	var swig_r uint64
-	_swig_i_0 := getSwigcptr(arg1)
-	_swig_i_1 := arg2
-	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (uint64)(C._wrap_lb_go_create_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
 }
 
 

@@ -9,16 +9,6 @@
 /* source: bindings/swig/go.i */
 
 
-extern
-#ifdef __cplusplus
-  "C"
-#endif
-  void cgo_panic__lbswig_98dc7639809e061f(const char*);
-static void _swig_gopanic(const char *p) {
-  cgo_panic__lbswig_98dc7639809e061f(p);
-}
-
-
 
 #define SWIG_VERSION 0x040100
 #define SWIGGO
@@ -191,20 +181,7 @@ static void* Swig_malloc(int c) {
 }
 
 
-#include <limits.h>
-#include <stdio.h>
-#include <string.h>
 #include "lazybreaker/lazybreaker.h"
-
-
-/* Formats the status and this thread's last error message, then panics in
- * Go: the panic unwinds the C wrapper (which holds nothing to release). */
-static void _swig_gopanic(const char *p);
-static void lb_go_raise(int status) {
-  char text[64 + 512];
-  snprintf(text, sizeof text, "lazybreaker status %d: %s", status, cb_last_error_message());
-  _swig_gopanic(text);
-}
 
 
 #include <stdlib.h>
@@ -375,16 +352,11 @@ SWIGINTERN struct cb_stats *new_cb_stats(void){
     return s;
   }
 SWIGINTERN void delete_cb_stats(struct cb_stats *self){ free(self); }
-
-static int lb_go_create(cb_registry *reg, const char *name, const cb_config *cfg, cb_handle *out) {
-  return cb_create(reg, name && name[0] ? name : NULL, cfg, out);
-}
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_lbswig_98dc7639809e061f(void *_swig_go_0) {
+void _wrap_Swig_free_lbswig_66e18a0ee397301d(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -394,7 +366,7 @@ void _wrap_Swig_free_lbswig_98dc7639809e061f(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_lbswig_98dc7639809e061f(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_lbswig_66e18a0ee397301d(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -407,7 +379,7 @@ void *_wrap_Swig_malloc_lbswig_98dc7639809e061f(intgo _swig_go_0) {
 }
 
 
-long long _wrap_lb_handle_list_count_get_lbswig_98dc7639809e061f(struct lb_handle_list *_swig_go_0) {
+long long _wrap_lb_handle_list_count_get_lbswig_66e18a0ee397301d(struct lb_handle_list *_swig_go_0) {
   struct lb_handle_list *arg1 = (struct lb_handle_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -420,7 +392,7 @@ long long _wrap_lb_handle_list_count_get_lbswig_98dc7639809e061f(struct lb_handl
 }
 
 
-struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
+struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   struct lb_handle_list *result = 0 ;
   struct lb_handle_list *_swig_go_result;
@@ -430,8 +402,7 @@ struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_98dc7639809e061f(struct c
   {
     result = (struct lb_handle_list *)new_lb_handle_list(arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -440,7 +411,7 @@ struct lb_handle_list *_wrap_new_lb_handle_list_lbswig_98dc7639809e061f(struct c
 }
 
 
-void _wrap_delete_lb_handle_list_lbswig_98dc7639809e061f(struct lb_handle_list *_swig_go_0) {
+void _wrap_delete_lb_handle_list_lbswig_66e18a0ee397301d(struct lb_handle_list *_swig_go_0) {
   struct lb_handle_list *arg1 = (struct lb_handle_list *) 0 ;
   
   arg1 = *(struct lb_handle_list **)&_swig_go_0; 
@@ -450,7 +421,7 @@ void _wrap_delete_lb_handle_list_lbswig_98dc7639809e061f(struct lb_handle_list *
 }
 
 
-long long _wrap_lb_handle_list_get_lbswig_98dc7639809e061f(struct lb_handle_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_lb_handle_list_get_lbswig_66e18a0ee397301d(struct lb_handle_list *_swig_go_0, long long _swig_go_1) {
   struct lb_handle_list *arg1 = (struct lb_handle_list *) 0 ;
   size_t arg2 ;
   cb_handle result;
@@ -465,7 +436,7 @@ long long _wrap_lb_handle_list_get_lbswig_98dc7639809e061f(struct lb_handle_list
 }
 
 
-long long _wrap_lb_event_batch_count_get_lbswig_98dc7639809e061f(struct lb_event_batch *_swig_go_0) {
+long long _wrap_lb_event_batch_count_get_lbswig_66e18a0ee397301d(struct lb_event_batch *_swig_go_0) {
   struct lb_event_batch *arg1 = (struct lb_event_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -478,7 +449,7 @@ long long _wrap_lb_event_batch_count_get_lbswig_98dc7639809e061f(struct lb_event
 }
 
 
-struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_98dc7639809e061f(long long _swig_go_0) {
+struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   size_t arg1 ;
   struct lb_event_batch *result = 0 ;
   struct lb_event_batch *_swig_go_result;
@@ -488,8 +459,7 @@ struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_98dc7639809e061f(long lon
   {
     result = (struct lb_event_batch *)new_lb_event_batch(arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -498,7 +468,7 @@ struct lb_event_batch *_wrap_new_lb_event_batch_lbswig_98dc7639809e061f(long lon
 }
 
 
-void _wrap_delete_lb_event_batch_lbswig_98dc7639809e061f(struct lb_event_batch *_swig_go_0) {
+void _wrap_delete_lb_event_batch_lbswig_66e18a0ee397301d(struct lb_event_batch *_swig_go_0) {
   struct lb_event_batch *arg1 = (struct lb_event_batch *) 0 ;
   
   arg1 = *(struct lb_event_batch **)&_swig_go_0; 
@@ -508,7 +478,7 @@ void _wrap_delete_lb_event_batch_lbswig_98dc7639809e061f(struct lb_event_batch *
 }
 
 
-intgo _wrap_lb_event_batch_poll_lbswig_98dc7639809e061f(struct lb_event_batch *_swig_go_0, struct cb_registry *_swig_go_1) {
+intgo _wrap_lb_event_batch_poll_lbswig_66e18a0ee397301d(struct lb_event_batch *_swig_go_0, struct cb_registry *_swig_go_1) {
   struct lb_event_batch *arg1 = (struct lb_event_batch *) 0 ;
   cb_registry *arg2 = (cb_registry *) 0 ;
   int result;
@@ -523,7 +493,7 @@ intgo _wrap_lb_event_batch_poll_lbswig_98dc7639809e061f(struct lb_event_batch *_
 }
 
 
-struct cb_event *_wrap_lb_event_batch_get_lbswig_98dc7639809e061f(struct lb_event_batch *_swig_go_0, long long _swig_go_1) {
+struct cb_event *_wrap_lb_event_batch_get_lbswig_66e18a0ee397301d(struct lb_event_batch *_swig_go_0, long long _swig_go_1) {
   struct lb_event_batch *arg1 = (struct lb_event_batch *) 0 ;
   size_t arg2 ;
   cb_event *result = 0 ;
@@ -535,8 +505,7 @@ struct cb_event *_wrap_lb_event_batch_get_lbswig_98dc7639809e061f(struct lb_even
   {
     result = (cb_event *)lb_event_batch_get((struct lb_event_batch const *)arg1,arg2);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -545,7 +514,7 @@ struct cb_event *_wrap_lb_event_batch_get_lbswig_98dc7639809e061f(struct lb_even
 }
 
 
-long long _wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f() {
+long long _wrap_CB_MAX_DURATION_NS_lbswig_66e18a0ee397301d() {
   unsigned long long result;
   long long _swig_go_result;
   
@@ -556,7 +525,7 @@ long long _wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_VERSION_NUMBER_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_VERSION_NUMBER_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -567,7 +536,7 @@ intgo _wrap_CB_VERSION_NUMBER_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EINVAL_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EINVAL_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -578,7 +547,7 @@ intgo _wrap_CB_EINVAL_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EHANDLE_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EHANDLE_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -589,7 +558,7 @@ intgo _wrap_CB_EHANDLE_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_ENOMEM_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_ENOMEM_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -600,7 +569,7 @@ intgo _wrap_CB_ENOMEM_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EEXIST_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EEXIST_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -611,7 +580,7 @@ intgo _wrap_CB_EEXIST_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_ENOENT_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_ENOENT_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -622,7 +591,7 @@ intgo _wrap_CB_ENOENT_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EFULL_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EFULL_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -633,7 +602,7 @@ intgo _wrap_CB_EFULL_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_ECORRUPT_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_ECORRUPT_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -644,7 +613,7 @@ intgo _wrap_CB_ECORRUPT_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EVERSION_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EVERSION_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -655,7 +624,7 @@ intgo _wrap_CB_EVERSION_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EIO_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EIO_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -666,7 +635,7 @@ intgo _wrap_CB_EIO_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EPERM_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EPERM_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -677,7 +646,7 @@ intgo _wrap_CB_EPERM_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_ESTATE_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_ESTATE_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -688,7 +657,7 @@ intgo _wrap_CB_ESTATE_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EINTERNAL_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EINTERNAL_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -699,7 +668,7 @@ intgo _wrap_CB_EINTERNAL_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_ERANGE_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_ERANGE_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -710,7 +679,7 @@ intgo _wrap_CB_ERANGE_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_EBUSY_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_EBUSY_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -721,7 +690,7 @@ intgo _wrap_CB_EBUSY_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_STATE_CLOSED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_STATE_CLOSED_lbswig_66e18a0ee397301d() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -733,7 +702,7 @@ intgo _wrap_CB_STATE_CLOSED_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_STATE_OPEN_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_STATE_OPEN_lbswig_66e18a0ee397301d() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -745,7 +714,7 @@ intgo _wrap_CB_STATE_OPEN_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_STATE_HALF_OPEN_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_STATE_HALF_OPEN_lbswig_66e18a0ee397301d() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -757,7 +726,7 @@ intgo _wrap_CB_STATE_HALF_OPEN_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_STATE_FORCED_OPEN_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_STATE_FORCED_OPEN_lbswig_66e18a0ee397301d() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -769,7 +738,7 @@ intgo _wrap_CB_STATE_FORCED_OPEN_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_STATE_DISABLED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_STATE_DISABLED_lbswig_66e18a0ee397301d() {
   enum cb_state_t result;
   intgo _swig_go_result;
   
@@ -781,7 +750,7 @@ intgo _wrap_CB_STATE_DISABLED_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_SUCCESS_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_SUCCESS_lbswig_66e18a0ee397301d() {
   enum cb_outcome_t result;
   intgo _swig_go_result;
   
@@ -793,7 +762,7 @@ intgo _wrap_CB_SUCCESS_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_FAILURE_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_FAILURE_lbswig_66e18a0ee397301d() {
   enum cb_outcome_t result;
   intgo _swig_go_result;
   
@@ -805,7 +774,7 @@ intgo _wrap_CB_FAILURE_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_IGNORED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_IGNORED_lbswig_66e18a0ee397301d() {
   enum cb_outcome_t result;
   intgo _swig_go_result;
   
@@ -817,7 +786,7 @@ intgo _wrap_CB_IGNORED_lbswig_98dc7639809e061f() {
 }
 
 
-void _wrap_cb_config_failure_threshold_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_failure_threshold_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -829,7 +798,7 @@ void _wrap_cb_config_failure_threshold_set_lbswig_98dc7639809e061f(struct cb_con
 }
 
 
-intgo _wrap_cb_config_failure_threshold_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_failure_threshold_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -842,7 +811,7 @@ intgo _wrap_cb_config_failure_threshold_get_lbswig_98dc7639809e061f(struct cb_co
 }
 
 
-void _wrap_cb_config_open_duration_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_open_duration_ns_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -854,7 +823,7 @@ void _wrap_cb_config_open_duration_ns_set_lbswig_98dc7639809e061f(struct cb_conf
 }
 
 
-long long _wrap_cb_config_open_duration_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_open_duration_ns_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -867,7 +836,7 @@ long long _wrap_cb_config_open_duration_ns_get_lbswig_98dc7639809e061f(struct cb
 }
 
 
-void _wrap_cb_config_half_open_max_calls_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_half_open_max_calls_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -879,7 +848,7 @@ void _wrap_cb_config_half_open_max_calls_set_lbswig_98dc7639809e061f(struct cb_c
 }
 
 
-intgo _wrap_cb_config_half_open_max_calls_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_half_open_max_calls_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -892,7 +861,7 @@ intgo _wrap_cb_config_half_open_max_calls_get_lbswig_98dc7639809e061f(struct cb_
 }
 
 
-void _wrap_cb_config_half_open_success_threshold_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_half_open_success_threshold_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -904,7 +873,7 @@ void _wrap_cb_config_half_open_success_threshold_set_lbswig_98dc7639809e061f(str
 }
 
 
-intgo _wrap_cb_config_half_open_success_threshold_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_half_open_success_threshold_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -917,7 +886,7 @@ intgo _wrap_cb_config_half_open_success_threshold_get_lbswig_98dc7639809e061f(st
 }
 
 
-void _wrap_cb_config_half_open_timeout_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_half_open_timeout_ns_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -929,7 +898,7 @@ void _wrap_cb_config_half_open_timeout_ns_set_lbswig_98dc7639809e061f(struct cb_
 }
 
 
-long long _wrap_cb_config_half_open_timeout_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_half_open_timeout_ns_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -942,7 +911,7 @@ long long _wrap_cb_config_half_open_timeout_ns_get_lbswig_98dc7639809e061f(struc
 }
 
 
-void _wrap_cb_config_policy_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_policy_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   int arg2 ;
   
@@ -954,7 +923,7 @@ void _wrap_cb_config_policy_set_lbswig_98dc7639809e061f(struct cb_config *_swig_
 }
 
 
-intgo _wrap_cb_config_policy_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_policy_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -967,7 +936,7 @@ intgo _wrap_cb_config_policy_get_lbswig_98dc7639809e061f(struct cb_config *_swig
 }
 
 
-void _wrap_cb_config_window_size_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_window_size_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -979,7 +948,7 @@ void _wrap_cb_config_window_size_set_lbswig_98dc7639809e061f(struct cb_config *_
 }
 
 
-intgo _wrap_cb_config_window_size_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_window_size_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -992,7 +961,7 @@ intgo _wrap_cb_config_window_size_get_lbswig_98dc7639809e061f(struct cb_config *
 }
 
 
-void _wrap_cb_config_window_duration_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_window_duration_ns_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1004,7 +973,7 @@ void _wrap_cb_config_window_duration_ns_set_lbswig_98dc7639809e061f(struct cb_co
 }
 
 
-long long _wrap_cb_config_window_duration_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_window_duration_ns_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1017,7 +986,7 @@ long long _wrap_cb_config_window_duration_ns_get_lbswig_98dc7639809e061f(struct 
 }
 
 
-void _wrap_cb_config_window_buckets_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_window_buckets_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -1029,7 +998,7 @@ void _wrap_cb_config_window_buckets_set_lbswig_98dc7639809e061f(struct cb_config
 }
 
 
-intgo _wrap_cb_config_window_buckets_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_window_buckets_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1042,7 +1011,7 @@ intgo _wrap_cb_config_window_buckets_get_lbswig_98dc7639809e061f(struct cb_confi
 }
 
 
-void _wrap_cb_config_minimum_calls_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_config_minimum_calls_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, intgo _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t arg2 ;
   
@@ -1054,7 +1023,7 @@ void _wrap_cb_config_minimum_calls_set_lbswig_98dc7639809e061f(struct cb_config 
 }
 
 
-intgo _wrap_cb_config_minimum_calls_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+intgo _wrap_cb_config_minimum_calls_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1067,7 +1036,7 @@ intgo _wrap_cb_config_minimum_calls_get_lbswig_98dc7639809e061f(struct cb_config
 }
 
 
-void _wrap_cb_config_failure_rate_threshold_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, double _swig_go_1) {
+void _wrap_cb_config_failure_rate_threshold_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, double _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double arg2 ;
   
@@ -1079,7 +1048,7 @@ void _wrap_cb_config_failure_rate_threshold_set_lbswig_98dc7639809e061f(struct c
 }
 
 
-double _wrap_cb_config_failure_rate_threshold_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+double _wrap_cb_config_failure_rate_threshold_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double result;
   double _swig_go_result;
@@ -1092,7 +1061,7 @@ double _wrap_cb_config_failure_rate_threshold_get_lbswig_98dc7639809e061f(struct
 }
 
 
-void _wrap_cb_config_slow_call_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_slow_call_ns_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1104,7 +1073,7 @@ void _wrap_cb_config_slow_call_ns_set_lbswig_98dc7639809e061f(struct cb_config *
 }
 
 
-long long _wrap_cb_config_slow_call_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_slow_call_ns_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1117,7 +1086,7 @@ long long _wrap_cb_config_slow_call_ns_get_lbswig_98dc7639809e061f(struct cb_con
 }
 
 
-void _wrap_cb_config_slow_call_rate_threshold_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, double _swig_go_1) {
+void _wrap_cb_config_slow_call_rate_threshold_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, double _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double arg2 ;
   
@@ -1129,7 +1098,7 @@ void _wrap_cb_config_slow_call_rate_threshold_set_lbswig_98dc7639809e061f(struct
 }
 
 
-double _wrap_cb_config_slow_call_rate_threshold_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+double _wrap_cb_config_slow_call_rate_threshold_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double result;
   double _swig_go_result;
@@ -1142,7 +1111,7 @@ double _wrap_cb_config_slow_call_rate_threshold_get_lbswig_98dc7639809e061f(stru
 }
 
 
-void _wrap_cb_config_open_backoff_multiplier_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, double _swig_go_1) {
+void _wrap_cb_config_open_backoff_multiplier_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, double _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double arg2 ;
   
@@ -1154,7 +1123,7 @@ void _wrap_cb_config_open_backoff_multiplier_set_lbswig_98dc7639809e061f(struct 
 }
 
 
-double _wrap_cb_config_open_backoff_multiplier_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+double _wrap_cb_config_open_backoff_multiplier_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double result;
   double _swig_go_result;
@@ -1167,7 +1136,7 @@ double _wrap_cb_config_open_backoff_multiplier_get_lbswig_98dc7639809e061f(struc
 }
 
 
-void _wrap_cb_config_open_duration_max_ns_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_cb_config_open_duration_max_ns_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, long long _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1179,7 +1148,7 @@ void _wrap_cb_config_open_duration_max_ns_set_lbswig_98dc7639809e061f(struct cb_
 }
 
 
-long long _wrap_cb_config_open_duration_max_ns_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+long long _wrap_cb_config_open_duration_max_ns_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1192,7 +1161,7 @@ long long _wrap_cb_config_open_duration_max_ns_get_lbswig_98dc7639809e061f(struc
 }
 
 
-void _wrap_cb_config_open_jitter_set_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0, double _swig_go_1) {
+void _wrap_cb_config_open_jitter_set_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0, double _swig_go_1) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double arg2 ;
   
@@ -1204,7 +1173,7 @@ void _wrap_cb_config_open_jitter_set_lbswig_98dc7639809e061f(struct cb_config *_
 }
 
 
-double _wrap_cb_config_open_jitter_get_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+double _wrap_cb_config_open_jitter_get_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   double result;
   double _swig_go_result;
@@ -1217,7 +1186,7 @@ double _wrap_cb_config_open_jitter_get_lbswig_98dc7639809e061f(struct cb_config 
 }
 
 
-struct cb_config *_wrap_new_cb_config_lbswig_98dc7639809e061f() {
+struct cb_config *_wrap_new_cb_config_lbswig_66e18a0ee397301d() {
   struct cb_config *result = 0 ;
   struct cb_config *_swig_go_result;
   
@@ -1225,8 +1194,7 @@ struct cb_config *_wrap_new_cb_config_lbswig_98dc7639809e061f() {
   {
     result = (struct cb_config *)new_cb_config();
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -1235,7 +1203,7 @@ struct cb_config *_wrap_new_cb_config_lbswig_98dc7639809e061f() {
 }
 
 
-void _wrap_delete_cb_config_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0) {
+void _wrap_delete_cb_config_lbswig_66e18a0ee397301d(struct cb_config *_swig_go_0) {
   struct cb_config *arg1 = (struct cb_config *) 0 ;
   
   arg1 = *(struct cb_config **)&_swig_go_0; 
@@ -1245,7 +1213,7 @@ void _wrap_delete_cb_config_lbswig_98dc7639809e061f(struct cb_config *_swig_go_0
 }
 
 
-intgo _wrap_CB_POLICY_CONSECUTIVE_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_POLICY_CONSECUTIVE_lbswig_66e18a0ee397301d() {
   enum cb_policy_t result;
   intgo _swig_go_result;
   
@@ -1257,7 +1225,7 @@ intgo _wrap_CB_POLICY_CONSECUTIVE_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_POLICY_COUNT_WINDOW_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_POLICY_COUNT_WINDOW_lbswig_66e18a0ee397301d() {
   enum cb_policy_t result;
   intgo _swig_go_result;
   
@@ -1269,7 +1237,7 @@ intgo _wrap_CB_POLICY_COUNT_WINDOW_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_POLICY_TIME_WINDOW_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_POLICY_TIME_WINDOW_lbswig_66e18a0ee397301d() {
   enum cb_policy_t result;
   intgo _swig_go_result;
   
@@ -1281,7 +1249,7 @@ intgo _wrap_CB_POLICY_TIME_WINDOW_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_CLOCK_MONOTONIC_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_CLOCK_MONOTONIC_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -1293,7 +1261,7 @@ intgo _wrap_CB_CLOCK_MONOTONIC_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_CLOCK_MANUAL_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_CLOCK_MANUAL_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -1305,7 +1273,7 @@ intgo _wrap_CB_CLOCK_MANUAL_lbswig_98dc7639809e061f() {
 }
 
 
-void _wrap_cb_registry_options_capacity_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_capacity_set_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t arg2 ;
   
@@ -1317,7 +1285,7 @@ void _wrap_cb_registry_options_capacity_set_lbswig_98dc7639809e061f(struct cb_re
 }
 
 
-intgo _wrap_cb_registry_options_capacity_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_capacity_get_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1330,7 +1298,7 @@ intgo _wrap_cb_registry_options_capacity_get_lbswig_98dc7639809e061f(struct cb_r
 }
 
 
-void _wrap_cb_registry_options_clock_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_clock_set_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   int arg2 ;
   
@@ -1342,7 +1310,7 @@ void _wrap_cb_registry_options_clock_set_lbswig_98dc7639809e061f(struct cb_regis
 }
 
 
-intgo _wrap_cb_registry_options_clock_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_clock_get_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1355,7 +1323,7 @@ intgo _wrap_cb_registry_options_clock_get_lbswig_98dc7639809e061f(struct cb_regi
 }
 
 
-void _wrap_cb_registry_options_event_capacity_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_event_capacity_set_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t arg2 ;
   
@@ -1367,7 +1335,7 @@ void _wrap_cb_registry_options_event_capacity_set_lbswig_98dc7639809e061f(struct
 }
 
 
-intgo _wrap_cb_registry_options_event_capacity_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_event_capacity_get_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1380,7 +1348,7 @@ intgo _wrap_cb_registry_options_event_capacity_get_lbswig_98dc7639809e061f(struc
 }
 
 
-void _wrap_cb_registry_options_flags_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_flags_set_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t arg2 ;
   
@@ -1392,7 +1360,7 @@ void _wrap_cb_registry_options_flags_set_lbswig_98dc7639809e061f(struct cb_regis
 }
 
 
-intgo _wrap_cb_registry_options_flags_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_flags_get_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1405,7 +1373,7 @@ intgo _wrap_cb_registry_options_flags_get_lbswig_98dc7639809e061f(struct cb_regi
 }
 
 
-void _wrap_cb_registry_options_mode_set_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_cb_registry_options_mode_set_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0, intgo _swig_go_1) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t arg2 ;
   
@@ -1417,7 +1385,7 @@ void _wrap_cb_registry_options_mode_set_lbswig_98dc7639809e061f(struct cb_regist
 }
 
 
-intgo _wrap_cb_registry_options_mode_get_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
+intgo _wrap_cb_registry_options_mode_get_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1430,7 +1398,7 @@ intgo _wrap_cb_registry_options_mode_get_lbswig_98dc7639809e061f(struct cb_regis
 }
 
 
-struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_98dc7639809e061f() {
+struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_66e18a0ee397301d() {
   struct cb_registry_options *result = 0 ;
   struct cb_registry_options *_swig_go_result;
   
@@ -1438,8 +1406,7 @@ struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_98dc7639809e061
   {
     result = (struct cb_registry_options *)new_cb_registry_options();
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -1448,7 +1415,7 @@ struct cb_registry_options *_wrap_new_cb_registry_options_lbswig_98dc7639809e061
 }
 
 
-void _wrap_delete_cb_registry_options_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
+void _wrap_delete_cb_registry_options_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0) {
   struct cb_registry_options *arg1 = (struct cb_registry_options *) 0 ;
   
   arg1 = *(struct cb_registry_options **)&_swig_go_0; 
@@ -1458,7 +1425,7 @@ void _wrap_delete_cb_registry_options_lbswig_98dc7639809e061f(struct cb_registry
 }
 
 
-intgo _wrap_cb_registry_close_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
+intgo _wrap_cb_registry_close_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1468,8 +1435,7 @@ intgo _wrap_cb_registry_close_lbswig_98dc7639809e061f(struct cb_registry *_swig_
   result = (int)cb_registry_close(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -1480,7 +1446,7 @@ intgo _wrap_cb_registry_close_lbswig_98dc7639809e061f(struct cb_registry *_swig_
 }
 
 
-intgo _wrap_cb_clock_advance_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_cb_clock_advance_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0, long long _swig_go_1) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1492,8 +1458,7 @@ intgo _wrap_cb_clock_advance_lbswig_98dc7639809e061f(struct cb_registry *_swig_g
   result = (int)cb_clock_advance(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -1504,7 +1469,7 @@ intgo _wrap_cb_clock_advance_lbswig_98dc7639809e061f(struct cb_registry *_swig_g
 }
 
 
-long long _wrap_cb_clock_now_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
+long long _wrap_cb_clock_now_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -1520,24 +1485,22 @@ long long _wrap_cb_clock_now_lbswig_98dc7639809e061f(struct cb_registry *_swig_g
   result = (int)cb_clock_now(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
   {
-    _swig_go_result = (long long)temp2;
+    _swig_go_result = result < 0 ? 0 : (long long)temp2;
   }
   return _swig_go_result;
 }
 
 
-long long _wrap_cb_create_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
+long long _wrap_cb_create_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *arg2 = (char *) 0 ;
   cb_config *arg3 = (cb_config *) 0 ;
   cb_handle *arg4 = (cb_handle *) 0 ;
-  char buf2[CB_MAX_NAME_BYTES+2] ;
   uint64_t temp4 ;
   int result;
   long long _swig_go_result;
@@ -1547,40 +1510,33 @@ long long _wrap_cb_create_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0
     arg4 = &temp4;
   }
   arg1 = *(cb_registry **)&_swig_go_0; 
-  {
-    size_t n = (size_t)_swig_go_1.n;
-    if (n > CB_MAX_NAME_BYTES + 1) n = CB_MAX_NAME_BYTES + 1;
-    if (n > 0 && memchr(_swig_go_1.p, 0, n)) {
-      _swig_gopanic("lazybreaker status -1: name: a NUL byte inside the name");
-    }
-    if (n > 0) memcpy(buf2, _swig_go_1.p, n);
-    buf2[n] = '\0';
-    arg2 = buf2;
-  }
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
   arg3 = *(cb_config **)&_swig_go_2; 
   
   result = (int)cb_create(arg1,(char const *)arg2,(struct cb_config const *)arg3,arg4);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
   {
-    _swig_go_result = (long long)temp4;
+    _swig_go_result = result < 0 ? 0 : (long long)temp4;
   }
-  
+  free(arg2); 
   return _swig_go_result;
 }
 
 
-long long _wrap_cb_get_or_create_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
+long long _wrap_cb_get_or_create_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *arg2 = (char *) 0 ;
   cb_config *arg3 = (cb_config *) 0 ;
   cb_handle *arg4 = (cb_handle *) 0 ;
-  char buf2[CB_MAX_NAME_BYTES+2] ;
   uint64_t temp4 ;
   int result;
   long long _swig_go_result;
@@ -1590,35 +1546,29 @@ long long _wrap_cb_get_or_create_lbswig_98dc7639809e061f(struct cb_registry *_sw
     arg4 = &temp4;
   }
   arg1 = *(cb_registry **)&_swig_go_0; 
-  {
-    size_t n = (size_t)_swig_go_1.n;
-    if (n > CB_MAX_NAME_BYTES + 1) n = CB_MAX_NAME_BYTES + 1;
-    if (n > 0 && memchr(_swig_go_1.p, 0, n)) {
-      _swig_gopanic("lazybreaker status -1: name: a NUL byte inside the name");
-    }
-    if (n > 0) memcpy(buf2, _swig_go_1.p, n);
-    buf2[n] = '\0';
-    arg2 = buf2;
-  }
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
   arg3 = *(cb_config **)&_swig_go_2; 
   
   result = (int)cb_get_or_create(arg1,(char const *)arg2,(struct cb_config const *)arg3,arg4);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
   {
-    _swig_go_result = (long long)temp4;
+    _swig_go_result = result < 0 ? 0 : (long long)temp4;
   }
-  
+  free(arg2); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_cb_config_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct cb_config *_swig_go_1) {
+intgo _wrap_cb_config_get_lbswig_66e18a0ee397301d(long long _swig_go_0, struct cb_config *_swig_go_1) {
   cb_handle arg1 ;
   cb_config *arg2 = (cb_config *) 0 ;
   int result;
@@ -1630,8 +1580,7 @@ intgo _wrap_cb_config_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct c
   result = (int)cb_config_get(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -1642,11 +1591,10 @@ intgo _wrap_cb_config_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct c
 }
 
 
-long long _wrap_cb_lookup_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1) {
+long long _wrap_cb_lookup_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *arg2 = (char *) 0 ;
   cb_handle *arg3 = (cb_handle *) 0 ;
-  char buf2[CB_MAX_NAME_BYTES+2] ;
   uint64_t temp3 ;
   int result;
   long long _swig_go_result;
@@ -1656,34 +1604,28 @@ long long _wrap_cb_lookup_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0
     arg3 = &temp3;
   }
   arg1 = *(cb_registry **)&_swig_go_0; 
-  {
-    size_t n = (size_t)_swig_go_1.n;
-    if (n > CB_MAX_NAME_BYTES + 1) n = CB_MAX_NAME_BYTES + 1;
-    if (n > 0 && memchr(_swig_go_1.p, 0, n)) {
-      _swig_gopanic("lazybreaker status -1: name: a NUL byte inside the name");
-    }
-    if (n > 0) memcpy(buf2, _swig_go_1.p, n);
-    buf2[n] = '\0';
-    arg2 = buf2;
-  }
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
   
   result = (int)cb_lookup(arg1,(char const *)arg2,arg3);
   {
     if (result < 0 && result != CB_ENOENT) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
   {
-    _swig_go_result = (long long)temp3;
+    _swig_go_result = result < 0 ? 0 : (long long)temp3;
   }
-  
+  free(arg2); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_cb_destroy_lbswig_98dc7639809e061f(long long _swig_go_0) {
+intgo _wrap_cb_destroy_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -1693,8 +1635,7 @@ intgo _wrap_cb_destroy_lbswig_98dc7639809e061f(long long _swig_go_0) {
   result = (int)cb_destroy(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -1705,7 +1646,7 @@ intgo _wrap_cb_destroy_lbswig_98dc7639809e061f(long long _swig_go_0) {
 }
 
 
-long long _wrap_cb_allow_lbswig_98dc7639809e061f(long long _swig_go_0) {
+long long _wrap_cb_allow_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   cb_handle arg1 ;
   cb_ticket *arg2 = (cb_ticket *) 0 ;
   uint64_t temp2 ;
@@ -1721,8 +1662,7 @@ long long _wrap_cb_allow_lbswig_98dc7639809e061f(long long _swig_go_0) {
   result = (int)cb_allow(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -1733,7 +1673,7 @@ long long _wrap_cb_allow_lbswig_98dc7639809e061f(long long _swig_go_0) {
 }
 
 
-intgo _wrap_cb_done_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_cb_done_lbswig_66e18a0ee397301d(long long _swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   cb_handle arg1 ;
   cb_ticket arg2 ;
   int arg3 ;
@@ -1747,8 +1687,7 @@ intgo _wrap_cb_done_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swi
   result = (int)cb_done(arg1,arg2,arg3);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -1759,7 +1698,7 @@ intgo _wrap_cb_done_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swi
 }
 
 
-intgo _wrap_cb_state_lbswig_98dc7639809e061f(long long _swig_go_0) {
+intgo _wrap_cb_state_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -1769,8 +1708,7 @@ intgo _wrap_cb_state_lbswig_98dc7639809e061f(long long _swig_go_0) {
   result = (int)cb_state(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -1781,7 +1719,7 @@ intgo _wrap_cb_state_lbswig_98dc7639809e061f(long long _swig_go_0) {
 }
 
 
-long long _wrap_cb_retry_after_lbswig_98dc7639809e061f(long long _swig_go_0) {
+long long _wrap_cb_retry_after_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   cb_handle arg1 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -1797,19 +1735,18 @@ long long _wrap_cb_retry_after_lbswig_98dc7639809e061f(long long _swig_go_0) {
   result = (int)cb_retry_after(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
   {
-    _swig_go_result = (long long)temp2;
+    _swig_go_result = result < 0 ? 0 : (long long)temp2;
   }
   return _swig_go_result;
 }
 
 
-long long _wrap_cb_stats_admitted_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_admitted_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1822,7 +1759,7 @@ long long _wrap_cb_stats_admitted_get_lbswig_98dc7639809e061f(struct cb_stats *_
 }
 
 
-long long _wrap_cb_stats_rejected_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_rejected_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1835,7 +1772,7 @@ long long _wrap_cb_stats_rejected_get_lbswig_98dc7639809e061f(struct cb_stats *_
 }
 
 
-long long _wrap_cb_stats_successes_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_successes_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1848,7 +1785,7 @@ long long _wrap_cb_stats_successes_get_lbswig_98dc7639809e061f(struct cb_stats *
 }
 
 
-long long _wrap_cb_stats_failures_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_failures_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1861,7 +1798,7 @@ long long _wrap_cb_stats_failures_get_lbswig_98dc7639809e061f(struct cb_stats *_
 }
 
 
-long long _wrap_cb_stats_ignored_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_ignored_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1874,7 +1811,7 @@ long long _wrap_cb_stats_ignored_get_lbswig_98dc7639809e061f(struct cb_stats *_s
 }
 
 
-long long _wrap_cb_stats_trips_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_trips_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1887,7 +1824,7 @@ long long _wrap_cb_stats_trips_get_lbswig_98dc7639809e061f(struct cb_stats *_swi
 }
 
 
-intgo _wrap_cb_stats_consecutive_failures_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+intgo _wrap_cb_stats_consecutive_failures_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1900,7 +1837,7 @@ intgo _wrap_cb_stats_consecutive_failures_get_lbswig_98dc7639809e061f(struct cb_
 }
 
 
-long long _wrap_cb_stats_slow_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_slow_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1913,7 +1850,7 @@ long long _wrap_cb_stats_slow_get_lbswig_98dc7639809e061f(struct cb_stats *_swig
 }
 
 
-double _wrap_cb_stats_failure_rate_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+double _wrap_cb_stats_failure_rate_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   double result;
   double _swig_go_result;
@@ -1926,7 +1863,7 @@ double _wrap_cb_stats_failure_rate_get_lbswig_98dc7639809e061f(struct cb_stats *
 }
 
 
-double _wrap_cb_stats_slow_rate_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+double _wrap_cb_stats_slow_rate_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   double result;
   double _swig_go_result;
@@ -1939,7 +1876,7 @@ double _wrap_cb_stats_slow_rate_get_lbswig_98dc7639809e061f(struct cb_stats *_sw
 }
 
 
-long long _wrap_cb_stats_state_ns_get_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+long long _wrap_cb_stats_state_ns_get_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1952,7 +1889,7 @@ long long _wrap_cb_stats_state_ns_get_lbswig_98dc7639809e061f(struct cb_stats *_
 }
 
 
-struct cb_stats *_wrap_new_cb_stats_lbswig_98dc7639809e061f() {
+struct cb_stats *_wrap_new_cb_stats_lbswig_66e18a0ee397301d() {
   struct cb_stats *result = 0 ;
   struct cb_stats *_swig_go_result;
   
@@ -1960,8 +1897,7 @@ struct cb_stats *_wrap_new_cb_stats_lbswig_98dc7639809e061f() {
   {
     result = (struct cb_stats *)new_cb_stats();
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -1970,7 +1906,7 @@ struct cb_stats *_wrap_new_cb_stats_lbswig_98dc7639809e061f() {
 }
 
 
-void _wrap_delete_cb_stats_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) {
+void _wrap_delete_cb_stats_lbswig_66e18a0ee397301d(struct cb_stats *_swig_go_0) {
   struct cb_stats *arg1 = (struct cb_stats *) 0 ;
   
   arg1 = *(struct cb_stats **)&_swig_go_0; 
@@ -1980,7 +1916,7 @@ void _wrap_delete_cb_stats_lbswig_98dc7639809e061f(struct cb_stats *_swig_go_0) 
 }
 
 
-intgo _wrap_cb_stats_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct cb_stats *_swig_go_1) {
+intgo _wrap_cb_stats_get_lbswig_66e18a0ee397301d(long long _swig_go_0, struct cb_stats *_swig_go_1) {
   cb_handle arg1 ;
   cb_stats *arg2 = (cb_stats *) 0 ;
   int result;
@@ -1992,8 +1928,7 @@ intgo _wrap_cb_stats_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct cb
   result = (int)cb_stats_get(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -2004,7 +1939,7 @@ intgo _wrap_cb_stats_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct cb
 }
 
 
-intgo _wrap_cb_force_open_lbswig_98dc7639809e061f(long long _swig_go_0) {
+intgo _wrap_cb_force_open_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -2014,8 +1949,7 @@ intgo _wrap_cb_force_open_lbswig_98dc7639809e061f(long long _swig_go_0) {
   result = (int)cb_force_open(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -2026,7 +1960,7 @@ intgo _wrap_cb_force_open_lbswig_98dc7639809e061f(long long _swig_go_0) {
 }
 
 
-intgo _wrap_cb_disable_lbswig_98dc7639809e061f(long long _swig_go_0) {
+intgo _wrap_cb_disable_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -2036,8 +1970,7 @@ intgo _wrap_cb_disable_lbswig_98dc7639809e061f(long long _swig_go_0) {
   result = (int)cb_disable(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -2048,7 +1981,7 @@ intgo _wrap_cb_disable_lbswig_98dc7639809e061f(long long _swig_go_0) {
 }
 
 
-intgo _wrap_cb_reset_lbswig_98dc7639809e061f(long long _swig_go_0) {
+intgo _wrap_cb_reset_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   cb_handle arg1 ;
   int result;
   intgo _swig_go_result;
@@ -2058,8 +1991,7 @@ intgo _wrap_cb_reset_lbswig_98dc7639809e061f(long long _swig_go_0) {
   result = (int)cb_reset(arg1);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -2070,7 +2002,7 @@ intgo _wrap_cb_reset_lbswig_98dc7639809e061f(long long _swig_go_0) {
 }
 
 
-intgo _wrap_cb_trip_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swig_go_1) {
+intgo _wrap_cb_trip_lbswig_66e18a0ee397301d(long long _swig_go_0, long long _swig_go_1) {
   cb_handle arg1 ;
   uint64_t arg2 ;
   int result;
@@ -2082,8 +2014,7 @@ intgo _wrap_cb_trip_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swi
   result = (int)cb_trip(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -2094,7 +2025,7 @@ intgo _wrap_cb_trip_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swi
 }
 
 
-intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2106,7 +2037,7 @@ intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2118,7 +2049,7 @@ intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2130,7 +2061,7 @@ intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_OPEN_ELAPSED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_OPEN_ELAPSED_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2142,7 +2073,7 @@ intgo _wrap_CB_REASON_OPEN_ELAPSED_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_PROBE_FAILED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_PROBE_FAILED_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2154,7 +2085,7 @@ intgo _wrap_CB_REASON_PROBE_FAILED_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2166,7 +2097,7 @@ intgo _wrap_CB_REASON_PROBE_LEASE_EXPIRED_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2178,7 +2109,7 @@ intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_MANUAL_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_MANUAL_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2190,7 +2121,7 @@ intgo _wrap_CB_REASON_MANUAL_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_TRIPPED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_TRIPPED_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2202,7 +2133,7 @@ intgo _wrap_CB_REASON_TRIPPED_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_CB_REASON_REJECTED_lbswig_98dc7639809e061f() {
+intgo _wrap_CB_REASON_REJECTED_lbswig_66e18a0ee397301d() {
   enum cb_reason_t result;
   intgo _swig_go_result;
   
@@ -2214,7 +2145,7 @@ intgo _wrap_CB_REASON_REJECTED_lbswig_98dc7639809e061f() {
 }
 
 
-long long _wrap_cb_event_sequence_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
+long long _wrap_cb_event_sequence_get_lbswig_66e18a0ee397301d(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2227,7 +2158,7 @@ long long _wrap_cb_event_sequence_get_lbswig_98dc7639809e061f(struct cb_event *_
 }
 
 
-long long _wrap_cb_event_breaker_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
+long long _wrap_cb_event_breaker_get_lbswig_66e18a0ee397301d(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   cb_handle result;
   long long _swig_go_result;
@@ -2240,7 +2171,7 @@ long long _wrap_cb_event_breaker_get_lbswig_98dc7639809e061f(struct cb_event *_s
 }
 
 
-intgo _wrap_cb_event_from_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
+intgo _wrap_cb_event_from_get_lbswig_66e18a0ee397301d(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2253,7 +2184,7 @@ intgo _wrap_cb_event_from_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_
 }
 
 
-intgo _wrap_cb_event_to_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
+intgo _wrap_cb_event_to_get_lbswig_66e18a0ee397301d(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2266,7 +2197,7 @@ intgo _wrap_cb_event_to_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0)
 }
 
 
-intgo _wrap_cb_event_reason_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
+intgo _wrap_cb_event_reason_get_lbswig_66e18a0ee397301d(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2279,7 +2210,7 @@ intgo _wrap_cb_event_reason_get_lbswig_98dc7639809e061f(struct cb_event *_swig_g
 }
 
 
-long long _wrap_cb_event_at_ns_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
+long long _wrap_cb_event_at_ns_get_lbswig_66e18a0ee397301d(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2292,7 +2223,7 @@ long long _wrap_cb_event_at_ns_get_lbswig_98dc7639809e061f(struct cb_event *_swi
 }
 
 
-_gostring_ _wrap_cb_event_name_get_lbswig_98dc7639809e061f(struct cb_event *_swig_go_0) {
+_gostring_ _wrap_cb_event_name_get_lbswig_66e18a0ee397301d(struct cb_event *_swig_go_0) {
   struct cb_event *arg1 = (struct cb_event *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2305,7 +2236,7 @@ _gostring_ _wrap_cb_event_name_get_lbswig_98dc7639809e061f(struct cb_event *_swi
 }
 
 
-intgo _wrap_cb_events_select_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_cb_events_select_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0, intgo _swig_go_1) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   unsigned int arg2 ;
   int result;
@@ -2317,8 +2248,7 @@ intgo _wrap_cb_events_select_lbswig_98dc7639809e061f(struct cb_registry *_swig_g
   result = (int)cb_events_select(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
     /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
@@ -2329,7 +2259,7 @@ intgo _wrap_cb_events_select_lbswig_98dc7639809e061f(struct cb_registry *_swig_g
 }
 
 
-long long _wrap_cb_events_dropped_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
+long long _wrap_cb_events_dropped_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -2345,19 +2275,18 @@ long long _wrap_cb_events_dropped_lbswig_98dc7639809e061f(struct cb_registry *_s
   result = (int)cb_events_dropped(arg1,arg2);
   {
     if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
   {
-    _swig_go_result = (long long)temp2;
+    _swig_go_result = result < 0 ? 0 : (long long)temp2;
   }
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_cb_strerror_lbswig_98dc7639809e061f(intgo _swig_go_0) {
+_gostring_ _wrap_cb_strerror_lbswig_66e18a0ee397301d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2370,7 +2299,7 @@ _gostring_ _wrap_cb_strerror_lbswig_98dc7639809e061f(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_cb_last_error_message_lbswig_98dc7639809e061f() {
+_gostring_ _wrap_cb_last_error_message_lbswig_66e18a0ee397301d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2381,7 +2310,7 @@ _gostring_ _wrap_cb_last_error_message_lbswig_98dc7639809e061f() {
 }
 
 
-_gostring_ _wrap_cb_last_error_field_lbswig_98dc7639809e061f() {
+_gostring_ _wrap_cb_last_error_field_lbswig_66e18a0ee397301d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2392,7 +2321,7 @@ _gostring_ _wrap_cb_last_error_field_lbswig_98dc7639809e061f() {
 }
 
 
-_gostring_ _wrap_cb_status_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
+_gostring_ _wrap_cb_status_name_lbswig_66e18a0ee397301d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2405,7 +2334,7 @@ _gostring_ _wrap_cb_status_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_cb_state_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
+_gostring_ _wrap_cb_state_name_lbswig_66e18a0ee397301d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2418,7 +2347,7 @@ _gostring_ _wrap_cb_state_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_cb_reason_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
+_gostring_ _wrap_cb_reason_name_lbswig_66e18a0ee397301d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2431,7 +2360,7 @@ _gostring_ _wrap_cb_reason_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_cb_version_string_lbswig_98dc7639809e061f() {
+_gostring_ _wrap_cb_version_string_lbswig_66e18a0ee397301d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2442,7 +2371,7 @@ _gostring_ _wrap_cb_version_string_lbswig_98dc7639809e061f() {
 }
 
 
-intgo _wrap_cb_version_number_lbswig_98dc7639809e061f() {
+intgo _wrap_cb_version_number_lbswig_66e18a0ee397301d() {
   int result;
   intgo _swig_go_result;
   
@@ -2453,7 +2382,7 @@ intgo _wrap_cb_version_number_lbswig_98dc7639809e061f() {
 }
 
 
-struct cb_registry *_wrap_lb_registry_open_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0) {
+struct cb_registry *_wrap_lb_registry_open_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0) {
   cb_registry_options *arg1 = (cb_registry_options *) 0 ;
   cb_registry *result = 0 ;
   struct cb_registry *_swig_go_result;
@@ -2463,8 +2392,7 @@ struct cb_registry *_wrap_lb_registry_open_lbswig_98dc7639809e061f(struct cb_reg
   {
     result = (cb_registry *)lb_registry_open((struct cb_registry_options const *)arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -2473,42 +2401,33 @@ struct cb_registry *_wrap_lb_registry_open_lbswig_98dc7639809e061f(struct cb_reg
 }
 
 
-struct cb_registry *_wrap_lb_registry_open_at_lbswig_98dc7639809e061f(struct cb_registry_options *_swig_go_0, _gostring_ _swig_go_1) {
+struct cb_registry *_wrap_lb_registry_open_at_lbswig_66e18a0ee397301d(struct cb_registry_options *_swig_go_0, _gostring_ _swig_go_1) {
   cb_registry_options *arg1 = (cb_registry_options *) 0 ;
   char *arg2 = (char *) 0 ;
-  char buf2[PATH_MAX] ;
   cb_registry *result = 0 ;
   struct cb_registry *_swig_go_result;
   
   arg1 = *(cb_registry_options **)&_swig_go_0; 
-  {
-    size_t n = (size_t)_swig_go_1.n;
-    if (n >= sizeof buf2) {
-      _swig_gopanic("lazybreaker status -1: path: longer than PATH_MAX - 1 bytes");
-    }
-    if (n > 0 && memchr(_swig_go_1.p, 0, n)) {
-      _swig_gopanic("lazybreaker status -1: path: a NUL byte inside the path");
-    }
-    if (n > 0) memcpy(buf2, _swig_go_1.p, n);
-    buf2[n] = '\0';
-    arg2 = buf2;
-  }
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
   
   {
     result = (cb_registry *)lb_registry_open_at((struct cb_registry_options const *)arg1,(char const *)arg2);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
   *(cb_registry **)&_swig_go_result = (cb_registry *)result; 
-  
+  free(arg2); 
   return _swig_go_result;
 }
 
 
-struct cb_registry *_wrap_lb_default_registry_lbswig_98dc7639809e061f() {
+struct cb_registry *_wrap_lb_default_registry_lbswig_66e18a0ee397301d() {
   cb_registry *result = 0 ;
   struct cb_registry *_swig_go_result;
   
@@ -2516,8 +2435,7 @@ struct cb_registry *_wrap_lb_default_registry_lbswig_98dc7639809e061f() {
   {
     result = (cb_registry *)lb_default_registry();
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -2526,7 +2444,7 @@ struct cb_registry *_wrap_lb_default_registry_lbswig_98dc7639809e061f() {
 }
 
 
-_gostring_ _wrap_lb_prometheus_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0) {
+_gostring_ _wrap_lb_prometheus_lbswig_66e18a0ee397301d(struct cb_registry *_swig_go_0) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2536,8 +2454,7 @@ _gostring_ _wrap_lb_prometheus_lbswig_98dc7639809e061f(struct cb_registry *_swig
   {
     result = (char *)lb_prometheus(arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
@@ -2547,7 +2464,7 @@ _gostring_ _wrap_lb_prometheus_lbswig_98dc7639809e061f(struct cb_registry *_swig
 }
 
 
-_gostring_ _wrap_lb_name_lbswig_98dc7639809e061f(long long _swig_go_0) {
+_gostring_ _wrap_lb_name_lbswig_66e18a0ee397301d(long long _swig_go_0) {
   cb_handle arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2557,56 +2474,12 @@ _gostring_ _wrap_lb_name_lbswig_98dc7639809e061f(long long _swig_go_0) {
   {
     result = (char *)lb_name(arg1);
     if (!result) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(lb_last_status());
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
   }
   _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
   free(result);
-  return _swig_go_result;
-}
-
-
-long long _wrap_lb_go_create_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1, struct cb_config *_swig_go_2) {
-  cb_registry *arg1 = (cb_registry *) 0 ;
-  char *arg2 = (char *) 0 ;
-  cb_config *arg3 = (cb_config *) 0 ;
-  cb_handle *arg4 = (cb_handle *) 0 ;
-  char buf2[CB_MAX_NAME_BYTES+2] ;
-  uint64_t temp4 ;
-  int result;
-  long long _swig_go_result;
-  
-  {
-    temp4 = 0;
-    arg4 = &temp4;
-  }
-  arg1 = *(cb_registry **)&_swig_go_0; 
-  {
-    size_t n = (size_t)_swig_go_1.n;
-    if (n > CB_MAX_NAME_BYTES + 1) n = CB_MAX_NAME_BYTES + 1;
-    if (n > 0 && memchr(_swig_go_1.p, 0, n)) {
-      _swig_gopanic("lazybreaker status -1: name: a NUL byte inside the name");
-    }
-    if (n > 0) memcpy(buf2, _swig_go_1.p, n);
-    buf2[n] = '\0';
-    arg2 = buf2;
-  }
-  arg3 = *(cb_config **)&_swig_go_2; 
-  
-  result = (int)lb_go_create(arg1,(char const *)arg2,(struct cb_config const *)arg3,arg4);
-  {
-    if (result < 0) {
-      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
-      lb_go_raise(result);
-      /*@SWIG@*/
-    }
-  }
-  {
-    _swig_go_result = (long long)temp4;
-  }
-  
   return _swig_go_result;
 }
 
