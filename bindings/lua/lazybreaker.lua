@@ -59,8 +59,16 @@ local read_by = {
   window_duration_ns = { time_window = true },
   window_buckets = { time_window = true },
 }
--- Without a policy, the first of these that reads every setting given.
-local preference = { "consecutive", "count_window", "time_window" }
+-- Without a policy, the first of these settings given chooses it (the same
+-- rule in every binding, so that equal settings give equal configurations).
+local chooses = {
+  { field = "failure_threshold", policy = "consecutive" },
+  { field = "window_duration_ns", policy = "time_window" },
+  { field = "window_buckets", policy = "time_window" },
+  { field = "window_size", policy = "count_window" },
+  { field = "minimum_calls", policy = "count_window" },
+  { field = "failure_rate_threshold", policy = "count_window" },
+}
 
 local function fail(level, fmt, ...)
   error("lazybreaker: " .. fmt:format(...), level + 1)
@@ -84,22 +92,30 @@ local function unread_setting(policy, given)
   end
 end
 
--- The policy for a settings table: the one it names, which must read every
--- setting given; else the first that does (so resilience4j's rate options
--- alone give a count window, as its default is); an error when none does.
+-- The policy for a settings table: the one it names, else the one its
+-- first policy setting chooses (so resilience4j's rate options alone give
+-- a count window, as its default is), else none (the default). Every
+-- setting given must be read by it: else an error naming both.
 local function choose_policy(policy, given, level)
-  if policy ~= nil then
-    local unread = unread_setting(policy, given)
-    if unread then
-      fail(level, "%s is not read by the %s policy (docs/policies.md): drop it or choose another policy", unread, policy)
+  local chosen, by = policy, "policy"
+  if chosen == nil then
+    for _, rule in ipairs(chooses) do
+      if given[rule.field] then
+        chosen, by = rule.policy, given[rule.field]
+        break
+      end
     end
-    return nil
+    if chosen == nil then return nil end
   end
-  for _, candidate in ipairs(preference) do
-    if not unread_setting(candidate, given) then return candidate end
+  local unread = unread_setting(chosen, given)
+  if unread then
+    if by == "policy" then
+      fail(level, "%s is not read by the %s policy (docs/policies.md): drop it or choose another policy", unread, chosen)
+    end
+    fail(level, "%s is not read by the %s policy, which %s chooses (docs/policies.md): set policy or drop one",
+      unread, chosen, by)
   end
-  fail(level, "no one policy reads both %s and %s (docs/policies.md): set policy",
-    unread_setting("count_window", given), unread_setting("consecutive", given))
+  return policy == nil and chosen or nil
 end
 
 -- A cb_config from a settings table: cb_config_init's defaults (SWIG's

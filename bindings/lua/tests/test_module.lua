@@ -333,9 +333,11 @@ test("rate settings without a policy choose a rate window, as resilience4j's and
   -- a time window's settings choose a time window
   eq(reg:new { window_duration = 10, minimum_calls = 4 }:config().policy, "time_window")
   eq(reg:new { window_buckets = 5, failure_rate_threshold = 0.2 }:config().policy, "time_window")
-  -- the consecutive policy's slow-call window reads window_size and minimum_calls
+  -- the consecutive policy's slow-call window reads window_size and minimum_calls,
+  -- but it takes failure_threshold to choose it: window settings alone choose a window
   eq(reg:new { failure_threshold = 3, slow_call = 1, window_size = 20, minimum_calls = 5 }:config().policy,
      "consecutive")
+  eq(reg:new { slow_call = 1, window_size = 20 }:config().policy, "count_window")
   eq(reg:new { failure_threshold = 3 }:config().policy, "consecutive")
 end)
 
@@ -349,9 +351,12 @@ test("a setting the chosen policy does not read is an error naming both", functi
          { policy = "consecutive", window_duration = 10 })
   raises("window_size is not read by the consecutive policy", reg.new, reg,
          { policy = lb.core.CB_POLICY_CONSECUTIVE, window_size = 10 })
-  raises("no one policy reads both failure_threshold and window_size", reg.new, reg,
+  raises("window_size is not read by the consecutive policy, which failure_threshold chooses", reg.new, reg,
          { failure_threshold = 3, window_size = 10 })
-  raises("no one policy reads both", reg.get_or_create, reg, "x", { failure_threshold = 3, window_duration = 1 })
+  raises("window_size is not read by the time_window policy, which window_duration chooses", reg.new, reg,
+         { window_size = 10, window_duration = 1 })
+  raises("window_duration is not read by the consecutive policy", reg.get_or_create, reg, "x",
+         { failure_threshold = 3, window_duration = 1 })
 end)
 
 test("b:config() reads the configuration back, as settings get_or_create takes", function()
