@@ -516,7 +516,8 @@ CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT;
 CB_API int cb_force_open(cb_handle h) CB_NOEXCEPT;
 
 /** DISABLED: admits everything; outcomes feed cb_stats only, never the
- *  trip policy; until cb_reset.
+ *  trip policy; until cb_reset. Under slow-call tracking its calls are
+ *  timed as CLOSED calls are, and a slow one counts in cb_stats.slow.
  *  @return CB_OK; CB_EHANDLE.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */

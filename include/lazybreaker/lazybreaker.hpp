@@ -30,6 +30,9 @@
  * EventKind); RegistryRef::prometheus() and breakers() render and list its
  * breakers. docs/cpp.md is the user's guide.
  *
+ * Since 1.3: execute(f, classifier) reports what Classifier (or a policy of
+ * the caller's with the same two members) says an exception or a result is.
+ *
  * Lifetimes: a Breaker or BreakerRef must not outlive the registry it lives
  * in. If it does, its handle is stale: calls throw Error(CB_EHANDLE), and a
  * Breaker's destructor silently does nothing. Thread safety is that of the C
@@ -415,6 +418,14 @@ class BreakerRef {
    *  breaker rejects. Returns what f returns. */
   template <class F>
   std::invoke_result_t<F &&> execute(F &&f) const;
+  /** execute(f), with `classify` saying which outcome to report (see
+   *  Classifier): classify.of_exception(std::current_exception()) when f
+   *  throws, classify.of_result(r) when it returns r (not asked for a
+   *  void f: a success). The exception is always rethrown and the result
+   *  always returned, whatever is reported; a classifier that throws, or
+   *  answers outside Outcome, reports a failure. @since 1.3 */
+  template <class F, class C>
+  std::invoke_result_t<F &&> execute(F &&f, const C &classify) const;
 
   friend bool operator==(const BreakerRef &a, const BreakerRef &b) noexcept { return a.h_ == b.h_; }
 
@@ -495,6 +506,200 @@ class [[nodiscard]] Permit {
   int uncaught_ = 0;
 };
 
+namespace detail {
+
+/** A call's result is a success. */
+struct EveryResultSucceeds {
+  template <class R>
+  Outcome operator()(const R &) const noexcept {
+    return Outcome::Success;
+  }
+};
+
+/** What execute(f) reports: a failure when f throws, a success when it returns. */
+struct DefaultClassifier {
+  Outcome of_exception(const std::exception_ptr &) const noexcept { return Outcome::Failure; }
+  template <class R>
+  Outcome of_result(const R &) const noexcept {
+    return Outcome::Success;
+  }
+};
+
+/** fail_if(pred)'s result rule: a failure where pred holds, else a
+ *  success. Callable only with what pred takes, so a classifier used on a
+ *  call of another result type fails Classifier::of_result's check. */
+template <class P>
+struct FailIf {
+  P pred;
+  template <class R>
+  auto operator()(const R &r) const -> decltype(static_cast<bool>(pred(r)), Outcome()) {
+    return pred(r) ? Outcome::Failure : Outcome::Success;
+  }
+};
+
+/** Whether `e` holds an E (or a type derived from it) for which pred holds. */
+template <class E, class P>
+bool holds(const std::exception_ptr &e, const P &pred) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const E &x) {
+    return static_cast<bool>(pred(x));
+  } catch (...) {
+    return false;
+  }
+}
+
+/** One of Classifier's exception rules: whether it ignores or records what
+ *  it matches. */
+struct ExceptionRule {
+  bool ignore = false;
+  std::function<bool(const std::exception_ptr &)> matches;
+};
+
+/** An outcome a classifier answered, as one cb_done accepts: a value outside
+ *  Outcome is a failure (cb_done would refuse it and keep the ticket). */
+inline Outcome valid(Outcome o) noexcept {
+  return o == Outcome::Success || o == Outcome::Ignored ? o : Outcome::Failure;
+}
+
+}  // namespace detail
+
+/** Which outcome execute(f, classifier) reports, built in the manner of
+ *  resilience4j's recordExceptions / ignoreExceptions / recordResult:
+ *
+ *    const auto http = lazybreaker::Classifier()
+ *                          .ignore<NotFound>()           // counted neither way
+ *                          .record<IoError>()            // a failure
+ *                          .fail_if([](const Response &r) { return r.status >= 500; });
+ *    Response r = breaker.execute([&] { return client.get(url); }, http);
+ *
+ *  An exception: ignored if an ignore rule matches it (ignore wins); else,
+ *  with no record rule, a failure (as execute(f)); else a failure if a
+ *  record rule matches it and a success if none does (resilience4j's
+ *  rule: an exception it was not told to record does not count against the
+ *  dependency). A rule for E matches an E or anything derived from it,
+ *  std::exception or not. A result: what the result rule says, a success
+ *  without one (and always for a void f).
+ *
+ *  `ResultRule` is the result rule's type (fail_if() and on_result() make a
+ *  Classifier of another one), so a result is judged by a direct, inlinable
+ *  call on its own type: fail_if's predicate must take the call's result
+ *  type, which the compiler checks. The exception rules are checked only
+ *  when f throws. Copy one classifier into every call site that shares it;
+ *  its of_exception() and of_result() are const and may run on any number
+ *  of threads at once, if its rules may. */
+template <class ResultRule = detail::EveryResultSucceeds>
+class Classifier {
+ public:
+  Classifier() = default;
+
+  /** An E (or derived) is a failure; an exception no record rule matches
+   *  is then a success. */
+  template <class E>
+  Classifier &record() & {
+    return add<E>(false, [](const E &) { return true; });
+  }
+  template <class E>
+  Classifier &&record() && {
+    return std::move(record<E>());
+  }
+  /** An E for which pred(const E &) is true is a failure (a record rule). */
+  template <class E, class P>
+  Classifier &record_if(P pred) & {
+    return add<E>(false, std::move(pred));
+  }
+  template <class E, class P>
+  Classifier &&record_if(P pred) && {
+    return std::move(record_if<E>(std::move(pred)));
+  }
+  /** An E (or derived) is ignored: counted neither way. Wins over record. */
+  template <class E>
+  Classifier &ignore() & {
+    return add<E>(true, [](const E &) { return true; });
+  }
+  template <class E>
+  Classifier &&ignore() && {
+    return std::move(ignore<E>());
+  }
+  /** An E for which pred(const E &) is true is ignored. */
+  template <class E, class P>
+  Classifier &ignore_if(P pred) & {
+    return add<E>(true, std::move(pred));
+  }
+  template <class E, class P>
+  Classifier &&ignore_if(P pred) && {
+    return std::move(ignore_if<E>(std::move(pred)));
+  }
+
+  /** A result for which pred(result) is true is a failure, any other a
+   *  success. Replaces the result rule; the exception rules stay. */
+  template <class P>
+  auto fail_if(P pred) const & {
+    return on_result(detail::FailIf<P>{std::move(pred)});
+  }
+  template <class P>
+  auto fail_if(P pred) && {
+    return std::move(*this).on_result(detail::FailIf<P>{std::move(pred)});
+  }
+  /** A result is what rule(result) answers (an Outcome): e.g. a "404" reply
+   *  that says nothing about the dependency, Ignored. Replaces the result
+   *  rule; the exception rules stay. */
+  template <class Rule>
+  Classifier<Rule> on_result(Rule rule) const & {
+    return Classifier<Rule>(exceptions_, std::move(rule));
+  }
+  template <class Rule>
+  Classifier<Rule> on_result(Rule rule) && {
+    return Classifier<Rule>(std::move(exceptions_), std::move(rule));
+  }
+
+  /** The outcome of a call that threw `e`. */
+  Outcome of_exception(const std::exception_ptr &e) const {
+    bool recorded = false, any_record = false;
+    for (const ExceptionRule &r : exceptions_) {
+      if (r.ignore) {
+        if (r.matches(e)) return Outcome::Ignored;
+      } else {
+        any_record = true;
+        recorded = recorded || r.matches(e);
+      }
+    }
+    return !any_record || recorded ? Outcome::Failure : Outcome::Success;
+  }
+  /** The outcome of a call that returned `r`. */
+  template <class R>
+  Outcome of_result(const R &r) const {
+    static_assert(std::is_invocable_r_v<Outcome, const ResultRule &, const R &>,
+                  "lazybreaker::Classifier: the result rule (fail_if, on_result) must take the "
+                  "call's result type");
+    return result_(r);
+  }
+
+ private:
+  template <class>
+  friend class Classifier;
+
+  using ExceptionRule = detail::ExceptionRule;
+
+  Classifier(std::vector<ExceptionRule> exceptions, ResultRule result)
+      : exceptions_(std::move(exceptions)), result_(std::move(result)) {}
+
+  template <class E, class P>
+  Classifier &add(bool ignore, P pred) {
+    static_assert(!std::is_reference_v<E> && !std::is_const_v<E>,
+                  "lazybreaker::Classifier: name the exception type itself (E, not const E &)");
+    static_assert(std::is_invocable_r_v<bool, const P &, const E &>,
+                  "lazybreaker::Classifier: the predicate must take a const E &");
+    exceptions_.push_back({ignore, [pred = std::move(pred)](const std::exception_ptr &e) {
+                             return detail::holds<E>(e, pred);
+                           }});
+    return *this;
+  }
+
+  std::vector<ExceptionRule> exceptions_;
+  ResultRule result_{};
+};
+
 inline std::optional<Permit> BreakerRef::try_acquire() const {
   cb_ticket t = 0;
   if (detail::check(cb_allow(h_, &t)) == CB_REJECTED) return std::nullopt;
@@ -509,21 +714,56 @@ inline Permit BreakerRef::acquire() const {
 
 template <class F>
 std::invoke_result_t<F &&> BreakerRef::execute(F &&f) const {
+  return execute(std::forward<F>(f), detail::DefaultClassifier{});
+}
+
+template <class F, class C>
+std::invoke_result_t<F &&> BreakerRef::execute(F &&f, const C &classify) const {
   using R = std::invoke_result_t<F &&>;
   Permit p = acquire();
-  try {
-    if constexpr (std::is_void_v<R>) {
-      std::invoke(std::forward<F>(f));
-      p.success();
-    } else {
-      R r = std::invoke(std::forward<F>(f));
-      p.success();
-      return r;
+  // f's exception goes on whatever the classifier or the report do: a
+  // classifier that throws reports a failure, a report that fails is
+  // dropped (the ticket is spent).
+  const auto report_exception = [&p, &classify]() noexcept {
+    Outcome o = Outcome::Failure;
+    try {
+      o = detail::valid(classify.of_exception(std::current_exception()));
+    } catch (...) {
     }
-  } catch (...) {
-    // A success() that threw Error has spent the ticket: this does nothing.
-    (void)p.failure();
-    throw;
+    try {
+      (void)p.report(o);
+    } catch (...) {
+    }
+  };
+  if constexpr (std::is_void_v<R>) {
+    try {
+      std::invoke(std::forward<F>(f));
+    } catch (...) {
+      report_exception();
+      throw;
+    }
+    p.success();
+  } else {
+    R r = [&]() -> R {
+      try {
+        return std::invoke(std::forward<F>(f));
+      } catch (...) {
+        report_exception();
+        throw;
+      }
+    }();
+    // The result is returned whatever it is reported as; only a failing
+    // report (Error) takes its place.
+    Outcome o = Outcome::Failure;
+    try {
+      o = detail::valid(classify.of_result(static_cast<const std::remove_reference_t<R> &>(r)));
+    } catch (...) {
+    }
+    p.report(o);
+    if constexpr (std::is_rvalue_reference_v<R>)
+      return std::move(r);
+    else
+      return r;
   }
 }
 

@@ -74,10 +74,10 @@ int force(cb_handle h, State target, const char *what) {
   return allow_checked(h, ticket, own_cells);
 }
 
-// CLOSED and timing its calls (slow-call tracking): admitted on the hot
-// line, one field of the configuration and the clock, in a function of its
-// own. (A failure run, a window without slow calls and DISABLED are admitted
-// on the hot line alone, in allow_not_quiet.)
+// CLOSED and timing its calls (slow-call tracking), or DISABLED: admitted on
+// the hot line, one field of the configuration and (if it says so) the
+// clock, in a function of its own. (A failure run and a window without slow
+// calls are admitted on the hot line alone, in allow_not_quiet.)
 [[gnu::noinline]] int allow_admitting(cb_handle h, cb_ticket *ticket,
                                       uintptr_t own_cells) noexcept {
   const lazybreaker::registry::Grace::Reading reading;

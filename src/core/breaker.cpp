@@ -353,10 +353,14 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
   Window::Position at;
   const bool moved = win.record(now, failure, is_slow, &at);
   // A fast success only lowers the rates of a window that holds enough
-  // calls and has not moved on. Any other outcome is checked: it may be the
-  // call that reaches minimum_calls, or older successes may have left.
+  // calls and has not moved on, and of a count window even if it has (it
+  // takes an older outcome's place: done_window_outcome). Any other outcome
+  // is checked: it may be the call that reaches minimum_calls, or older
+  // outcomes of a time window may have left.
   const uint32_t warm = StateWord::epoch(w) + 1;
-  if (!failure && !is_slow && !moved && window_.warm().load(kRelaxed) == warm) return Result::Ok;
+  if (!failure && !is_slow && (!moved || !cfg.shape.by_time) &&
+      window_.warm().load(kRelaxed) == warm)
+    return Result::Ok;
   return done_judged(w, Judging::of(cfg), at, cfg.timed_outcomes() ? now : 0);
 }
 

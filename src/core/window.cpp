@@ -230,65 +230,84 @@ Window::Position Window::latest(uint64_t now) const {
   return {Head::stamp(h), Head::ring(h), h == 0 ? 0 : shape_.buckets};
 }
 
-WindowCounts Window::sum(const Position &at, bool with_slow, const HeldCells *held_cells,
-                         uint32_t epoch) const {
-  // The buckets first, newest first. A count window's newest may still be
-  // in the head. Bucket k back sits k places back in the ring: walk it
-  // backwards rather than divide for each. Only the newest bucket can be
-  // the head (the head is never older than `at`), so the walk over the ring
-  // tests no head. A count window keeps each bucket's counts for the
-  // trimming below.
-  uint64_t bucket_calls[kMaxBuckets], bucket_failures[kMaxBuckets];
+// The buckets of the window whose newest bucket is `at`, newest first, into
+// `c`, and for a count window each one's counts into `each` (trim_to_room()
+// needs them). A count window's newest may still be in the head. Bucket k
+// back sits k places back in the ring: walk it backwards rather than divide
+// for each. Only the newest bucket can be the head (the head is never older
+// than `at`), so the walk over the ring tests no head.
+[[gnu::always_inline]] inline void Window::sum_buckets(const Position &at, Buckets *each,
+                                                       WindowCounts *c) const {
   const bool by_count = !shape_.by_time;
   const uint64_t head = by_count ? cells_.head().load(std::memory_order_acquire) : 0;
   const uint32_t last = shape_.buckets - 1;
-  uint64_t calls = 0, failures = 0, slow = 0;
+  uint64_t calls = 0, failures = 0;
   uint32_t k = 0, pos = at.ring;
   if (at.depth > 0 && head != 0 && Head::stamp(head) == at.stamp) {
-    calls = bucket_calls[0] = Head::calls(head);
-    failures = bucket_failures[0] = Head::failures(head);
+    calls = each->calls[0] = Head::calls(head);
+    failures = each->failures[0] = Head::failures(head);
     k = 1;
     pos = pos == 0 ? last : pos - 1;
   }
   for (uint32_t p = pos; k < at.depth; ++k) {
     const uint64_t word = cells_.calls(p).load(std::memory_order_acquire);
     const bool inside = word != 0 && stamp(word) == ((at.stamp - k) & kStampMask);
-    const uint64_t c = inside ? high(word) : 0, f = inside ? low(word) : 0;
-    calls += c;
-    failures += f;
-    if (by_count) bucket_calls[k] = c, bucket_failures[k] = f;
+    const uint64_t bc = inside ? high(word) : 0, bf = inside ? low(word) : 0;
+    calls += bc;
+    failures += bf;
+    if (by_count) each->calls[k] = bc, each->failures[k] = bf;
     p = p == 0 ? last : p - 1;
   }
+  c->calls = calls;
+  c->failures = failures;
+}
+
+// Held successes are the newest outcomes, so in a count window they push
+// the oldest buckets out: it keeps as many whole buckets of `each` (the
+// first `depth`, newest first), as fit in its buckets x width outcomes with
+// the `held` ones, and `c` counts those. Returns how many it keeps.
+[[gnu::always_inline]] inline uint32_t Window::trim_to_room(const Buckets &each, uint32_t depth,
+                                                            uint64_t held, WindowCounts *c) const {
+  const uint64_t room = uint64_t(shape_.buckets) * shape_.bucket_width;
+  if (held == 0 || c->calls + held <= room) return depth;
+  uint64_t calls = 0, failures = 0;
+  uint32_t k = 0;
+  for (; k < depth; ++k) {
+    if (k > 0 && held + calls + each.calls[k] > room) break;
+    calls += each.calls[k];
+    failures += each.failures[k];
+  }
+  c->calls = calls;
+  c->failures = failures;
+  return k;
+}
+
+// The slow calls of the `depth` newest buckets, the newest `at`.
+[[gnu::always_inline]] inline uint64_t Window::sum_slow(const Position &at, uint32_t depth) const {
+  const uint32_t last = shape_.buckets - 1;
+  uint64_t slow = 0;
+  for (uint32_t j = 0, p = at.ring; j < depth; ++j) {
+    const uint64_t s = cells_.slow(p).load(std::memory_order_acquire);
+    if (s != 0 && stamp(s) == ((at.stamp - j) & kStampMask)) slow += high(s);
+    p = p == 0 ? last : p - 1;
+  }
+  return slow;
+}
+
+WindowCounts Window::sum(const Position &at, bool with_slow, const HeldCells *held_cells,
+                         uint32_t epoch) const {
+  Buckets each;
+  WindowCounts c;
+  sum_buckets(at, &each, &c);
   // Then the successes the threads hold back: a thread that settles empties
   // its word before its successes reach the window (Breaker::settle_held),
   // so a success that reached a bucket read above reads as settled here
   // (the acquire loads above order these after it), and none counts twice.
   const uint64_t held = held_cells != nullptr ? this->held(*held_cells, epoch, at) : 0;
-  uint32_t depth = at.depth;
-  // They are the newest outcomes, so in a count window they push the oldest
-  // buckets out: it keeps as many whole buckets, newest first, as fit in its
-  // buckets x width outcomes with them.
-  const uint64_t room = uint64_t(shape_.buckets) * shape_.bucket_width;
-  if (by_count && held != 0 && calls + held > room) {
-    calls = failures = 0;
-    for (k = 0; k < depth; ++k) {
-      if (k > 0 && held + calls + bucket_calls[k] > room) {
-        depth = k;
-        break;
-      }
-      calls += bucket_calls[k];
-      failures += bucket_failures[k];
-    }
-  }
-  calls += held;
-  if (with_slow) {
-    for (uint32_t j = 0, p = at.ring; j < depth; ++j) {
-      const uint64_t s = cells_.slow(p).load(std::memory_order_acquire);
-      if (s != 0 && stamp(s) == ((at.stamp - j) & kStampMask)) slow += high(s);
-      p = p == 0 ? last : p - 1;
-    }
-  }
-  return {calls, failures, slow};
+  const uint32_t depth = shape_.by_time ? at.depth : trim_to_room(each, at.depth, held, &c);
+  c.calls += held;
+  if (with_slow) c.slow = sum_slow(at, depth);
+  return c;
 }
 
 uint64_t Window::recorded_at_most(const Position &at) const {

@@ -217,6 +217,14 @@ class Window {
   // record_in_head() of one outcome, the common case, in its own loop.
   bool record_one_in_head(bool failure, Position *at);
   bool record_at_index(uint64_t index, uint64_t calls, bool failure, bool slow, Position *at);
+  // The parts of sum(). Each bucket's counts, newest first, as sum_buckets()
+  // read them: a count window's, for trim_to_room().
+  struct Buckets {
+    uint64_t calls[kMaxBuckets], failures[kMaxBuckets];
+  };
+  void sum_buckets(const Position &at, Buckets *each, WindowCounts *c) const;
+  uint32_t trim_to_room(const Buckets &each, uint32_t depth, uint64_t held, WindowCounts *c) const;
+  uint64_t sum_slow(const Position &at, uint32_t depth) const;
 
   const WindowCells cells_;
   const WindowShape shape_;

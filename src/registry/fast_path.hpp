@@ -81,21 +81,31 @@ struct FastPath {
   }
   // Whether a call on the breaker whose state word is `w` is admitted
   // on its hot line alone (admitted() below): CLOSED but neither quiet nor
-  // timing its calls, or DISABLED.
+  // timing its calls. Not DISABLED: its word does not say whether its
+  // calls are timed (only a CLOSED mode says so), and they are under
+  // slow-call tracking (docs/policies.md, "Manual control").
   static bool may_admit_untimed(uint64_t w) {
     using core::StateWord;
-    constexpr unsigned kModes = 1u << StateWord::kClosedWindowMode |
-                                1u << StateWord::kClosedRunMode | 1u << StateWord::kDisabledMode;
+    constexpr unsigned kModes =
+        1u << StateWord::kClosedWindowMode | 1u << StateWord::kClosedRunMode;
     return (kModes >> StateWord::mode(w)) & 1;
   }
-  // Whether a call on the breaker whose state word is `w` is admitted
-  // without the core's general path (Registry::admits_call): CLOSED and
-  // timing its calls (slow-call tracking).
+  // Whether a call on the breaker whose state word is `w`, that
+  // admits_untimed() did not admit, may be admitted without the core's
+  // general path (Registry::admits_call, which checks the life and the
+  // state and reads the one field of the configuration that says whether
+  // to time the call): CLOSED and timing its calls (slow-call tracking),
+  // DISABLED, or CLOSED in another mode on a thread without its own cells.
+  // The modes from DISABLED up are DISABLED's and CLOSED's, so this is one
+  // comparison, as the test for the first alone was.
   static bool may_admit(uint64_t w) {
-    return core::StateWord::mode(w) == core::StateWord::kClosedRecordedMode;
+    static_assert(core::StateWord::kClosedRecordedMode > core::StateWord::kDisabledMode &&
+                  core::StateWord::kClosedWindowMode > core::StateWord::kDisabledMode &&
+                  core::StateWord::kQuietMode > core::StateWord::kDisabledMode);
+    return core::StateWord::mode(w) >= core::StateWord::kDisabledMode;
   }
   // A call the breaker `h` names, whose slot holds `w`, is admitted on its
-  // hot line alone: it is alive, CLOSED or DISABLED and not timing its calls
+  // hot line alone: it is alive, CLOSED and not timing its calls
   // (may_admit_untimed), so its ticket (core::Breaker::call_ticket) needs no
   // clock.
   // The caller counts it.

@@ -84,6 +84,20 @@ TEST_CASE("a success is held back only once the window is known to hold minimum_
   CHECK(StateWord::state(b.word()) == State::Open);
 }
 
+TEST_CASE("a count window holds successes from its own minimum on, below a larger configured one") {
+  // 25 buckets of 4: a full window always holds 97, which is the window's
+  // minimum for minimum_calls 100 (docs/policies.md, count window).
+  Bench b(Policy::CountWindow, 100, 100);
+  b.as(0).begin_life(1, b.c);
+  for (int n = 0; n < 60; ++n) b.outcome(0, false);
+  for (int n = 0; n < 36; ++n) b.outcome(0, true);
+  b.outcome(0, false);  // the 97th outcome: judged, and the window known to hold its minimum
+  CHECK(b.held_by(0) == 0);
+  b.outcome(0, false);  // held, though the window holds 98 of the configured 100
+  CHECK(b.held_by(0) == 1);
+  CHECK(StateWord::state(b.word()) == State::Closed);
+}
+
 TEST_CASE("held successes are the newest outcomes of a count window, and push the oldest out") {
   Bench b(Policy::CountWindow, 4, 4, 0.75);  // 4 buckets of 1
   b.holding(HeldSuccesses::kMaxLimit).as(0).begin_life(1, b.c);
