@@ -1,8 +1,10 @@
-// The C++ conformance runner: executes scenario files (tests/conformance/
-// *.scn, format in README.md) through the C ABI, each scenario on a fresh
-// manual-clock registry.
+// The C++ conformance runner: the one parser of the scenario files
+// (tests/conformance/*.scn, format in README.md). It executes them through
+// the C ABI, each scenario on a fresh manual-clock registry, or writes them
+// as a step stream that every binding's runner interprets.
 //
 //   lb_conformance [--clock-offset N] [--shared DIR] [--expect malformed|mismatch] FILE...
+//   lb_conformance [--clock-offset N] --emit OUT [--expect malformed|mismatch] FILE
 //
 // --clock-offset N advances each scenario's fresh manual clock by N ns
 // before its breaker is created, so the scenario runs as if the clock had
@@ -16,10 +18,15 @@
 // (after every step: its result, the state, retry_after and every counter)
 // must be identical: a private registry and a shared one behave alike.
 //
-// Exit status: 0 every step matched; 1 a step did not match (reported as
-// file:line: ...); 2 a file is malformed (every bad line is reported, and
-// nothing runs) or cannot be read. With --expect, the runner checks itself:
-// it exits 0 exactly when the files fail in the expected way.
+// --emit OUT runs nothing: it writes FILE's step stream (README.md, "Step
+// streams") to OUT, with the clock offset as a step of its own, or removes
+// OUT when FILE is malformed or a scenario cannot run as written.
+//
+// Exit status: 0 every step matched (or the stream is written); 1 a step did
+// not match (reported as file:line: ...); 2 a file is malformed (every bad
+// line is reported, and nothing runs) or cannot be read. With --expect, the
+// runner checks itself: it exits 0 exactly when the files fail in the
+// expected way.
 //
 // The whole file is parsed before anything runs, so a typo anywhere fails
 // the test instead of being skipped.
@@ -32,6 +39,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -101,23 +109,40 @@ const std::map<std::string, int> kOutcomes = {
 const std::map<std::string, int> kPolicies = {{"consecutive", CB_POLICY_CONSECUTIVE},
                                               {"count_window", CB_POLICY_COUNT_WINDOW},
                                               {"time_window", CB_POLICY_TIME_WINDOW}};
-const std::map<std::string, Kind> kConfigKeys = {{"failure_threshold", Kind::U32},
-                                                 {"open_duration_ns", Kind::U64},
-                                                 {"half_open_max_calls", Kind::U32},
-                                                 {"half_open_success_threshold", Kind::U32},
-                                                 {"half_open_timeout_ns", Kind::U64},
-                                                 // 1.1
-                                                 {"policy", Kind::Policy},
-                                                 {"window_size", Kind::U32},
-                                                 {"window_duration_ns", Kind::U64},
-                                                 {"window_buckets", Kind::U32},
-                                                 {"minimum_calls", Kind::U32},
-                                                 {"failure_rate_threshold", Kind::Decimal},
-                                                 {"slow_call_ns", Kind::U64},
-                                                 {"slow_call_rate_threshold", Kind::Decimal},
-                                                 {"open_backoff_multiplier", Kind::Decimal},
-                                                 {"open_duration_max_ns", Kind::U64},
-                                                 {"open_jitter", Kind::Decimal}};
+// The config keys in cb_config's order, which is the order a step stream
+// lists them in, each with the field it sets.
+struct ConfigKey {
+  const char *name;
+  Kind kind;
+  size_t offset;
+};
+#define LB_CONFIG_KEY(field, kind) \
+  { #field, Kind::kind, offsetof(cb_config, field) }
+constexpr ConfigKey kConfigKeys[] = {
+    LB_CONFIG_KEY(failure_threshold, U32),
+    LB_CONFIG_KEY(open_duration_ns, U64),
+    LB_CONFIG_KEY(half_open_max_calls, U32),
+    LB_CONFIG_KEY(half_open_success_threshold, U32),
+    LB_CONFIG_KEY(half_open_timeout_ns, U64),
+    // 1.1
+    LB_CONFIG_KEY(policy, Policy),
+    LB_CONFIG_KEY(window_size, U32),
+    LB_CONFIG_KEY(window_duration_ns, U64),
+    LB_CONFIG_KEY(window_buckets, U32),
+    LB_CONFIG_KEY(minimum_calls, U32),
+    LB_CONFIG_KEY(failure_rate_threshold, Decimal),
+    LB_CONFIG_KEY(slow_call_ns, U64),
+    LB_CONFIG_KEY(slow_call_rate_threshold, Decimal),
+    LB_CONFIG_KEY(open_backoff_multiplier, Decimal),
+    LB_CONFIG_KEY(open_duration_max_ns, U64),
+    LB_CONFIG_KEY(open_jitter, Decimal),
+};
+#undef LB_CONFIG_KEY
+const std::map<std::string, Kind> kConfigKinds = [] {
+  std::map<std::string, Kind> m;
+  for (const ConfigKey &k : kConfigKeys) m.emplace(k.name, k.kind);
+  return m;
+}();
 const std::map<std::string, Kind> kStatsKeys = {{"admitted", Kind::U64},
                                                 {"rejected", Kind::U64},
                                                 {"successes", Kind::U64},
@@ -243,7 +268,7 @@ class Parser {
     if (cmd == "config") {
       if (!sc.steps.empty()) return *why = "'config' must come first in a scenario, once", false;
       if (n < 2) return *why = "'config' needs at least one key=value", false;
-      if (!fields(t, kConfigKeys, &st, why)) return false;
+      if (!fields(t, kConfigKinds, &st, why)) return false;
       st.op = Op::Config;
     } else if (cmd == "allow") {
       if (n < 3 || t[1] != "->")
@@ -372,45 +397,91 @@ double stat_decimal(const cb_stats &s, const std::string &key) {
   return key == "failure_rate" ? s.failure_rate : s.slow_rate;
 }
 
+const ConfigKey &config_key(const std::string &name) {
+  for (const ConfigKey &k : kConfigKeys)
+    if (name == k.name) return k;
+  std::abort();  // the parser admits no other key
+}
+
 // Sets one config field; false (with *why) if the value does not fit it.
 bool set_config(cb_config *c, const Field &f, std::string *why) {
-  if (f.kind == Kind::U32 && f.u > UINT32_MAX) return *why = "out of range", false;
-  const auto u32 = uint32_t(f.u);
-  const std::string &k = f.key;
-  if (k == "failure_threshold")
-    c->failure_threshold = u32;
-  else if (k == "open_duration_ns")
-    c->open_duration_ns = f.u;
-  else if (k == "half_open_max_calls")
-    c->half_open_max_calls = u32;
-  else if (k == "half_open_success_threshold")
-    c->half_open_success_threshold = u32;
-  else if (k == "half_open_timeout_ns")
-    c->half_open_timeout_ns = f.u;
-  else if (k == "policy")
-    c->policy = int(f.u);
-  else if (k == "window_size")
-    c->window_size = u32;
-  else if (k == "window_duration_ns")
-    c->window_duration_ns = f.u;
-  else if (k == "window_buckets")
-    c->window_buckets = u32;
-  else if (k == "minimum_calls")
-    c->minimum_calls = u32;
-  else if (k == "failure_rate_threshold")
-    c->failure_rate_threshold = f.d;
-  else if (k == "slow_call_ns")
-    c->slow_call_ns = f.u;
-  else if (k == "slow_call_rate_threshold")
-    c->slow_call_rate_threshold = f.d;
-  else if (k == "open_backoff_multiplier")
-    c->open_backoff_multiplier = f.d;
-  else if (k == "open_duration_max_ns")
-    c->open_duration_max_ns = f.u;
-  else if (k == "open_jitter")
-    c->open_jitter = f.d;
-  else
-    return *why = "runner bug: no setter", false;
+  unsigned char *at = reinterpret_cast<unsigned char *>(c) + config_key(f.key).offset;
+  switch (f.kind) {
+    case Kind::U32: {
+      if (f.u > UINT32_MAX) return *why = "out of range", false;
+      const auto v = uint32_t(f.u);
+      std::memcpy(at, &v, sizeof v);
+      break;
+    }
+    case Kind::U64:
+      std::memcpy(at, &f.u, sizeof f.u);
+      break;
+    case Kind::Policy: {
+      const int v = int(f.u);
+      std::memcpy(at, &v, sizeof v);
+      break;
+    }
+    case Kind::Decimal:
+      std::memcpy(at, &f.d, sizeof f.d);
+      break;
+  }
+  return true;
+}
+
+// A double as the shortest digits[.digits] that reads back as the same
+// double: the .scn's own decimal syntax, which every language parses.
+std::string decimal_text(double d) {
+  char buf[400];  // DBL_MAX has 309 digits
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed);
+  return ec == std::errc() ? std::string(buf, end) : "nan";
+}
+
+template <class T>
+T config_get(const cb_config &c, const ConfigKey &k) {
+  T v;
+  std::memcpy(&v, reinterpret_cast<const unsigned char *>(&c) + k.offset, sizeof v);
+  return v;
+}
+
+std::string config_text(const cb_config &c, const ConfigKey &k) {
+  switch (k.kind) {
+    case Kind::U32:
+      return std::to_string(config_get<uint32_t>(c, k));
+    case Kind::U64:
+      return std::to_string(config_get<uint64_t>(c, k));
+    case Kind::Policy:
+      for (const auto &[name, v] : kPolicies)
+        if (v == config_get<int>(c, k)) return name;
+      return std::to_string(config_get<int>(c, k));
+    case Kind::Decimal:
+      return decimal_text(config_get<double>(c, k));
+  }
+  return "";
+}
+
+// A scenario's configuration: cb_config_init's defaults under its config
+// line. False, with the line at fault and why, when the scenario cannot run
+// as written: a value that does not fit its field, or (at a clock offset) a
+// time window whose bucket width does not divide the offset.
+bool resolve(const Scenario &sc, uint64_t clock_offset, cb_config *cfg, int *line,
+             std::string *why) {
+  cb_config_init(cfg);
+  *line = sc.line;
+  if (!sc.steps.empty() && sc.steps[0].op == Op::Config) {
+    *line = sc.steps[0].line;
+    for (const Field &f : sc.steps[0].fields)
+      if (!set_config(cfg, f, why))
+        return *why = f.key + "=" + std::to_string(f.u) + ": " + *why, false;
+  }
+  // Time-window buckets start at multiples of their width, so an offset
+  // that is not one would move every bucket boundary the scenario relies on.
+  if (clock_offset != 0 && cfg->policy == CB_POLICY_TIME_WINDOW && cfg->window_buckets != 0 &&
+      clock_offset % std::max<uint64_t>(1, cfg->window_duration_ns / cfg->window_buckets) != 0) {
+    *line = sc.line;
+    *why = "the time window's bucket width does not divide the clock offset " +
+           std::to_string(clock_offset);
+    return false;
+  }
   return true;
 }
 
@@ -476,34 +547,19 @@ class Runner {
 
   bool run_in(cb_registry *reg, const Scenario &sc) {
     cb_config cfg;
-    cb_config_init(&cfg);
-    size_t i = 0;
-    if (!sc.steps.empty() && sc.steps[0].op == Op::Config) {
-      for (const Field &f : sc.steps[0].fields) {
-        std::string why;
-        if (!set_config(&cfg, f, &why))
-          return fail(sc.steps[0].line, "%s=%" PRIu64 ": %s", f.key.c_str(), f.u, why.c_str());
-      }
-      i = 1;
-    }
-    if (clock_offset_ != 0) {
-      // Time-window buckets start at multiples of their width, so an offset
-      // that is not one would move every bucket boundary the scenario relies on.
-      if (cfg.policy == CB_POLICY_TIME_WINDOW && cfg.window_buckets != 0 &&
-          clock_offset_ % std::max<uint64_t>(1, cfg.window_duration_ns / cfg.window_buckets) != 0)
-        return fail(sc.line,
-                    "the time window's bucket width does not divide the clock offset %" PRIu64,
-                    clock_offset_);
+    int cfg_line = 0;
+    if (std::string why; !resolve(sc, clock_offset_, &cfg, &cfg_line, &why))
+      return fail(cfg_line, "%s", why.c_str());
+    const size_t first = sc.steps[0].op == Op::Config ? 1 : 0;
+    if (clock_offset_ != 0)
       if (const int st = cb_clock_advance(reg, clock_offset_); st != CB_OK)
         return fail(sc.line, "advance by the clock offset: %s", cb_strerror(st));
-    }
     cb_handle h = 0;
     if (const int st = cb_create(reg, sc.name.c_str(), &cfg, &h); st != CB_OK)
-      return fail(i == 1 ? sc.steps[0].line : sc.line, "cb_create: %s: %s", cb_strerror(st),
-                  cb_last_error_message());
-    record(i == 1 ? sc.steps[0].line : sc.line, "created", h);
+      return fail(cfg_line, "cb_create: %s: %s", cb_strerror(st), cb_last_error_message());
+    record(cfg_line, "created", h);
     std::map<std::string, cb_ticket> tickets;
-    for (; i < sc.steps.size(); ++i) {
+    for (size_t i = first; i < sc.steps.size(); ++i) {
       const Step &s = sc.steps[i];
       step_result_ = "ok";
       switch (s.op) {
@@ -628,14 +684,125 @@ bool same_transcripts(const std::string &path, const Scenario &sc, const Transcr
   return true;
 }
 
-Exit run_file(const std::string &path, uint64_t clock_offset, const std::string &shared_dir) {
+const char *outcome_name(uint64_t outcome) {
+  for (const auto &[name, v] : kOutcomes)
+    if (uint64_t(v) == outcome) return name.c_str();
+  return "unknown outcome";
+}
+
+// The steps of one scenario after its breaker is created, as stream lines.
+void emit_steps(const Scenario &sc, std::ostream &o) {
+  for (const Step &s : sc.steps) {
+    switch (s.op) {
+      case Op::Scenario:
+      case Op::Config:
+        break;  // written before the breaker is created
+      case Op::AllowOk:
+        o << "allow " << s.line << " ok " << s.name << '\n';
+        break;
+      case Op::AllowRejected:
+        o << "allow " << s.line << " rejected\n";
+        break;
+      case Op::Done:
+        o << "done " << s.line << ' ' << s.name << ' ' << outcome_name(s.value) << '\n';
+        break;
+      case Op::Advance:
+        o << "advance " << s.line << ' ' << s.value << '\n';
+        break;
+      case Op::State:
+        o << "state " << s.line << ' ' << state_name(int(s.value)) << '\n';
+        break;
+      case Op::RetryAfter:
+        o << "retry_after " << s.line << ' ' << s.value << '\n';
+        break;
+      case Op::ForceOpen:
+        o << "force_open " << s.line << '\n';
+        break;
+      case Op::Disable:
+        o << "disable " << s.line << '\n';
+        break;
+      case Op::Reset:
+        o << "reset " << s.line << '\n';
+        break;
+      case Op::Trip:
+        o << "trip " << s.line << ' ' << s.value << '\n';
+        break;
+      case Op::Stats:
+        for (const Field &f : s.fields)
+          if (f.kind == Kind::Decimal)
+            o << "rate " << s.line << ' ' << f.key << ' ' << decimal_text(f.d) << '\n';
+          else
+            o << "count " << s.line << ' ' << f.key << ' ' << f.u << '\n';
+        break;
+    }
+  }
+}
+
+// The scenarios as a step stream (README.md, "Step streams"); false
+// (reported as a mismatch) when one of them cannot run as written.
+bool emit(const std::string &path, const std::vector<Scenario> &scenarios, uint64_t clock_offset,
+          std::ostream &o) {
+  o << "lbsteps 1 " << path << '\n';
+  bool ok = true;
+  for (const Scenario &sc : scenarios) {
+    cb_config cfg;
+    int line = 0;
+    if (std::string why; !resolve(sc, clock_offset, &cfg, &line, &why)) {
+      std::fprintf(stderr, "%s:%d: mismatch: %s\n", path.c_str(), line, why.c_str());
+      ok = false;
+      continue;
+    }
+    const std::vector<Field> none;
+    const auto &given = sc.steps[0].op == Op::Config ? sc.steps[0].fields : none;
+    o << "scenario " << sc.line << ' ' << sc.name << '\n';
+    for (const ConfigKey &k : kConfigKeys) {
+      // The policy is always set, so that no binding infers one from the
+      // other options (README.md, "Step streams").
+      const bool set =
+          k.kind == Kind::Policy ||
+          std::any_of(given.begin(), given.end(), [&](const Field &f) { return f.key == k.name; });
+      o << "config " << line << ' ' << k.name << ' ' << config_text(cfg, k)
+        << (set ? " set\n" : " default\n");
+    }
+    if (clock_offset != 0) o << "advance " << sc.line << ' ' << clock_offset << '\n';
+    o << "create " << line << '\n';
+    emit_steps(sc, o);
+    o << "end " << sc.line << '\n';
+  }
+  return ok;
+}
+
+Exit parse_file(const std::string &path, std::vector<Scenario> *scenarios) {
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "%s: cannot open: %s\n", path.c_str(), std::strerror(errno));
     return kMalformed;
   }
+  return Parser(path).parse(in, scenarios) ? kPass : kMalformed;
+}
+
+// Writes the file's step stream to out_path, and nothing when the file is
+// malformed or a scenario cannot run as written.
+Exit emit_file(const std::string &path, uint64_t clock_offset, const std::string &out_path) {
+  std::remove(out_path.c_str());  // no stale stream outlives a failed one
   std::vector<Scenario> scenarios;
-  if (!Parser(path).parse(in, &scenarios)) return kMalformed;
+  if (const Exit e = parse_file(path, &scenarios); e != kPass) return e;
+  std::ostringstream text;
+  if (!emit(path, scenarios, clock_offset, text)) return kMismatch;
+  std::ofstream out(out_path, std::ios::binary);
+  out << text.str();
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "%s: cannot write: %s\n", out_path.c_str(), std::strerror(errno));
+    std::remove(out_path.c_str());
+    return kMalformed;
+  }
+  return kPass;
+}
+
+Exit run_file(const std::string &path, uint64_t clock_offset, const std::string &shared_dir) {
+  std::vector<Scenario> scenarios;
+  if (const Exit e = parse_file(path, &scenarios); e != kPass) return e;
   Runner runner(path, clock_offset);
   Exit result = kPass;
   for (const Scenario &sc : scenarios) {
@@ -662,14 +829,18 @@ int main(int argc, char **argv) {
   int expect = kPass;
   int first = 1;
   uint64_t clock_offset = 0;
-  std::string shared_dir;
+  std::string shared_dir, emit_path;
   if (argc >= first + 2 && std::strcmp(argv[first], "--clock-offset") == 0) {
     if (!parse_u64(argv[first + 1], &clock_offset))
       return std::fprintf(stderr, "--clock-offset takes nanoseconds as a plain decimal\n"),
              kMalformed;
     first += 2;
   }
-  if (argc >= first + 2 && std::strcmp(argv[first], "--shared") == 0) {
+  if (argc >= first + 2 && std::strcmp(argv[first], "--emit") == 0) {
+    emit_path = argv[first + 1];
+    if (emit_path.empty()) return std::fprintf(stderr, "--emit takes a file\n"), kMalformed;
+    first += 2;
+  } else if (argc >= first + 2 && std::strcmp(argv[first], "--shared") == 0) {
     shared_dir = argv[first + 1];
     if (shared_dir.empty()) return std::fprintf(stderr, "--shared takes a directory\n"), kMalformed;
     first += 2;
@@ -683,15 +854,18 @@ int main(int argc, char **argv) {
       return std::fprintf(stderr, "--expect takes malformed or mismatch\n"), kMalformed;
     first += 2;
   }
-  if (first >= argc)
+  if (first >= argc || (!emit_path.empty() && first + 1 != argc))
     return std::fprintf(stderr,
                         "usage: %s [--clock-offset N] [--shared DIR] [--expect "
-                        "malformed|mismatch] FILE...\n",
-                        argv[0]),
+                        "malformed|mismatch] FILE...\n"
+                        "       %s [--clock-offset N] --emit OUT [--expect "
+                        "malformed|mismatch] FILE\n",
+                        argv[0], argv[0]),
            kMalformed;
   int worst = kPass;
   for (int i = first; i < argc; ++i) {
-    const Exit e = run_file(argv[i], clock_offset, shared_dir);
+    const Exit e = emit_path.empty() ? run_file(argv[i], clock_offset, shared_dir)
+                                     : emit_file(argv[i], clock_offset, emit_path);
     if (expect != kPass && e != expect) {
       std::fprintf(stderr, "%s: expected the runner to find it %s, but it did not\n", argv[i],
                    expect == kMalformed ? "malformed" : "mismatching");
