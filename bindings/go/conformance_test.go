@@ -110,12 +110,8 @@ func (r *scnRun) step(t []string) (got string, err error) {
 			return strconv.FormatUint(math.MaxUint64, 10), err
 		}
 		return strconv.FormatUint(uint64(d), 10), err
-	case "force_open":
-		err = r.cb.ForceOpen()
-	case "disable":
-		err = r.cb.Disable()
-	case "reset":
-		err = r.cb.Reset()
+	case "force_open", "disable", "reset":
+		err = map[string]func() error{"force_open": r.cb.ForceOpen, "disable": r.cb.Disable, "reset": r.cb.Reset}[t[0]]()
 	case "trip":
 		var d time.Duration
 		if _, err = fmt.Sscan(t[2], &d); err == nil {

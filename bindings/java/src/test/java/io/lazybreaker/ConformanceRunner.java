@@ -22,12 +22,11 @@ import java.util.function.ToLongFunction;
  * through the public io.lazybreaker API, each scenario on a fresh manual-clock registry.
  *
  * <pre>
- *   java ... io.lazybreaker.ConformanceRunner [--expect mismatch] STREAM...
+ *   java ... io.lazybreaker.ConformanceRunner STREAM...
  * </pre>
  *
  * Exit status: 0 every step matched; 1 a step did not match (reported as file:line: ...); 2 a
- * stream cannot be read or is not one. With --expect mismatch, 0 exactly when every stream
- * mismatches.
+ * stream cannot be read or is not one. ConformanceTest runs it on every stream.
  */
 public final class ConformanceRunner {
   static final int PASS = 0;
@@ -197,22 +196,13 @@ public final class ConformanceRunner {
   }
 
   static int main(String[] args, PrintStream out, PrintStream err) {
-    boolean expectMismatch = args.length > 0 && args[0].equals("--expect");
-    int first = expectMismatch ? 2 : 0;
-    if (first >= args.length || (expectMismatch && !args[1].equals("mismatch"))) {
-      err.println("usage: ConformanceRunner [--expect mismatch] STREAM...");
+    if (args.length == 0) {
+      err.println("usage: ConformanceRunner STREAM...");
       return BAD_STREAM;
     }
     int worst = PASS;
-    for (int i = first; i < args.length; i++) {
-      int e = runStream(Path.of(args[i]), out, err);
-      if (expectMismatch && e != MISMATCH) {
-        err.printf("%s: expected a mismatch, but there was none%n", args[i]);
-        return MISMATCH;
-      }
-      worst = Math.max(worst, e);
-    }
-    return expectMismatch ? PASS : worst;
+    for (String a : args) worst = Math.max(worst, runStream(Path.of(a), out, err));
+    return worst;
   }
 
   public static void main(String[] args) {
