@@ -16,42 +16,42 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <type_traits>
 
 namespace lb_conformance {
 namespace {
 
-const std::map<std::string, int> kStates = {{"closed", CB_STATE_CLOSED},
-                                            {"open", CB_STATE_OPEN},
-                                            {"half_open", CB_STATE_HALF_OPEN},
-                                            {"forced_open", CB_STATE_FORCED_OPEN},
-                                            {"disabled", CB_STATE_DISABLED}};
+// The format's state names are the library's (cb_state_name).
+const std::map<std::string, int> kStates = {
+#define LB_STATE(enumerator, name) {name, enumerator},
+    CB_STATE_LIST(LB_STATE)
+#undef LB_STATE
+};
 const std::map<std::string, int> kOutcomes = {
     {"success", CB_SUCCESS}, {"failure", CB_FAILURE}, {"ignored", CB_IGNORED}};
 const std::map<std::string, int> kPolicies = {{"consecutive", CB_POLICY_CONSECUTIVE},
                                               {"count_window", CB_POLICY_COUNT_WINDOW},
                                               {"time_window", CB_POLICY_TIME_WINDOW}};
-#define LB_CONFIG_KEY(field, kind) \
-  { #field, Kind::kind, offsetof(cb_config, field) }
+
+// How a field of the given C type and unit (lists.h) is written.
+template <class T>
+constexpr Kind kind_of(std::string_view unit) {
+  if (unit == "policy") return Kind::Policy;
+  if (std::is_same_v<T, double>) return Kind::Decimal;
+  return sizeof(T) == sizeof(uint32_t) ? Kind::U32 : Kind::U64;
+}
+
+// A config key for every field of cb_config, in its order: the keys a
+// scenario may set are the library's own list (lists.h).
 constexpr ConfigKey kConfigKeys[] = {
-    LB_CONFIG_KEY(failure_threshold, U32),
-    LB_CONFIG_KEY(open_duration_ns, U64),
-    LB_CONFIG_KEY(half_open_max_calls, U32),
-    LB_CONFIG_KEY(half_open_success_threshold, U32),
-    LB_CONFIG_KEY(half_open_timeout_ns, U64),
-    // 1.1
-    LB_CONFIG_KEY(policy, Policy),
-    LB_CONFIG_KEY(window_size, U32),
-    LB_CONFIG_KEY(window_duration_ns, U64),
-    LB_CONFIG_KEY(window_buckets, U32),
-    LB_CONFIG_KEY(minimum_calls, U32),
-    LB_CONFIG_KEY(failure_rate_threshold, Decimal),
-    LB_CONFIG_KEY(slow_call_ns, U64),
-    LB_CONFIG_KEY(slow_call_rate_threshold, Decimal),
-    LB_CONFIG_KEY(open_backoff_multiplier, Decimal),
-    LB_CONFIG_KEY(open_duration_max_ns, U64),
-    LB_CONFIG_KEY(open_jitter, Decimal),
-};
+#define LB_CONFIG_KEY(field, type, since, unit, ...) \
+  {#field, kind_of<type>(#unit), offsetof(cb_config, field)},
+    CB_CONFIG_FIELDS(LB_CONFIG_KEY)
 #undef LB_CONFIG_KEY
+};
+static_assert(kConfigKeys[0].kind == Kind::U32 && kConfigKeys[1].kind == Kind::U64 &&
+              kConfigKeys[5].kind == Kind::Policy && kConfigKeys[10].kind == Kind::Decimal);
 const std::map<std::string, Kind> kConfigKinds = [] {
   std::map<std::string, Kind> m;
   for (const ConfigKey &k : kConfigKeys) m.emplace(k.name, k.kind);
