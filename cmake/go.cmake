@@ -8,7 +8,8 @@
 # library as lb_swig_library makes for Java.)
 #
 # Tests (CTest label `go`): go vet, go test -race (the package's own tests
-# and the conformance runner over tests/conformance/*.scn), the SWIG output
+# and the conformance runner over the step streams of tests/conformance/*.scn
+# that lb_conformance writes at build time), the SWIG output
 # check, and a consumer module built through pkg-config. `make bench` runs
 # bench/go (bench/CMakeLists.txt).
 #
@@ -122,11 +123,11 @@ if(LB_BUILD_TESTS)
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/go/consumer)
 
   # The package's own tests and the conformance runner, under the race
-  # detector. LB_CONFORMANCE_DIR makes the runner required: without it (a
-  # user's `go test` in the module cache) it skips.
-  # The runner runs every file twice, the second time at the README's clock
-  # offset (10^18 ns), as the C++ runner's late_clock tests do.
-  lb_go_command(_lb_go_test LB_CONFORMANCE_DIR=${PROJECT_SOURCE_DIR}/tests/conformance
+  # detector. LB_CONFORMANCE_STEPS makes the runner required: without it (a
+  # user's `go test` in the module cache) it skips. The streams hold every
+  # file twice, the second time at the README's clock offset (10^18 ns), as
+  # the C++ runner's late_clock tests run it.
+  lb_go_command(_lb_go_test LB_CONFORMANCE_STEPS=${LB_CONFORMANCE_STEPS_DIR}
                 go test -race -count=1 ./...)
   add_test(NAME go.test COMMAND ${_lb_go_test} WORKING_DIRECTORY ${LB_GO_MODULE_DIR})
 
