@@ -43,8 +43,8 @@ start=$SECONDS
 # One log per file, so that two files' diagnostics never interleave.
 printf '%s\n' "${files[@]}" | xargs -P2 -I{} sh -c '
   log="$1/$(printf %s "$5" | tr / _).log"
-  "$2" --quiet --config-file="$3" -p "$4" --header-filter="$6" "$5" >"$log" 2>&1 || echo "$5" >>"$1/failed"
-' sh "$logs" "$tidy" "$config" "$build" {} "$header_filter" || true
+  "$2" --quiet --config-file="$3" -p "$4" --header-filter="$6" "$7/$5" >"$log" 2>&1 || echo "$5" >>"$1/failed"
+' sh "$logs" "$tidy" "$config" "$build" {} "$header_filter" "$src" || true
 for f in "${files[@]}"; do cat "$logs/$(printf %s "$f" | tr / _).log"; done
 
 # A header's diagnostic comes once per file that includes it: counted once.
