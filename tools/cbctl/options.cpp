@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "config_options.hpp"
 #include "format.hpp"
 
 namespace cbctl {
@@ -60,55 +61,6 @@ CLI::Validator listen_validator() {
 
 namespace {
 
-// The field an option sets, by its type: a count or a rate is taken as
-// CLI11 converts it, a duration as parse_duration reads it, the policy by
-// its name.
-using Member = std::variant<uint32_t cb_config::*, uint64_t cb_config::*, double cb_config::*,
-                            int cb_config::*>;
-struct ConfigOption {
-  const char *flag;
-  const char *field;  // the member's name, as cb_last_error_field() names it
-  Member member;
-  const char *help;
-};
-
-// In the order of `cbctl create --help`. FIELD(f): the name and the member,
-// written once.
-#define FIELD(f) #f, &cb_config::f
-const ConfigOption kConfigOptions[] = {
-    {"--policy", FIELD(policy), "Trip policy: consecutive (the default), count or time"},
-    {"--failure-threshold", FIELD(failure_threshold),
-     "consecutive: failures in a row that trip (default 5)"},
-    {"--open-for", FIELD(open_duration_ns), "How long OPEN rejects (default 30s)"},
-    {"--half-open-calls", FIELD(half_open_max_calls), "Probes admitted at once (default 1)"},
-    {"--half-open-successes", FIELD(half_open_success_threshold),
-     "Probe successes that close (default 1)"},
-    {"--half-open-timeout", FIELD(half_open_timeout_ns),
-     "A probe silent this long counts as failed (default: --open-for)"},
-    {"--window-size", FIELD(window_size), "count: outcomes in the window (default 100)"},
-    {"--window-duration", FIELD(window_duration_ns), "time: the window's length (default 60s)"},
-    {"--window-buckets", FIELD(window_buckets), "time: buckets of the window (default 10)"},
-    {"--minimum-calls", FIELD(minimum_calls),
-     "count, time: outcomes in the window before a rate trips (default 100)"},
-    {"--failure-rate", FIELD(failure_rate_threshold),
-     "count, time: failure rate that trips, (0, 1] (default 0.5)"},
-    {"--slow-call", FIELD(slow_call_ns), "A call longer than this is slow (default: not tracked)"},
-    {"--slow-call-rate", FIELD(slow_call_rate_threshold),
-     "Slow-call rate that trips, (0, 1] (default 1)"},
-    {"--backoff", FIELD(open_backoff_multiplier),
-     "Open duration multiplier per trip in a row, 1..1000 (default 1)"},
-    {"--open-for-max", FIELD(open_duration_max_ns), "Cap of backoff and jitter (default: no cap)"},
-    {"--jitter", FIELD(open_jitter),
-     "Open durations scaled by a random factor in [1-j, 1+j], [0, 1)"},
-};
-#undef FIELD
-
-int policy_named(const std::string &name) {
-  if (name == "count") return CB_POLICY_COUNT_WINDOW;
-  if (name == "time") return CB_POLICY_TIME_WINDOW;
-  return CB_POLICY_CONSECUTIVE;
-}
-
 CLI::Option *add_config_option(CLI::App *cmd, cb_config *cfg, const ConfigOption &o) {
   struct Add {
     CLI::App *cmd;
@@ -128,7 +80,7 @@ CLI::Option *add_config_option(CLI::App *cmd, cb_config *cfg, const ConfigOption
     CLI::Option *operator()(int cb_config::*m) const {
       auto set = [c = cfg, m](const std::string &text) { c->*m = policy_named(text); };
       return cmd->add_option_function<std::string>(o.flag, set, o.help)
-          ->check(CLI::IsMember({"consecutive", "count", "time"}));
+          ->check(CLI::IsMember(policy_names()));
     }
   };
   return std::visit(Add{cmd, cfg, o}, o.member);
@@ -137,7 +89,7 @@ CLI::Option *add_config_option(CLI::App *cmd, cb_config *cfg, const ConfigOption
 }  // namespace
 
 void add_config_options(CLI::App *cmd, cb_config *cfg) {
-  for (const ConfigOption &o : kConfigOptions)
+  for (const ConfigOption &o : config_options())
     add_config_option(cmd, cfg, o)->group("Breaker configuration");
 }
 
