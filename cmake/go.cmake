@@ -67,7 +67,8 @@ Libs: -L$<TARGET_FILE_DIR:lazybreaker> -Wl,-rpath,$<TARGET_FILE_DIR:lazybreaker>
 # Go's build cache does not look into headers outside the package: the
 # hash of the C interface the package compiles against goes into CGO_CFLAGS,
 # so a changed header or overlay rebuilds it (and re-configures CMake).
-set(_lb_go_inputs ${PROJECT_SOURCE_DIR}/include/lazybreaker/lazybreaker.h ${LB_SWIG_DIR}/lazybreaker.i
+set(_lb_go_inputs ${PROJECT_SOURCE_DIR}/include/lazybreaker/lazybreaker.h
+                  ${PROJECT_SOURCE_DIR}/include/lazybreaker/lists.h ${LB_SWIG_DIR}/lazybreaker.i
                   ${LB_SWIG_DIR}/go.i)
 set(_lb_go_digest "")
 foreach(f IN LISTS _lb_go_inputs)

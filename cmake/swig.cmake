@@ -67,7 +67,8 @@ function(lb_swig_library target)
   # Regenerate when the shared interface or the header changes, not only
   # the overlay.
   set_property(SOURCE ${S_OVERLAY} PROPERTY DEPENDS ${LB_SWIG_DIR}/lazybreaker.i
-               ${PROJECT_SOURCE_DIR}/include/lazybreaker/lazybreaker.h)
+               ${PROJECT_SOURCE_DIR}/include/lazybreaker/lazybreaker.h
+               ${PROJECT_SOURCE_DIR}/include/lazybreaker/lists.h)
   swig_add_library(${target} TYPE MODULE LANGUAGE ${S_LANGUAGE} SOURCES ${S_OVERLAY}
                    OUTPUT_DIR ${S_OUTPUT_DIR} OUTFILE_DIR ${CMAKE_CURRENT_BINARY_DIR}/${target}.wrap)
   # The wrapper is SWIG's C: the project's -Wconversion set is not for it

@@ -7,6 +7,7 @@
  * The dependency is healthy, then down from t=400ms until t=8000ms. Calls
  * arrive at the times in `schedule` below. C99, the C ABI only.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,21 +23,17 @@ static const uint64_t kDownFromMs = 400, kUpAgainMs = 8000;
 static const uint64_t schedule[] = {0,    100,  200,  300,  400,  500,   600,   700,  1000,
                                     3000, 5599, 5600, 5700, 9000, 10600, 10700, 10800};
 
+/* A state's name in capitals, e.g. "HALF_OPEN", from cb_state_name: one
+ * buffer per state, so that two names can be printed together. */
 static const char *state_name(int s) {
-  switch (s) {
-    case CB_STATE_CLOSED:
-      return "CLOSED";
-    case CB_STATE_OPEN:
-      return "OPEN";
-    case CB_STATE_HALF_OPEN:
-      return "HALF_OPEN";
-    case CB_STATE_FORCED_OPEN:
-      return "FORCED_OPEN";
-    case CB_STATE_DISABLED:
-      return "DISABLED";
-    default:
-      return cb_strerror(s);
-  }
+  static char upper[CB_STATE_DISABLED + 1][16];
+  const char *name = cb_state_name(s);
+  size_t i = 0;
+  if (name == NULL) return cb_strerror(s);
+  for (; name[i] != '\0' && i + 1 < sizeof upper[s]; ++i)
+    upper[s][i] = (char)toupper((unsigned char)name[i]);
+  upper[s][i] = '\0';
+  return upper[s];
 }
 
 /* Exits with the library's message if st is an error. */

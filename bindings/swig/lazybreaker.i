@@ -410,7 +410,7 @@ typedef struct lb_event_batch {
 %apply int LB_STATUS {
   int cb_registry_close, int cb_clock_advance, int cb_destroy, int cb_done,
   int cb_stats_get, int cb_force_open, int cb_disable, int cb_reset, int cb_trip,
-  int cb_events_select, int lb_event_batch::poll
+  int cb_events_select, int cb_config_get, int lb_event_batch::poll
 };
 %apply int LB_STATE { int cb_state };
 %apply int LB_LOOKUP { int cb_lookup };
@@ -423,6 +423,9 @@ typedef struct lb_event_batch {
 };
 %apply cb_ticket *LB_OUT_TICKET { cb_ticket *ticket };
 
+/* The limits first: lazybreaker.h takes them from lists.h, which SWIG does
+   not follow on its own (its X-macro lists are for C and are not wrapped). */
+%include "lazybreaker/lists.h"
 %include "lazybreaker/lazybreaker.h"
 
 cb_registry *lb_registry_open(const cb_registry_options *opts);

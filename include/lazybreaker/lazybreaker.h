@@ -27,8 +27,8 @@
  * loaded (it is linked -z nodelete), so threads that used it exit safely.
  * See docs/semantics.md, "Processes, signals and unloading".
  *
- * Only <stddef.h>, <stdint.h> and <stdbool.h> are included; the header is
- * C99 and C++ clean.
+ * Only <stddef.h>, <stdint.h>, <stdbool.h> and its own lists.h (macros
+ * only) are included; the header is C99 and C++ clean.
  */
 #ifndef LAZYBREAKER_H
 #define LAZYBREAKER_H
@@ -36,6 +36,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lists.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -131,15 +133,8 @@ typedef enum cb_outcome_t {
   CB_IGNORED = 2  /**< neither: e.g. a cancellation or a client error */
 } cb_outcome_t;
 
-/** @name Configuration maxima (inclusive)
- *  @{ */
-#define CB_MAX_FAILURE_THRESHOLD 65535u
-#define CB_MAX_HALF_OPEN_CALLS 32u
-#define CB_MAX_HALF_OPEN_SUCCESSES 255u
-#define CB_MIN_OPEN_DURATION_NS 1000ull
-#define CB_MAX_DURATION_NS (366ull * 24 * 3600 * 1000000000ull)
-#define CB_MAX_NAME_BYTES 255u
-/** @} */
+/* The configuration's limits (CB_MAX_*, CB_MIN_*) and the lists of
+ * statuses, states, reasons and configuration fields: lists.h. */
 
 /** A breaker's configuration. Always start from cb_config_init(); fields
  *  are only ever appended, and struct_size tells the library how much of
@@ -195,15 +190,6 @@ typedef enum cb_policy_t {
   CB_POLICY_COUNT_WINDOW = 1, /**< failure rate over the last window_size outcomes */
   CB_POLICY_TIME_WINDOW = 2   /**< failure rate over the last window_duration_ns */
 } cb_policy_t;
-
-/** @name Policy limits (inclusive) @since 1.1
- *  @{ */
-#define CB_MAX_WINDOW_SIZE 1000000u
-#define CB_MAX_WINDOW_BUCKETS 32u
-#define CB_MIN_WINDOW_DURATION_NS 1000000ull
-#define CB_MAX_MINIMUM_CALLS 1000000000u
-#define CB_MAX_BACKOFF_MULTIPLIER 1000.0
-/** @} */
 
 /** Fills the first `size` bytes of `cfg` with defaults and sets
  *  cfg->struct_size = size, so a caller built against an older, smaller
@@ -374,7 +360,8 @@ CB_API int cb_clock_now(cb_registry *reg, uint64_t *out_ns) CB_NOEXCEPT;
  *  @param cfg NULL = defaults.
  *  @param out receives the handle.
  *  @return CB_OK; CB_EINVAL for a NULL out, a bad name or a bad config
- *          (the message names the field); CB_EEXIST when the name is taken;
+ *          (the message and cb_last_error_field name the field); CB_EEXIST
+ *          when the name is taken;
  *          CB_EFULL when the registry holds its capacity.
  *  @since 1.0
  *  Thread safety: any thread, lock-free. */
@@ -387,13 +374,26 @@ CB_API int cb_create(cb_registry *reg, const char *name, const cb_config *cfg,
  *  shared registry, other processes doing the same: of concurrent calls
  *  with one name, one creates and the others return its handle.
  *  @return CB_OK; CB_EINVAL as cb_create (a name is required); CB_EEXIST
- *          when a breaker has the name with another configuration;
+ *          when a breaker has the name with another configuration (the
+ *          message and cb_last_error_field name the first field that
+ *          differs; the field is NULL if the breaker was destroyed meanwhile);
  *          CB_EFULL when it must be created and the registry holds its
  *          capacity.
  *  @since 1.2
  *  Thread safety: any thread, lock-free. */
 CB_API int cb_get_or_create(cb_registry *reg, const char *name, const cb_config *cfg,
                             cb_handle *out) CB_NOEXCEPT;
+
+/** Reads a breaker's configuration back into the first out->struct_size
+ *  bytes of `out`, as the breaker uses it: every field as it was given,
+ *  except a half_open_timeout_ns of 0, which reads as the open duration it
+ *  stands for. cb_get_or_create with what it reads finds the breaker.
+ *  @return CB_OK; CB_EINVAL for a NULL out or a struct_size smaller than
+ *          the first version of cb_config (set it with cb_config_init);
+ *          CB_EHANDLE.
+ *  @since 1.3
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_config_get(cb_handle h, cb_config *out) CB_NOEXCEPT;
 
 /** Finds a breaker by name.
  *  @return CB_OK; CB_EINVAL for a NULL or invalid name or NULL out;
@@ -660,6 +660,41 @@ CB_API const char *cb_strerror(int status) CB_NOEXCEPT;
  *  @since 1.0
  *  Thread safety: any thread. The message is per thread. */
 CB_API const char *cb_last_error_message(void) CB_NOEXCEPT;
+
+/** The field at fault in the calling thread's last failing call: the C
+ *  name of the cb_config or cb_registry_options field ("open_duration_ns",
+ *  "capacity"), or of the parameter ("name", "open_for_ns", "outcome",
+ *  "kinds"), that made it fail; after a cb_get_or_create that found the
+ *  name with another configuration, the first cb_config field (in the
+ *  struct's order) whose value differs. A binding renders its own message
+ *  from this and the status, never from cb_last_error_message's text.
+ *  @return a static string, or NULL when the last failing call named no
+ *          field (or no call on this thread has failed). A successful call
+ *          leaves it as it was; the next failing call overwrites it.
+ *  @since 1.3
+ *  Thread safety: any thread. The field is per thread. */
+CB_API const char *cb_last_error_field(void) CB_NOEXCEPT;
+
+/** Names a status: "CB_EINVAL" for CB_EINVAL (the enumerator, as in
+ *  CB_STATUS_LIST).
+ *  @return a static string; NULL for a value that is no status.
+ *  @since 1.3
+ *  Thread safety: any thread. */
+CB_API const char *cb_status_name(int status) CB_NOEXCEPT;
+
+/** Names a state: "closed", "open", "half_open", "forced_open" or
+ *  "disabled" (CB_STATE_LIST; the Prometheus `state` label's values).
+ *  @return a static string; NULL for a value that is no cb_state_t.
+ *  @since 1.3
+ *  Thread safety: any thread. */
+CB_API const char *cb_state_name(int state) CB_NOEXCEPT;
+
+/** Names a reason: the enumerator without CB_REASON_, in lower case
+ *  ("consecutive_failures", "failure_rate", ..., CB_REASON_LIST).
+ *  @return a static string; NULL for a value that is no cb_reason_t.
+ *  @since 1.3
+ *  Thread safety: any thread. */
+CB_API const char *cb_reason_name(int reason) CB_NOEXCEPT;
 
 /** The library's version as "MAJOR.MINOR.PATCH".
  *  @return the version; never NULL.

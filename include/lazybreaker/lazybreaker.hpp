@@ -84,19 +84,15 @@ enum class Clock : int {
   Manual = CB_CLOCK_MANUAL,
 };
 
+// A state's or a reason's name as lazybreaker/lists.h gives it.
+#define LB_HPP_NAMED_CASE(value, name) \
+  case value:                          \
+    return name;
+
+/** A state's name, e.g. "half_open" (cb_state_name's); "unknown" for a
+ *  value this header does not know. */
 inline const char *to_string(State s) noexcept {
-  switch (s) {
-    case State::Closed:
-      return "closed";
-    case State::Open:
-      return "open";
-    case State::HalfOpen:
-      return "half_open";
-    case State::ForcedOpen:
-      return "forced_open";
-    case State::Disabled:
-      return "disabled";
-  }
+  switch (int(s)) { CB_STATE_LIST(LB_HPP_NAMED_CASE) }
   return "unknown";
 }
 
@@ -117,30 +113,10 @@ enum class Reason : int {
 /** A reason's name in snake_case, e.g. "failure_rate"; "unknown" for a
  *  value this header does not know (a newer library may add reasons). */
 inline const char *to_string(Reason r) noexcept {
-  switch (r) {
-    case Reason::ConsecutiveFailures:
-      return "consecutive_failures";
-    case Reason::FailureRate:
-      return "failure_rate";
-    case Reason::SlowCallRate:
-      return "slow_call_rate";
-    case Reason::OpenElapsed:
-      return "open_elapsed";
-    case Reason::ProbeFailed:
-      return "probe_failed";
-    case Reason::ProbeLeaseExpired:
-      return "probe_lease_expired";
-    case Reason::ProbesSucceeded:
-      return "probes_succeeded";
-    case Reason::Manual:
-      return "manual";
-    case Reason::Tripped:
-      return "tripped";
-    case Reason::Rejected:
-      return "rejected";
-  }
+  switch (int(r)) { CB_REASON_LIST(LB_HPP_NAMED_CASE) }
   return "unknown";
 }
+#undef LB_HPP_NAMED_CASE
 
 /** What a registry records in its event queue (CB_EVENTS_*), as flags:
  *  EventKind::Transitions | EventKind::Rejections. @since 1.1 */

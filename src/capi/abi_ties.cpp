@@ -2,7 +2,9 @@
 // the public enum values against the core's, and each public limit against
 // the bit widths and sizes the core and the registry rely on. A change on
 // either side that breaks a tie stops the build here. (The defaults are
-// tied by construction: cb_config_init_size copies the core's, capi/config.cpp.)
+// tied by construction: both take them from lists.h's CB_CONFIG_FIELDS.)
+#include <string_view>
+
 #include "core/breaker.hpp"
 #include "core/events.hpp"
 #include "core/window.hpp"
@@ -25,6 +27,13 @@ constexpr bool same(int public_value, Reason r) { return public_value == int(r);
 
 static_assert(same(CB_SUCCESS, Outcome::Success) && same(CB_FAILURE, Outcome::Failure) &&
               same(CB_IGNORED, Outcome::Ignored));
+// lists.h bounds the policy field by number (it holds no declarations).
+#define LB_POLICY_BOUNDS(field, type, since, unit, bounds, lo, hi, def) \
+  static_assert(                                                        \
+      std::string_view(#unit) != "policy" ||                            \
+      ((long long)(lo) == CB_POLICY_CONSECUTIVE && (long long)(hi) == CB_POLICY_TIME_WINDOW));
+CB_CONFIG_FIELDS(LB_POLICY_BOUNDS)
+#undef LB_POLICY_BOUNDS
 static_assert(same(CB_POLICY_CONSECUTIVE, Policy::Consecutive) &&
               same(CB_POLICY_COUNT_WINDOW, Policy::CountWindow) &&
               same(CB_POLICY_TIME_WINDOW, Policy::TimeWindow));

@@ -8,6 +8,7 @@
 #include "capi/status.hpp"
 #include "capi/validate.hpp"
 #include "capi/versioned.hpp"
+#include "core/config_check.hpp"
 #include "lazybreaker/lazybreaker.h"
 #include "registry/breaker_events.hpp"
 #include "registry/fast_path.hpp"
@@ -16,6 +17,7 @@
 
 using lazybreaker::capi::bad_handle;
 using lazybreaker::capi::fail;
+using lazybreaker::capi::fail_at;
 using lazybreaker::capi::FirstVersion;
 using lazybreaker::capi::public_state;
 using lazybreaker::capi::resolve;
@@ -109,8 +111,9 @@ int force(cb_handle h, State target, const char *what) {
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_done");
   if (unsigned(outcome) > CB_IGNORED)
-    return fail(CB_EINVAL, "cb_done: outcome must be CB_SUCCESS, CB_FAILURE or CB_IGNORED, got %d",
-                outcome);
+    return fail_at(CB_EINVAL, "outcome",
+                   "cb_done: outcome must be CB_SUCCESS, CB_FAILURE or CB_IGNORED, got %d",
+                   outcome);
   BreakerEvents events(*t.reg, t.index, h);
   const Result r =
       t.reg->recorder(t.index, &events)
@@ -148,6 +151,35 @@ int force(cb_handle h, State target, const char *what) {
   return done_checked(h, ticket, outcome);
 }
 
+// cb_get_or_create's CB_EEXIST for a name held with another configuration,
+// naming the first field that differs (none if the breaker is gone by now).
+[[gnu::cold]] int another_configuration(const Registry &r, std::string_view name,
+                                        const lazybreaker::core::Config &wanted) {
+  uint64_t found = 0;
+  lazybreaker::core::Config held;
+  const char *field =
+      r.lookup(name, &found) == Status::Ok &&
+              r.config_of(Handle::index(found) - r.base(), Handle::incarnation(found), &held)
+          ? lazybreaker::core::first_difference(held, wanted)
+          : nullptr;
+  if (field == nullptr) return status_to_code(Status::ExistsOtherwise, "cb_get_or_create");
+  return fail_at(CB_EEXIST, field,
+                 "cb_get_or_create: a breaker of that name exists with another configuration: "
+                 "its %s differs",
+                 field);
+}
+
+// A configuration as cb_config_get reports it: the core's fields, by name.
+cb_config public_config(const lazybreaker::core::Config &c, size_t struct_size) {
+  cb_config pub;
+  std::memset(&pub, 0, sizeof pub);
+  pub.struct_size = struct_size;
+#define LB_COPY_FIELD(field, type, since, unit, bounds, lo, hi, def) pub.field = type(c.field);
+  CB_CONFIG_FIELDS(LB_COPY_FIELD)
+#undef LB_COPY_FIELD
+  return pub;
+}
+
 }  // namespace
 
 extern "C" {
@@ -179,8 +211,9 @@ CB_API int cb_get_or_create(cb_registry *reg, const char *name, const cb_config 
   lazybreaker::core::Config c;
   if (const int st = lazybreaker::capi::to_core_config(cfg, &c); st != CB_OK) return st;
   cb_handle h = 0;
-  if (const int st = status_to_code(r->get_or_create(n, c, &h), "cb_get_or_create"); st != CB_OK)
-    return st;
+  const Status st = r->get_or_create(n, c, &h);
+  if (st == Status::ExistsOtherwise) return another_configuration(*r, n, c);
+  if (const int code = status_to_code(st, "cb_get_or_create"); code != CB_OK) return code;
   *out = h;
   return CB_OK;
 }
@@ -264,6 +297,22 @@ CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT {
   return CB_OK;
 }
 
+CB_API int cb_config_get(cb_handle h, cb_config *out) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
+  if (out == nullptr) return fail_at(CB_EINVAL, "out", "cb_config_get: out is NULL");
+  if (out->struct_size < FirstVersion::kConfig)
+    return fail_at(CB_EINVAL, "struct_size",
+                   "cb_config_get: struct_size %zu is smaller than the first version's %zu "
+                   "(set it with cb_config_init)",
+                   out->struct_size, FirstVersion::kConfig);
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_config_get");
+  lazybreaker::core::Config c;
+  if (!t.reg->config_of(t.index, Handle::incarnation(h), &c)) return bad_handle(h, "cb_config_get");
+  lazybreaker::capi::copy_out(out, out->struct_size, public_config(c, out->struct_size));
+  return CB_OK;
+}
+
 CB_API int cb_force_open(cb_handle h) CB_NOEXCEPT {
   return force(h, State::ForcedOpen, "cb_force_open");
 }
@@ -289,8 +338,8 @@ CB_API int cb_name(cb_handle h, char *buf, size_t size) CB_NOEXCEPT {
 CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) CB_NOEXCEPT {
   const lazybreaker::registry::Grace::Reading reading;
   if (open_for_ns < CB_MIN_OPEN_DURATION_NS || open_for_ns > CB_MAX_DURATION_NS)
-    return fail(CB_EINVAL, "cb_trip: open_for_ns must be %llu..%llu, got %llu",
-                CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS, (unsigned long long)open_for_ns);
+    return fail_at(CB_EINVAL, "open_for_ns", "cb_trip: open_for_ns must be %llu..%llu, got %llu",
+                   CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS, (unsigned long long)open_for_ns);
   Target t;
   if (!resolve(h, &t)) return bad_handle(h, "cb_trip");
   BreakerEvents events(*t.reg, t.index, h);

@@ -1,5 +1,5 @@
 // cb_metrics_prometheus: the registry's Prometheus text
-// (registry/prometheus.cpp) into the caller's buffer. Not on the request
+// (capi/prometheus.cpp) into the caller's buffer. Not on the request
 // path: it allocates, and a failed allocation is CB_ENOMEM.
 #include <cstring>
 #include <exception>
@@ -7,10 +7,10 @@
 #include <string>
 
 #include "capi/errors.hpp"
+#include "capi/prometheus.hpp"
 #include "capi/resolve.hpp"
 #include "lazybreaker/lazybreaker.h"
 #include "registry/grace.hpp"
-#include "registry/prometheus.hpp"
 
 using lazybreaker::capi::fail;
 using lazybreaker::registry::Registry;
@@ -23,7 +23,7 @@ extern "C" CB_API int cb_metrics_prometheus(cb_registry *reg, char *buf, size_t 
   Registry *r = nullptr;
   if (const int st = lazybreaker::capi::resolve_registry(reg, &r); st != CB_OK) return st;
   try {
-    const std::string text = lazybreaker::registry::prometheus_text(*r);
+    const std::string text = lazybreaker::capi::prometheus_text(*r);
     *needed = text.size();
     if (buf == nullptr) return CB_OK;  // a size query
     if (size <= text.size())

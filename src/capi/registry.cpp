@@ -12,6 +12,7 @@
 using lazybreaker::capi::check_struct_size;
 using lazybreaker::capi::default_registry;
 using lazybreaker::capi::fail;
+using lazybreaker::capi::fail_at;
 using lazybreaker::capi::FirstVersion;
 using lazybreaker::capi::from_public;
 using lazybreaker::capi::resolve_registry;
@@ -28,17 +29,18 @@ int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_reg
   const uint32_t mode = has_mode ? opts.mode : 0;
   constexpr uint32_t kKnown = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE | CB_REGISTRY_ANY_OWNER;
   if ((flags & ~kKnown) != 0)
-    return fail(CB_EINVAL, "cb_registry_options: flags has unknown bits 0x%x", flags & ~kKnown);
+    return fail_at(CB_EINVAL, "flags", "cb_registry_options: flags has unknown bits 0x%x",
+                   flags & ~kKnown);
   if ((flags & CB_REGISTRY_EXCLUSIVE) != 0 && (flags & CB_REGISTRY_CREATE) == 0)
-    return fail(CB_EINVAL,
-                "cb_registry_options: CB_REGISTRY_EXCLUSIVE needs CB_REGISTRY_CREATE as well");
+    return fail_at(CB_EINVAL, "flags",
+                   "cb_registry_options: CB_REGISTRY_EXCLUSIVE needs CB_REGISTRY_CREATE as well");
   if ((flags & CB_REGISTRY_ANY_OWNER) != 0 && (flags & CB_REGISTRY_CREATE) == 0)
-    return fail(CB_EINVAL,
-                "cb_registry_options: CB_REGISTRY_ANY_OWNER needs CB_REGISTRY_CREATE as well");
+    return fail_at(CB_EINVAL, "flags",
+                   "cb_registry_options: CB_REGISTRY_ANY_OWNER needs CB_REGISTRY_CREATE as well");
   if (mode > 0777)
-    return fail(CB_EINVAL, "cb_registry_options: mode must be permission bits 0..0777, got 0%o",
-                mode);
-  if (opts.path[0] == '\0') return fail(CB_EINVAL, "cb_registry_options: path is empty");
+    return fail_at(CB_EINVAL, "mode",
+                   "cb_registry_options: mode must be permission bits 0..0777, got 0%o", mode);
+  if (opts.path[0] == '\0') return fail_at(CB_EINVAL, "path", "cb_registry_options: path is empty");
   lazybreaker::registry::FileRequest req{};
   req.path = opts.path;
   req.create = (flags & CB_REGISTRY_CREATE) != 0;
@@ -84,17 +86,18 @@ CB_API int cb_registry_open(const cb_registry_options *opts, cb_registry **out) 
                                      sizeof(cb_registry_options), "cb_registry_options");
     if (st != CB_OK) return st;
     if (opts->capacity > CB_MAX_CAPACITY)
-      return fail(CB_EINVAL, "cb_registry_options: capacity must be 0..%u, got %u", CB_MAX_CAPACITY,
-                  opts->capacity);
+      return fail_at(CB_EINVAL, "capacity", "cb_registry_options: capacity must be 0..%u, got %u",
+                     CB_MAX_CAPACITY, opts->capacity);
     if (opts->clock != CB_CLOCK_MONOTONIC && opts->clock != CB_CLOCK_MANUAL)
-      return fail(
-          CB_EINVAL,
+      return fail_at(
+          CB_EINVAL, "clock",
           "cb_registry_options: clock must be CB_CLOCK_MONOTONIC or CB_CLOCK_MANUAL, got %d",
           opts->clock);
     const bool has_events = LB_HAS(cb_registry_options, opts->struct_size, event_capacity);
     if (has_events && opts->event_capacity > CB_MAX_EVENT_CAPACITY)
-      return fail(CB_EINVAL, "cb_registry_options: event_capacity must be 0..%u, got %u",
-                  CB_MAX_EVENT_CAPACITY, opts->event_capacity);
+      return fail_at(CB_EINVAL, "event_capacity",
+                     "cb_registry_options: event_capacity must be 0..%u, got %u",
+                     CB_MAX_EVENT_CAPACITY, opts->event_capacity);
     if (has_events && opts->event_capacity != 0) event_capacity = opts->event_capacity;
     if (opts->capacity != 0) capacity = opts->capacity;
     clock = opts->clock;

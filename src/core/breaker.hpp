@@ -18,37 +18,47 @@
 #include "core/events.hpp"
 #include "core/window.hpp"
 #include "core/words.hpp"
+#include "lazybreaker/lists.h"
 
 namespace lazybreaker::core {
 
 enum class Policy : uint32_t { Consecutive = 0, CountWindow = 1, TimeWindow = 2 };
 
-// The bounds of a computed open duration, CB_MIN_OPEN_DURATION_NS and
-// CB_MAX_DURATION_NS (tied in capi/abi_ties.cpp). The lower one is what
-// keeps epochs from wrapping under a held ticket (docs/semantics.md), the
-// upper one is the cap when open_duration_max_ns is 0.
-inline constexpr uint64_t kShortestOpenNs = 1000;
-inline constexpr uint64_t kLongestOpenNs = 366ull * 24 * 3600 * 1'000'000'000ull;
+// The bounds of a computed open duration. The lower one is what keeps
+// epochs from wrapping under a held ticket (docs/semantics.md), the upper
+// one is the cap when open_duration_max_ns is 0.
+inline constexpr uint64_t kShortestOpenNs = CB_MIN_OPEN_DURATION_NS;
+inline constexpr uint64_t kLongestOpenNs = CB_MAX_DURATION_NS;
+
+// Each field's default, as lists.h gives it.
+struct ConfigDefaults {
+#define LB_DEFAULT(field, type, since, unit, bounds, lo, hi, def) static constexpr type field = def;
+  CB_CONFIG_FIELDS(LB_DEFAULT)
+#undef LB_DEFAULT
+};
 
 // A validated configuration.
 struct Config {
-  uint32_t failure_threshold = 5;
-  uint32_t half_open_max_calls = 1;
-  uint64_t open_duration_ns = 30'000'000'000ull;
-  uint32_t half_open_success_threshold = 1;
-  Policy policy = Policy::Consecutive;
-  uint64_t half_open_timeout_ns = 0;  // 0 = the open duration; finish() resolves it
-  uint32_t window_size = 100;
-  uint32_t window_buckets = 10;
-  uint64_t window_duration_ns = 60'000'000'000ull;
-  uint32_t minimum_calls = 100;
-  uint32_t slow_unit_shift = 0;  // tickets stamp admission time in units of 2^shift ns
-  uint64_t slow_call_ns = 0;     // 0 = off
-  double failure_rate_threshold = 0.5;
-  double slow_call_rate_threshold = 1.0;
-  double open_backoff_multiplier = 1.0;
-  uint64_t open_duration_max_ns = 0;  // 0 = the longest duration, CB_MAX_DURATION_NS
-  double open_jitter = 0.0;           // the factor's seed is the breaker's (Breaker's jitter_seed)
+  // The fields of lists.h's CB_CONFIG_FIELDS, in the order a registry
+  // file stores them (its layout: never reorder).
+  using D = ConfigDefaults;
+  uint32_t failure_threshold = D::failure_threshold;
+  uint32_t half_open_max_calls = D::half_open_max_calls;
+  uint64_t open_duration_ns = D::open_duration_ns;
+  uint32_t half_open_success_threshold = D::half_open_success_threshold;
+  Policy policy = Policy(D::policy);
+  uint64_t half_open_timeout_ns = D::half_open_timeout_ns;  // 0 = the open duration (finish())
+  uint32_t window_size = D::window_size;
+  uint32_t window_buckets = D::window_buckets;
+  uint64_t window_duration_ns = D::window_duration_ns;
+  uint32_t minimum_calls = D::minimum_calls;
+  uint32_t slow_unit_shift = 0;             // tickets stamp admission time in units of 2^shift ns
+  uint64_t slow_call_ns = D::slow_call_ns;  // 0 = off
+  double failure_rate_threshold = D::failure_rate_threshold;
+  double slow_call_rate_threshold = D::slow_call_rate_threshold;
+  double open_backoff_multiplier = D::open_backoff_multiplier;
+  uint64_t open_duration_max_ns = D::open_duration_max_ns;  // 0 = kLongestOpenNs
+  double open_jitter = D::open_jitter;  // the factor's seed is the breaker's (jitter_seed)
   // The rate thresholds in billionths (derived): a rate is reached when
   // count * kRateScale >= calls * threshold, in exact integers, so every
   // binding and every reader of docs/policies.md gets the same answer.

@@ -691,6 +691,13 @@ Status Registry::get_or_create(std::string_view name, const core::Config &cfg, u
   }
 }
 
+bool Registry::config_of(uint32_t index, uint32_t incarnation, core::Config *out) const {
+  const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
+  if (!core::StateWord::alive_in(w, incarnation)) return false;
+  *out = config(index).load();
+  return same_life(index, w);
+}
+
 bool Registry::name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const {
   const uint64_t w = hot_[index].word.load(std::memory_order_acquire);
   if (!core::StateWord::alive_in(w, incarnation)) return false;

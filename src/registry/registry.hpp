@@ -213,6 +213,9 @@ class Registry final : private SharedCounters, private StaleSlots {
   // life is over (or ended while the name was read: its space may hold
   // another breaker's name by then).
   bool name(uint32_t index, uint32_t incarnation, char *buf, size_t *len) const;
+  // The configuration of the breaker at `index`, if it is alive in life
+  // `incarnation` (false if not).
+  bool config_of(uint32_t index, uint32_t incarnation, core::Config *out) const;
   // Handles of the live breakers, up to `max`; returns how many there are.
   size_t list(uint64_t *out, size_t max) const;
   // How many configurations the live breakers share among them (each

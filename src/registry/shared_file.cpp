@@ -18,6 +18,7 @@
 #include <ctime>
 
 #include "core/breaker.hpp"
+#include "core/config_check.hpp"
 #include "core/mix.hpp"
 #include "lazybreaker/lazybreaker.h"
 #include "registry/space.hpp"
@@ -191,34 +192,7 @@ bool stored_config_plausible(const core::ConfigCell &cell) {
                   offsetof(core::WindowShape, by_time),
               1);
   if (by_time > 1) return false;
-  const core::Config c = cell.load();
-  auto within = [](uint64_t v, uint64_t lo, uint64_t hi) { return v >= lo && v <= hi; };
-  auto unit = [](double r) { return r > 0.0 && r <= 1.0; };
-  if (!within(c.failure_threshold, 1, CB_MAX_FAILURE_THRESHOLD) ||
-      !within(c.open_duration_ns, CB_MIN_OPEN_DURATION_NS, CB_MAX_DURATION_NS) ||
-      !within(c.half_open_max_calls, 1, CB_MAX_HALF_OPEN_CALLS) ||
-      !within(c.half_open_success_threshold, 1, CB_MAX_HALF_OPEN_SUCCESSES) ||
-      !within(c.half_open_timeout_ns, 1, CB_MAX_DURATION_NS) || uint32_t(c.policy) > 2 ||
-      !within(c.window_size, 1, CB_MAX_WINDOW_SIZE) ||
-      !within(c.window_duration_ns, CB_MIN_WINDOW_DURATION_NS, CB_MAX_DURATION_NS) ||
-      !within(c.window_buckets, 1, CB_MAX_WINDOW_BUCKETS) ||
-      !within(c.minimum_calls, 1, CB_MAX_MINIMUM_CALLS) ||
-      !within(c.slow_call_ns, 0, CB_MAX_DURATION_NS) || !unit(c.failure_rate_threshold) ||
-      !unit(c.slow_call_rate_threshold) ||
-      !(c.open_backoff_multiplier >= 1.0 &&
-        c.open_backoff_multiplier <= CB_MAX_BACKOFF_MULTIPLIER) ||
-      !(c.open_jitter >= 0.0 && c.open_jitter < 1.0) ||
-      !within(c.open_duration_max_ns, 0, CB_MAX_DURATION_NS))
-    return false;
-  core::Config derived = c;
-  derived.finish();
-  return derived.slow_unit_shift == c.slow_unit_shift &&
-         derived.failure_rate_billionths == c.failure_rate_billionths &&
-         derived.slow_rate_billionths == c.slow_rate_billionths &&
-         derived.shape.by_time == c.shape.by_time &&
-         derived.shape.held_limit == c.shape.held_limit &&
-         derived.shape.buckets == c.shape.buckets &&
-         derived.shape.bucket_width == c.shape.bucket_width;
+  return core::finished_and_valid(cell.load());
 }
 
 namespace {

@@ -99,6 +99,7 @@ extern uintptr_t _wrap_new_lb_event_batch_lbswig_98dc7639809e061f(swig_type_5 ar
 extern void _wrap_delete_lb_event_batch_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern swig_intgo _wrap_lb_event_batch_poll_lbswig_98dc7639809e061f(uintptr_t arg1, uintptr_t arg2);
 extern uintptr_t _wrap_lb_event_batch_get_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_6 arg2);
+extern swig_type_7 _wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_VERSION_NUMBER_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_EINVAL_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_EHANDLE_lbswig_98dc7639809e061f(void);
@@ -122,7 +123,6 @@ extern swig_intgo _wrap_CB_STATE_DISABLED_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_SUCCESS_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_FAILURE_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_IGNORED_lbswig_98dc7639809e061f(void);
-extern swig_type_7 _wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f(void);
 extern void _wrap_cb_config_failure_threshold_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_cb_config_failure_threshold_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern void _wrap_cb_config_open_duration_ns_set_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_8 arg2);
@@ -390,6 +390,23 @@ type Lb_event_batch interface {
 	Get(arg2 int64) (_swig_ret Cb_event)
 }
 
+const CB_MAX_FAILURE_THRESHOLD uint = 65535
+const CB_MAX_HALF_OPEN_CALLS uint = 32
+const CB_MAX_HALF_OPEN_SUCCESSES uint = 255
+const CB_MIN_OPEN_DURATION_NS uint64 = 1000
+func _swig_getCB_MAX_DURATION_NS() (_swig_ret uint64) {
+	var swig_r uint64
+	swig_r = (uint64)(C._wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f())
+	return swig_r
+}
+
+var CB_MAX_DURATION_NS uint64 = _swig_getCB_MAX_DURATION_NS()
+const CB_MAX_NAME_BYTES uint = 255
+const CB_MAX_WINDOW_SIZE uint = 1000000
+const CB_MAX_WINDOW_BUCKETS uint = 32
+const CB_MIN_WINDOW_DURATION_NS uint64 = 1000000
+const CB_MAX_MINIMUM_CALLS uint = 1000000000
+const CB_MAX_BACKOFF_MULTIPLIER float64 = 1000.0
 const CB_VERSION_MAJOR int = 1
 const CB_VERSION_MINOR int = 3
 const CB_VERSION_PATCH int = 0
@@ -559,18 +576,6 @@ func _swig_getCB_IGNORED() (_swig_ret Enum_SS_cb_outcome_t) {
 }
 
 var CB_IGNORED Enum_SS_cb_outcome_t = _swig_getCB_IGNORED()
-const CB_MAX_FAILURE_THRESHOLD uint = 65535
-const CB_MAX_HALF_OPEN_CALLS uint = 32
-const CB_MAX_HALF_OPEN_SUCCESSES uint = 255
-const CB_MIN_OPEN_DURATION_NS uint64 = 1000
-func _swig_getCB_MAX_DURATION_NS() (_swig_ret uint64) {
-	var swig_r uint64
-	swig_r = (uint64)(C._wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f())
-	return swig_r
-}
-
-var CB_MAX_DURATION_NS uint64 = _swig_getCB_MAX_DURATION_NS()
-const CB_MAX_NAME_BYTES uint = 255
 type SwigcptrCb_config uintptr
 
 func (p SwigcptrCb_config) Swigcptr() uintptr {
@@ -858,11 +863,6 @@ func _swig_getCB_POLICY_TIME_WINDOW() (_swig_ret Enum_SS_cb_policy_t) {
 }
 
 var CB_POLICY_TIME_WINDOW Enum_SS_cb_policy_t = _swig_getCB_POLICY_TIME_WINDOW()
-const CB_MAX_WINDOW_SIZE uint = 1000000
-const CB_MAX_WINDOW_BUCKETS uint = 32
-const CB_MIN_WINDOW_DURATION_NS uint64 = 1000000
-const CB_MAX_MINIMUM_CALLS uint = 1000000000
-const CB_MAX_BACKOFF_MULTIPLIER float64 = 1000.0
 func _swig_getCB_CLOCK_MONOTONIC() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_CB_CLOCK_MONOTONIC_lbswig_98dc7639809e061f())

@@ -545,6 +545,17 @@ struct cb_event *_wrap_lb_event_batch_get_lbswig_98dc7639809e061f(struct lb_even
 }
 
 
+long long _wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f() {
+  unsigned long long result;
+  long long _swig_go_result;
+  
+  
+  result = (unsigned long long)((366ull*24*3600*1000000000ull));
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_CB_VERSION_NUMBER_lbswig_98dc7639809e061f() {
   int result;
   intgo _swig_go_result;
@@ -802,17 +813,6 @@ intgo _wrap_CB_IGNORED_lbswig_98dc7639809e061f() {
   result = CB_IGNORED;
   
   _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-long long _wrap_CB_MAX_DURATION_NS_lbswig_98dc7639809e061f() {
-  unsigned long long result;
-  long long _swig_go_result;
-  
-  
-  result = (unsigned long long)((366ull*24*3600*1000000000ull));
-  _swig_go_result = result; 
   return _swig_go_result;
 }
 
