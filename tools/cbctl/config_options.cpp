@@ -17,7 +17,7 @@ const ConfigOption kConfigOptions[] = {
      "Probes admitted at once (default 1)"},
     {"--half-open-successes", FIELD(half_open_success_threshold), nullptr,
      "Probe successes that close (default 1)"},
-    {"--half-open-timeout", FIELD(half_open_timeout_ns), "--open-for",
+    {"--half-open-timeout", FIELD(half_open_timeout_ns), nullptr,
      "A probe silent this long counts as failed (default: --open-for)"},
     {"--window-size", FIELD(window_size), nullptr, "count: outcomes in the window (default 100)"},
     {"--window-duration", FIELD(window_duration_ns), nullptr,
@@ -55,7 +55,7 @@ struct ValueText {
   std::string operator()(double cb_config::*m) const { return json_number(cfg.*m); }
   std::string operator()(uint64_t cb_config::*m) const {
     if (json) return std::to_string(cfg.*m);
-    return cfg.*m == 0 && o.zero ? o.zero : format_duration(cfg.*m);
+    return cfg.*m == 0 && o.zero ? o.zero : exact_duration(cfg.*m);
   }
   std::string operator()(int cb_config::*m) const {
     std::string_view name = policy_name(cfg.*m);

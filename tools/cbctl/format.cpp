@@ -1,10 +1,13 @@
 #include "format.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+
+#include "config_options.hpp"
 
 namespace cbctl {
 
@@ -99,20 +102,30 @@ std::string format_duration(uint64_t ns) {
   return buf;
 }
 
-std::string state_name(int state) {
-  switch (state) {
-    case CB_STATE_CLOSED:
-      return "CLOSED";
-    case CB_STATE_OPEN:
-      return "OPEN";
-    case CB_STATE_HALF_OPEN:
-      return "HALF_OPEN";
-    case CB_STATE_FORCED_OPEN:
-      return "FORCED_OPEN";
-    case CB_STATE_DISABLED:
-      return "DISABLED";
+std::string exact_duration(uint64_t ns) {
+  if (ns == 0) return "0s";
+  static constexpr Unit kLargestFirst[] = {{"d", 86400 * 1000000000ull},
+                                           {"h", 3600 * 1000000000ull},
+                                           {"m", 60 * 1000000000ull},
+                                           {"s", 1000000000},
+                                           {"ms", 1000000},
+                                           {"us", 1000},
+                                           {"ns", 1}};
+  std::string out;
+  for (const Unit &u : kLargestFirst) {
+    if (ns < u.ns) continue;
+    out += std::to_string(ns / u.ns) + std::string(u.suffix);
+    ns %= u.ns;
   }
-  return "UNKNOWN(" + std::to_string(state) + ")";
+  return out;
+}
+
+std::string state_name(int state) {
+  const char *name = cb_state_name(state);
+  if (!name) return "UNKNOWN(" + std::to_string(state) + ")";
+  std::string upper = name;
+  for (char &c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
 }
 
 std::string printable(std::string_view text) {
@@ -277,7 +290,7 @@ std::string render_details(const BreakerView &b) {
   std::string out;
   auto field = [&](const char *label, const std::string &value) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%-22s", (std::string(label) + ":").c_str());
+    std::snprintf(buf, sizeof buf, "%-24s", (std::string(label) + ":").c_str());
     out += buf + value + "\n";
   };
   field("name", printable(display_name(b)));
@@ -296,6 +309,8 @@ std::string render_details(const BreakerView &b) {
   field("ignored", std::to_string(s.ignored));
   field("slow", std::to_string(s.slow));
   field("trips", std::to_string(s.trips));
+  // The configuration, each field under the option of `create` that sets it.
+  for (const ConfigOption &o : config_options()) field(o.flag, config_value_text(o, b.config));
   return out;
 }
 
@@ -358,7 +373,12 @@ std::string breaker_json(const BreakerView &b) {
   out += ", \"ignored\": " + u(s.ignored);
   out += ", \"slow\": " + u(s.slow);
   out += ", \"trips\": " + u(s.trips);
-  return out + "}";
+  out += ", \"config\": {";
+  for (const ConfigOption &o : config_options()) {
+    if (&o != config_options().data()) out += ", ";
+    out += json_string(o.field) + ": " + config_value_json(o, b.config);
+  }
+  return out + "}}";
 }
 
 std::string list_json(const std::string &file, const std::vector<BreakerView> &breakers) {

@@ -8,10 +8,12 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "commands.hpp"
 #include "format.hpp"
 #include "options.hpp"
+#include "refusals.hpp"
 #include "registry_file.hpp"
 
 namespace cbctl {
@@ -27,6 +29,7 @@ struct Args {
   std::string trip_for = "30s";
   // create: cb_config_init's defaults, and the options given
   cb_config config;
+  ConfigTexts config_texts;  // the texts given for config's fields
   OpenRequest creating;
   std::string mode_text;
   bool exist_ok = false;
@@ -70,7 +73,10 @@ void trip_options(CLI::App *cmd, Args *a) {
 int run_trip(const Args &a) {
   RegistryFile reg(a.file);
   cb_handle h = reg.lookup(a.name);
-  if (int st = cb_trip(h, duration(a.trip_for)); st != CB_OK) reg.fail(st);
+  int st = cb_trip(h, duration(a.trip_for));
+  if (st == CB_EINVAL && cb_last_error_field() == std::string_view("open_for_ns"))
+    throw Failure{exit_code_for(st, false), trip_refusal(a.trip_for, duration(a.trip_for))};
+  if (st != CB_OK) reg.fail(st);
   print(printable(a.name) + ": OPEN for " + format_duration(duration(a.trip_for)) + "\n");
   return kExitOk;
 }
@@ -87,7 +93,7 @@ int run_disable(const Args &a) { return run_manual(a, cb_disable, "DISABLED"); }
 int run_reset(const Args &a) { return run_manual(a, cb_reset, "CLOSED"); }
 
 void create_options(CLI::App *cmd, Args *a) {
-  add_config_options(cmd, &a->config);
+  add_config_options(cmd, &a->config, &a->config_texts);
   OpenRequest &c = a->creating;
   CLI::Option *create_file =
       cmd->add_flag("--create-file", c.create, "Create the registry file if it is missing");
@@ -110,8 +116,7 @@ void create_options(CLI::App *cmd, Args *a) {
 // A name or configuration the library refuses must not leave a new file
 // behind: try them first in a private registry of one breaker (the C ABI
 // has no validate-only call), and fail as cb_create on the file would.
-void refuse_bad_breaker_first(const std::string &file, const std::string &name,
-                              const cb_config &cfg) {
+void refuse_bad_breaker_first(const Args &a) {
   cb_registry_options opts;
   cb_registry_options_init(&opts);
   opts.capacity = 1;
@@ -119,22 +124,27 @@ void refuse_bad_breaker_first(const std::string &file, const std::string &name,
   cb_registry *scratch = nullptr;
   if (cb_registry_open(&opts, &scratch) != CB_OK) return;  // the real attempt will say why
   cb_handle h = 0;
-  int st = cb_create(scratch, name.c_str(), &cfg, &h);
-  std::string message = cb_last_error_message();
+  int st = cb_create(scratch, a.name.c_str(), &a.config, &h);
+  if (st != CB_EINVAL) {
+    cb_registry_close(scratch);
+    return;
+  }
+  Failure refused = create_refusal(a.file, a.name, st, a.config, a.config_texts, nullptr);
   cb_registry_close(scratch);
-  if (st == CB_EINVAL) throw Failure{exit_code_for(st, false), file + ": " + message};
+  throw refused;
 }
 
 int run_create(const Args &a) {
   OpenRequest creating = a.creating;
+  creating.offer_create = true;
   if (!a.mode_text.empty())
     creating.mode = static_cast<uint32_t>(std::stoul(a.mode_text, nullptr, 8));
-  if (creating.create) refuse_bad_breaker_first(a.file, a.name, a.config);
+  if (creating.create) refuse_bad_breaker_first(a);
   RegistryFile reg(a.file, creating);
   cb_handle h = 0;
   int st = a.exist_ok ? cb_get_or_create(reg.get(), a.name.c_str(), &a.config, &h)
                       : cb_create(reg.get(), a.name.c_str(), &a.config, &h);
-  if (st != CB_OK) reg.fail(st);
+  if (st != CB_OK) throw create_refusal(a.file, a.name, st, a.config, a.config_texts, reg.get());
   print(printable(a.name) + ": created\n");
   return kExitOk;
 }

@@ -88,9 +88,12 @@ CLI::Option *add_config_option(CLI::App *cmd, cb_config *cfg, const ConfigOption
 
 }  // namespace
 
-void add_config_options(CLI::App *cmd, cb_config *cfg) {
-  for (const ConfigOption &o : config_options())
-    add_config_option(cmd, cfg, o)->group("Breaker configuration");
+void add_config_options(CLI::App *cmd, cb_config *cfg, ConfigTexts *texts) {
+  for (const ConfigOption &o : config_options()) {
+    add_config_option(cmd, cfg, o)
+        ->group("Breaker configuration")
+        ->each([texts, field = o.field](const std::string &text) { (*texts)[field] = text; });
+  }
 }
 
 }  // namespace cbctl

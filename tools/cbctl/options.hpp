@@ -10,6 +10,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "refusals.hpp"
 
 namespace cbctl {
 
@@ -27,7 +28,8 @@ uint64_t duration(const std::string &text);
 bool parse_listen(const std::string &text, ServeOptions *out, std::string *why);
 
 // create's options, in the group "Breaker configuration": each sets one
-// field of *cfg when given (cfg starts from cb_config_init's defaults).
-void add_config_options(CLI::App *cmd, cb_config *cfg);
+// field of *cfg when given (cfg starts from cb_config_init's defaults), and
+// keeps the text given under the field's name in *texts.
+void add_config_options(CLI::App *cmd, cb_config *cfg, ConfigTexts *texts);
 
 }  // namespace cbctl

@@ -5,6 +5,7 @@
 // redrawn (no flicker); elsewhere, plain tables one after another.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
@@ -31,15 +32,27 @@ std::string clock_text(bool utc) {
   return buf;
 }
 
+// The states, by cb_state_t (CB_STATE_LIST: 0, 1, ... in order).
+#define LB_COUNT_STATE(state, name) +1
+constexpr int kStates = 0 CB_STATE_LIST(LB_COUNT_STATE);
+#undef LB_COUNT_STATE
+#define LB_CHECK_STATE(state, name) static_assert((state) >= 0 && (state) < kStates);
+CB_STATE_LIST(LB_CHECK_STATE)
+#undef LB_CHECK_STATE
+
+// "4 breakers, 3 closed, 1 forced open": cb_state_name's words.
 std::string summary(const std::vector<BreakerView> &breakers) {
-  size_t by_state[5] = {};
+  size_t by_state[kStates] = {};
   for (const auto &b : breakers)
-    if (b.state >= 0 && b.state < 5) ++by_state[b.state];
+    if (b.state >= 0 && b.state < kStates) ++by_state[b.state];
   std::string s =
       std::to_string(breakers.size()) + (breakers.size() == 1 ? " breaker" : " breakers");
-  const char *names[5] = {"closed", "open", "half-open", "forced open", "disabled"};
-  for (int i = 0; i < 5; ++i)
-    if (by_state[i]) s += ", " + std::to_string(by_state[i]) + " " + names[i];
+  for (int i = 0; i < kStates; ++i) {
+    if (!by_state[i]) continue;
+    std::string name = cb_state_name(i);
+    std::replace(name.begin(), name.end(), '_', ' ');
+    s += ", " + std::to_string(by_state[i]) + " " + name;
+  }
   return s;
 }
 
