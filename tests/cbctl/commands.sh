@@ -114,7 +114,7 @@ expect_helper OPEN state orders
 run_cbctl 0 show --json "$reg" orders
 expect_eq "orders: open for 2m" "$(json '(d["state"], 100e9 < d["retry_after_ns"] <= 120e9)')" "('OPEN', True)"
 run_cbctl 6 create "$reg" orders
-[[ $err == "cbctl: $reg: "* ]] || fail "create of a taken name: $err"
+[ "$err" = "cbctl: $reg: a breaker named 'orders' exists" ] || fail "create of a taken name: $err"
 ok "create of a taken name exits 6: $err"
 # --exist-ok: the same configuration is fine, another one is not
 run_cbctl 0 create "$reg" orders --exist-ok --policy count --window-size 20 --minimum-calls 2 --failure-rate 0.5 --open-for 2m
@@ -165,6 +165,7 @@ run_cbctl 2 create "$new" third --capacity 32
 ok "a --capacity that disagrees with the file exits 2: $err"
 for i in $(seq 3 16); do run_cbctl 0 create "$new" "b$i"; done
 run_cbctl 1 create "$new" one-too-many
+[[ $err == "cbctl: $new: the file is full: it holds as many breakers as its capacity"* ]] || fail "create in a full file: $err"
 ok "create in a full file exits 1: $err"
 
 stop_helper

@@ -76,7 +76,7 @@ int run_trip(const Args &a) {
   int st = cb_trip(h, duration(a.trip_for));
   if (st == CB_EINVAL && cb_last_error_field() == std::string_view("open_for_ns"))
     throw Failure{exit_code_for(st, false), trip_refusal(a.trip_for, duration(a.trip_for))};
-  if (st != CB_OK) reg.fail(st);
+  if (st != CB_OK) throw breaker_refusal(a.file, a.name, st);
   print(printable(a.name) + ": OPEN for " + format_duration(duration(a.trip_for)) + "\n");
   return kExitOk;
 }
@@ -84,7 +84,7 @@ int run_trip(const Args &a) {
 // force-open, disable, reset: one call, then the state it leads to.
 int run_manual(const Args &a, int (*call)(cb_handle), const char *state) {
   RegistryFile reg(a.file);
-  if (int st = call(reg.lookup(a.name)); st != CB_OK) reg.fail(st);
+  if (int st = call(reg.lookup(a.name)); st != CB_OK) throw breaker_refusal(a.file, a.name, st);
   print(printable(a.name) + ": " + state + "\n");
   return kExitOk;
 }
@@ -129,7 +129,7 @@ void refuse_bad_breaker_first(const Args &a) {
     cb_registry_close(scratch);
     return;
   }
-  Failure refused = create_refusal(a.file, a.name, st, a.config, a.config_texts, nullptr);
+  Failure refused = create_refusal(a.file, a.name, st, a.config, a.config_texts, nullptr, false);
   cb_registry_close(scratch);
   throw refused;
 }
@@ -144,14 +144,16 @@ int run_create(const Args &a) {
   cb_handle h = 0;
   int st = a.exist_ok ? cb_get_or_create(reg.get(), a.name.c_str(), &a.config, &h)
                       : cb_create(reg.get(), a.name.c_str(), &a.config, &h);
-  if (st != CB_OK) throw create_refusal(a.file, a.name, st, a.config, a.config_texts, reg.get());
+  if (st != CB_OK)
+    throw create_refusal(a.file, a.name, st, a.config, a.config_texts, reg.get(), a.exist_ok);
   print(printable(a.name) + ": created\n");
   return kExitOk;
 }
 
 int run_destroy(const Args &a) {
   RegistryFile reg(a.file);
-  if (int st = cb_destroy(reg.lookup(a.name)); st != CB_OK) reg.fail(st);
+  if (int st = cb_destroy(reg.lookup(a.name)); st != CB_OK)
+    throw breaker_refusal(a.file, a.name, st);
   print(printable(a.name) + ": destroyed\n");
   return kExitOk;
 }

@@ -204,6 +204,25 @@ std::optional<std::string> open_words(const std::string &path, const OpenRequest
   return std::nullopt;
 }
 
+// What a status means for a call on one breaker, as far as cbctl can meet
+// it: one registry (and a scratch one) of one thread, so a CB_EFULL is the
+// file's capacity, never the process's share of the library's room.
+std::optional<std::string> breaker_words(const std::string &name, int status) {
+  switch (status) {
+    case CB_EEXIST:
+      return "a breaker named '" + printable(name) + "' exists";
+    case CB_EFULL:
+      return "the file is full: it holds as many breakers as its capacity (set when the file "
+             "was created, by --capacity)";
+    case CB_EHANDLE:
+      return "breaker '" + printable(name) + "' was destroyed meanwhile";
+    case CB_ENOMEM:
+      return std::string("out of memory");
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string_view last_field() {
   const char *field = cb_last_error_field();
   return field ? field : "";
@@ -216,8 +235,15 @@ std::string trip_refusal(const std::string &text, uint64_t open_for_ns) {
   return "--for " + text + " " + must_be(open_for_ns, r);
 }
 
+Failure breaker_refusal(const std::string &file, const std::string &name, int status) {
+  std::optional<std::string> words = breaker_words(name, status);
+  return Failure{exit_code_for(status, false),
+                 file + ": " + (words ? *words : library_message(file, status))};
+}
+
 Failure create_refusal(const std::string &file, const std::string &name, int status,
-                       const cb_config &cfg, const ConfigTexts &texts, cb_registry *existing) {
+                       const cb_config &cfg, const ConfigTexts &texts, cb_registry *existing,
+                       bool exist_ok) {
   std::string_view field = last_field();
   int code = exit_code_for(status, false);
   if (status == CB_EINVAL && field == "name")
@@ -228,7 +254,10 @@ Failure create_refusal(const std::string &file, const std::string &name, int sta
   const ConfigOption *o = config_option_for(field);
   if (status == CB_EEXIST && o)
     return Failure{code, file + ": " + other_configuration(name, *o, cfg, texts, existing)};
-  return Failure{code, file + ": " + library_message(file, status)};
+  if (status == CB_EEXIST && exist_ok)  // no field: the breaker is gone by now
+    return Failure{code,
+                   file + ": breaker '" + printable(name) + "' exists with another configuration"};
+  return breaker_refusal(file, name, status);
 }
 
 Failure open_refusal(const std::string &path, const OpenRequest &request, int status) {
