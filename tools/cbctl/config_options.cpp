@@ -8,7 +8,7 @@ namespace {
 
 // FIELD(f): the field's name and its member, written once.
 #define FIELD(f) #f, &cb_config::f
-const ConfigOption kConfigOptions[] = {
+constexpr ConfigOption kConfigOptions[] = {
     {"--policy", FIELD(policy), nullptr, "Trip policy: consecutive (the default), count or time"},
     {"--failure-threshold", FIELD(failure_threshold), nullptr,
      "consecutive: failures in a row that trip (default 5)"},
@@ -40,6 +40,19 @@ const ConfigOption kConfigOptions[] = {
      "Open durations scaled by a random factor in [1-j, 1+j], [0, 1)"},
 };
 #undef FIELD
+
+// Every field of the header's list has its option: a field added there
+// stops this build until create can set it.
+constexpr bool has_option(std::string_view field) {
+  for (const ConfigOption &o : kConfigOptions) {
+    if (field == o.field) return true;
+  }
+  return false;
+}
+#define LB_HAS_OPTION(field, type, since, unit, bounds, lo, hi, def) \
+  static_assert(has_option(#field), "cbctl create has no option for cb_config." #field);
+CB_CONFIG_FIELDS(LB_HAS_OPTION)
+#undef LB_HAS_OPTION
 
 // By cb_policy_t.
 constexpr std::string_view kPolicyNames[] = {"consecutive", "count", "time"};
