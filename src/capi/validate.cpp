@@ -1,5 +1,6 @@
 #include "capi/validate.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -76,11 +77,14 @@ int check_struct_size(const void *s, size_t size, size_t v1_size, size_t known_s
 
 namespace {
 
-// The fields of a caller's cb_config that its struct_size holds: 1.0's, or
-// all of them (1.1 added its fields together).
-void copy_fields(const cb_config &cfg, bool with_1_1, core::Config *c) {
+// Every field of a caller's cb_config: those its struct_size holds as it
+// set them, the rest (an older caller's) the defaults.
+void copy_fields(const cb_config &cfg, size_t size, core::Config *c) {
+  cb_config full;
+  cb_config_init(&full);
+  std::memcpy(&full, &cfg, std::min(size, sizeof full));
 #define LB_COPY_FIELD(field, type, since, unit, bounds, lo, hi, def) \
-  if (since <= 1.0 || with_1_1) c->field = decltype(c->field)(cfg.field);
+  c->field = decltype(c->field)(full.field);
   CB_CONFIG_FIELDS(LB_COPY_FIELD)
 #undef LB_COPY_FIELD
 }
@@ -110,7 +114,7 @@ int to_core_config(const cb_config *cfg, core::Config *out) noexcept {
       return fail_at(CB_EINVAL, "struct_size",
                      "cb_config: struct_size %zu ends inside the fields added in 1.1 (%zu or %zu)",
                      size, FirstVersion::kConfig, sizeof(cb_config));
-    copy_fields(*cfg, with_1_1, &c);
+    copy_fields(*cfg, size, &c);
     if (const core::ConfigFault f = core::check(c)) return refuse(f, *cfg);
   }
   c.finish();
