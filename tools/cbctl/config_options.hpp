@@ -6,6 +6,7 @@
 #include <lazybreaker/lazybreaker.h>
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,10 @@ struct ConfigOption {
   const char *zero;  // what 0 means, if it means more than none ("off"); else nullptr
   const char *help;
 };
+
+// What the command line said for the fields of cb_config: the C field's
+// name -> the option's text as given ("1.5s").
+using ConfigTexts = std::map<std::string, std::string, std::less<>>;
 
 // Every one, in the order of `cbctl create --help`.
 std::span<const ConfigOption> config_options();

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "refusals.hpp"
+#include "config_options.hpp"
 
 namespace cbctl {
 

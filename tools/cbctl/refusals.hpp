@@ -7,17 +7,13 @@
 
 #include <lazybreaker/lazybreaker.h>
 
-#include <map>
 #include <optional>
 #include <string>
 
+#include "config_options.hpp"
 #include "registry_file.hpp"
 
 namespace cbctl {
-
-// What the command line said for the fields of cb_config: the C field's
-// name -> the option's text as given ("1.5s").
-using ConfigTexts = std::map<std::string, std::string, std::less<>>;
 
 // "--for 0s must be at least 1us": cb_trip's refusal of open_for_ns.
 std::string trip_refusal(const std::string &text, uint64_t open_for_ns);
