@@ -25,6 +25,8 @@ packages=(
   # fuzzing (tests/fuzz): clang, and the libFuzzer runtime, which is only a
   # recommendation of clang; stress-ng to load the machine while the suite runs
   clang libclang-rt-14-dev stress-ng
+  # the size gate over src/ and tools/ (.clang-tidy, label tidy)
+  clang-tidy
 )
 
 # C#: the .NET SDK (8 or later, `dotnet` on PATH) is not in Debian's

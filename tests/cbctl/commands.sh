@@ -42,7 +42,25 @@ run_cbctl 0 show --json "$reg" search
 expect_eq "show --json search" "$(json '(d["name"], d["state"], d["failure_rate"], d["admitted"], d["trips"], d["anonymous"])')" \
   "('search', 'CLOSED', 0.25, 4, 0, False)"
 expect_eq "show --json has every field" "$(json 'sorted(d)')" \
-  "['admitted', 'anonymous', 'consecutive_failures', 'failure_rate', 'failures', 'ignored', 'name', 'rejected', 'retry_after_ns', 'slow', 'slow_rate', 'state', 'state_ns', 'successes', 'trips']"
+  "['admitted', 'anonymous', 'config', 'consecutive_failures', 'failure_rate', 'failures', 'ignored', 'name', 'rejected', 'retry_after_ns', 'slow', 'slow_rate', 'state', 'state_ns', 'successes', 'trips']"
+# The configuration (cb_config_get): under cb_config's field names in JSON,
+# every one of them (the header's list), and as create's options in the text.
+expect_eq "show --json search config" \
+  "$(json '(d["config"]["policy"], d["config"]["window_size"], d["config"]["minimum_calls"], d["config"]["failure_threshold"], d["config"]["open_duration_ns"])')" \
+  "('count', 10, 4, 5, 30000000000)"
+expect_eq "show --json config has every field of cb_config" "$(json '" ".join(sorted(d["config"]))')" \
+  "$(sed -n 's/^ *X(\([a-z_]*\), .*/\1/p' "$(dirname "$0")/../../include/lazybreaker/lists.h" | LC_ALL=C sort | paste -sd' ')"
+run_cbctl 0 show "$reg" inventory
+for line in "--policy: time" "--window-duration: 10s" "--open-for: 30s" "--half-open-timeout: 30s" \
+            "--failure-rate: 0.5" "--slow-call: off" "--open-for-max: no cap"; do
+  grep -qx -- "${line%%:*}: *${line#*: }" <<<"$out" || fail "show lacks '$line': $out"
+done
+ok "show gives the configuration as create's options"
+# ... which create takes back: --exist-ok with what show printed finds the
+# breaker (the values that mean "none" are the defaults, left out)
+read -ra shown < <(awk -F': *' '/^--/ && $2 != "off" && $2 != "no cap" {printf "%s %s ", $1, $2} END {print ""}' <<<"$out")
+run_cbctl 0 create "$reg" inventory --exist-ok "${shown[@]}"
+ok "create --exist-ok ${shown[*]} finds inventory"
 
 # --- trip ---------------------------------------------------------------------
 run_cbctl 0 trip "$reg" payments --for 5m
@@ -96,7 +114,7 @@ expect_helper OPEN state orders
 run_cbctl 0 show --json "$reg" orders
 expect_eq "orders: open for 2m" "$(json '(d["state"], 100e9 < d["retry_after_ns"] <= 120e9)')" "('OPEN', True)"
 run_cbctl 6 create "$reg" orders
-[[ $err == "cbctl: $reg: "* ]] || fail "create of a taken name: $err"
+[ "$err" = "cbctl: $reg: a breaker named 'orders' exists" ] || fail "create of a taken name: $err"
 ok "create of a taken name exits 6: $err"
 # --exist-ok: the same configuration is fine, another one is not
 run_cbctl 0 create "$reg" orders --exist-ok --policy count --window-size 20 --minimum-calls 2 --failure-rate 0.5 --open-for 2m
@@ -147,6 +165,7 @@ run_cbctl 2 create "$new" third --capacity 32
 ok "a --capacity that disagrees with the file exits 2: $err"
 for i in $(seq 3 16); do run_cbctl 0 create "$new" "b$i"; done
 run_cbctl 1 create "$new" one-too-many
+[[ $err == "cbctl: $new: the file is full: it holds as many breakers as its capacity"* ]] || fail "create in a full file: $err"
 ok "create in a full file exits 1: $err"
 
 stop_helper

@@ -11,6 +11,7 @@
 // A failing library call answers "error <status> <message>".
 #include <lazybreaker/lazybreaker.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -19,14 +20,21 @@
 
 namespace {
 
-const char *state_name(int s) {
-  static const char *const kNames[] = {"CLOSED", "OPEN", "HALF_OPEN", "FORCED_OPEN", "DISABLED"};
-  return s >= 0 && s <= 4 ? kNames[s] : "UNKNOWN";
+// As cbctl shows it: cb_state_name's, upper-cased.
+std::string state_name(int s) {
+  const char *name = cb_state_name(s);
+  std::string upper = name ? name : "UNKNOWN";
+  for (char &c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
 }
 
-std::string error(int st) {
-  return std::string("error ") + std::to_string(st) + " " + cb_last_error_message();
+// "ENOENT" for CB_ENOENT.
+std::string status_name(int st) {
+  const char *name = cb_status_name(st);
+  return name ? name + std::strlen("CB_") : std::to_string(st);
 }
+
+std::string error(int st) { return "error " + status_name(st) + " " + cb_last_error_message(); }
 
 // N calls with one outcome; how many were admitted and rejected.
 std::string calls(cb_handle h, int outcome, long n) {
@@ -111,7 +119,7 @@ int main(int argc, char **argv) {
     cb_handle h = 0;
     int st = cb_lookup(reg, name.c_str(), &h);
     if (st == CB_ENOENT) {
-      std::cout << "ENOENT" << std::endl;
+      std::cout << status_name(st) << std::endl;
       continue;
     }
     if (st != CB_OK) {

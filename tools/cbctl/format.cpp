@@ -1,10 +1,13 @@
 #include "format.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+
+#include "config_options.hpp"
 
 namespace cbctl {
 
@@ -99,20 +102,30 @@ std::string format_duration(uint64_t ns) {
   return buf;
 }
 
-std::string state_name(int state) {
-  switch (state) {
-    case CB_STATE_CLOSED:
-      return "CLOSED";
-    case CB_STATE_OPEN:
-      return "OPEN";
-    case CB_STATE_HALF_OPEN:
-      return "HALF_OPEN";
-    case CB_STATE_FORCED_OPEN:
-      return "FORCED_OPEN";
-    case CB_STATE_DISABLED:
-      return "DISABLED";
+std::string exact_duration(uint64_t ns) {
+  if (ns == 0) return "0s";
+  static constexpr Unit kLargestFirst[] = {{"d", 86400 * 1000000000ull},
+                                           {"h", 3600 * 1000000000ull},
+                                           {"m", 60 * 1000000000ull},
+                                           {"s", 1000000000},
+                                           {"ms", 1000000},
+                                           {"us", 1000},
+                                           {"ns", 1}};
+  std::string out;
+  for (const Unit &u : kLargestFirst) {
+    if (ns < u.ns) continue;
+    out += std::to_string(ns / u.ns) + std::string(u.suffix);
+    ns %= u.ns;
   }
-  return "UNKNOWN(" + std::to_string(state) + ")";
+  return out;
+}
+
+std::string state_name(int state) {
+  const char *name = cb_state_name(state);
+  if (!name) return "UNKNOWN(" + std::to_string(state) + ")";
+  std::string upper = name;
+  for (char &c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
 }
 
 std::string printable(std::string_view text) {
@@ -184,69 +197,91 @@ std::string retry_after_text(const BreakerView &b) {
 
 }  // namespace
 
+namespace {
+
+struct Column {
+  const char *title;
+  bool right;
+};
+constexpr Column kColumns[] = {{"NAME", false},    {"STATE", false},      {"CONSEC", true},
+                               {"FAIL%", true},    {"RETRY-AFTER", true}, {"ADMITTED", true},
+                               {"REJECTED", true}, {"SUCCESSES", true},   {"FAILURES", true}};
+constexpr size_t kColumnCount = sizeof kColumns / sizeof kColumns[0];
+using Row = std::vector<std::string>;  // one cell per column
+
+Row cells_of(const BreakerView &b) {
+  const cb_stats &s = b.stats;
+  return {printable(display_name(b)),
+          state_name(b.state),
+          std::to_string(s.consecutive_failures),
+          percent(s.failure_rate),
+          retry_after_text(b),
+          std::to_string(s.admitted),
+          std::to_string(s.rejected),
+          std::to_string(s.successes),
+          std::to_string(s.failures)};
+}
+
+// The columns shown and their widths: each as wide as its widest cell;
+// to fit max_width, the name gives way first (down to 12 columns), then
+// columns go from the right.
+struct Layout {
+  size_t width[kColumnCount];
+  size_t shown = kColumnCount;
+
+  size_t total(size_t n) const {
+    size_t t = 0;
+    for (size_t c = 0; c < n; ++c) t += width[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  Layout(const std::vector<Row> &rows, size_t max_width) {
+    for (size_t c = 0; c < kColumnCount; ++c) {
+      width[c] = columns(kColumns[c].title);
+      for (const Row &row : rows) width[c] = std::max(width[c], columns(row[c]));
+    }
+    if (max_width == 0) return;
+    if (total(kColumnCount) > max_width && width[0] > 12)
+      width[0] -= std::min(total(kColumnCount) - max_width, width[0] - 12);
+    while (shown > 1 && total(shown) > max_width) --shown;
+  }
+};
+
+std::string pad(const std::string &text, size_t w, bool right) {
+  std::string s = cut(text, w);
+  std::string fill(w - columns(s), ' ');
+  return right ? fill + s : s + fill;
+}
+
+// One line of the table; `colour` (an escape sequence, or nullptr) for the
+// state column.
+std::string table_line(const Row &row, const Layout &layout, const char *colour) {
+  std::string line;
+  for (size_t c = 0; c < layout.shown; ++c) {
+    if (c) line += "  ";
+    std::string cell = pad(row[c], layout.width[c], kColumns[c].right);
+    line += colour && c == 1 ? colour + cell + "\x1b[0m" : cell;
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+}  // namespace
+
 std::vector<std::string> render_table(const std::vector<BreakerView> &breakers,
                                       const TableStyle &style) {
-  struct Column {
-    const char *title;
-    bool right;
-  };
-  static const Column kColumns[] = {{"NAME", false},    {"STATE", false},      {"CONSEC", true},
-                                    {"FAIL%", true},    {"RETRY-AFTER", true}, {"ADMITTED", true},
-                                    {"REJECTED", true}, {"SUCCESSES", true},   {"FAILURES", true}};
-  constexpr size_t kCount = sizeof kColumns / sizeof kColumns[0];
-  std::vector<std::vector<std::string>> cells;
-  cells.reserve(breakers.size());
-  for (const BreakerView &b : breakers) {
-    const cb_stats &s = b.stats;
-    cells.push_back({printable(display_name(b)), state_name(b.state),
-                     std::to_string(s.consecutive_failures), percent(s.failure_rate),
-                     retry_after_text(b), std::to_string(s.admitted), std::to_string(s.rejected),
-                     std::to_string(s.successes), std::to_string(s.failures)});
-  }
-  size_t width[kCount];
-  for (size_t c = 0; c < kCount; ++c) {
-    width[c] = columns(kColumns[c].title);
-    for (const auto &row : cells) width[c] = std::max(width[c], columns(row[c]));
-  }
-  // Fit the terminal: the name gives way first (down to 12 columns), then
-  // columns go from the right.
-  size_t shown = kCount;
-  if (style.max_width > 0) {
-    auto total = [&](size_t n) {
-      size_t t = 0;
-      for (size_t c = 0; c < n; ++c) t += width[c] + (c ? 2 : 0);
-      return t;
-    };
-    if (total(kCount) > style.max_width && width[0] > 12) {
-      size_t excess = total(kCount) - style.max_width;
-      width[0] -= std::min(excess, width[0] - 12);
-    }
-    while (shown > 1 && total(shown) > style.max_width) --shown;
-  }
-  auto pad = [](const std::string &text, size_t w, bool right) {
-    std::string s = cut(text, w);
-    std::string fill(w - columns(s), ' ');
-    return right ? fill + s : s + fill;
-  };
+  std::vector<Row> rows;
+  rows.reserve(breakers.size());
+  for (const BreakerView &b : breakers) rows.push_back(cells_of(b));
+  Layout layout(rows, style.max_width);
+  Row titles;
+  for (const Column &c : kColumns) titles.emplace_back(c.title);
+  std::string header = table_line(titles, layout, nullptr);
   std::vector<std::string> lines;
-  std::string header;
-  for (size_t c = 0; c < shown; ++c) {
-    if (c) header += "  ";
-    header += pad(kColumns[c].title, width[c], kColumns[c].right);
-  }
-  while (!header.empty() && header.back() == ' ') header.pop_back();
   lines.push_back(style.colour ? "\x1b[1;7m" + header + "\x1b[0m" : header);
-  for (size_t r = 0; r < cells.size(); ++r) {
-    std::string line;
-    for (size_t c = 0; c < shown; ++c) {
-      if (c) line += "  ";
-      std::string cell = pad(cells[r][c], width[c], kColumns[c].right);
-      if (style.colour && c == 1) cell = state_colour(breakers[r].state) + cell + "\x1b[0m";
-      line += cell;
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    lines.push_back(line);
-  }
+  for (size_t r = 0; r < rows.size(); ++r)
+    lines.push_back(
+        table_line(rows[r], layout, style.colour ? state_colour(breakers[r].state) : nullptr));
   return lines;
 }
 
@@ -255,7 +290,7 @@ std::string render_details(const BreakerView &b) {
   std::string out;
   auto field = [&](const char *label, const std::string &value) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%-22s", (std::string(label) + ":").c_str());
+    std::snprintf(buf, sizeof buf, "%-24s", (std::string(label) + ":").c_str());
     out += buf + value + "\n";
   };
   field("name", printable(display_name(b)));
@@ -274,6 +309,8 @@ std::string render_details(const BreakerView &b) {
   field("ignored", std::to_string(s.ignored));
   field("slow", std::to_string(s.slow));
   field("trips", std::to_string(s.trips));
+  // The configuration, each field under the option of `create` that sets it.
+  for (const ConfigOption &o : config_options()) field(o.flag, config_value_text(o, b.config));
   return out;
 }
 
@@ -336,7 +373,12 @@ std::string breaker_json(const BreakerView &b) {
   out += ", \"ignored\": " + u(s.ignored);
   out += ", \"slow\": " + u(s.slow);
   out += ", \"trips\": " + u(s.trips);
-  return out + "}";
+  out += ", \"config\": {";
+  for (const ConfigOption &o : config_options()) {
+    if (&o != config_options().data()) out += ", ";
+    out += json_string(o.field) + ": " + config_value_json(o, b.config);
+  }
+  return out + "}}";
 }
 
 std::string list_json(const std::string &file, const std::vector<BreakerView> &breakers) {

@@ -22,7 +22,12 @@ std::optional<uint64_t> parse_duration(std::string_view text, std::string *why);
 // "12.5us", "250ms", "29.8s", "4m05s", "2h03m", "3d04h".
 std::string format_duration(uint64_t ns);
 
-// "CLOSED", "OPEN", "HALF_OPEN", "FORCED_OPEN", "DISABLED", "UNKNOWN(n)".
+// A duration exactly, in parse_duration's words, largest units first:
+// "30s", "1m", "1h30m", "1s500ms", "366d".
+std::string exact_duration(uint64_t ns);
+
+// cb_state_name's, upper-cased: "CLOSED", "OPEN", "HALF_OPEN",
+// "FORCED_OPEN", "DISABLED"; "UNKNOWN(n)" for a value it does not name.
 std::string state_name(int state);
 
 // A breaker name safe to print on a terminal: control characters (a name

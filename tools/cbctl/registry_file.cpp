@@ -1,6 +1,7 @@
 #include "registry_file.hpp"
 
 #include "format.hpp"
+#include "refusals.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -28,15 +29,16 @@ int exit_code_for(int status, bool file_context) {
   }
 }
 
-namespace {
-
-std::string last_error(int status) {
+std::string library_message(const std::string &path, int status) {
   std::string message = cb_last_error_message();
   if (message.empty()) message = cb_strerror(status);
+  // "cbctl: FILE: what", where the library's message for a file it could
+  // not open already starts "cb_registry_open: FILE: ".
+  for (const std::string &prefix : {std::string("cb_registry_open: "), path + ": "}) {
+    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+  }
   return message;
 }
-
-}  // namespace
 
 RegistryFile::RegistryFile(std::string path, const OpenRequest &request) : path_(std::move(path)) {
   cb_registry_options opts;
@@ -52,19 +54,13 @@ RegistryFile::RegistryFile(std::string path, const OpenRequest &request) : path_
   // cbctl reads no events: the smallest queue its process can have.
   opts.event_capacity = 1;
   int st = cb_registry_open(&opts, &reg_);
-  if (st != CB_OK) fail(st, true);
+  if (st != CB_OK) throw open_refusal(path_, request, st);
 }
 
 RegistryFile::~RegistryFile() { cb_registry_close(reg_); }
 
-void RegistryFile::fail(int status, bool file_context) const {
-  // "cbctl: FILE: what", where the library's message for a file it could
-  // not open already starts "cb_registry_open: FILE: ".
-  std::string message = last_error(status);
-  for (const std::string &prefix : {std::string("cb_registry_open: "), path_ + ": "}) {
-    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
-  }
-  throw Failure{exit_code_for(status, file_context), path_ + ": " + message};
+void RegistryFile::fail(int status) const {
+  throw Failure{exit_code_for(status, false), path_ + ": " + library_message(path_, status)};
 }
 
 cb_handle RegistryFile::lookup(const std::string &name) const {
@@ -87,6 +83,8 @@ std::optional<BreakerView> read_breaker(cb_handle h) {
   if (cb_retry_after(h, &b.retry_after_ns) != CB_OK) return std::nullopt;
   b.stats.struct_size = sizeof b.stats;
   if (cb_stats_get(h, &b.stats) != CB_OK) return std::nullopt;
+  cb_config_init(&b.config);
+  if (cb_config_get(h, &b.config) != CB_OK) return std::nullopt;
   return b;
 }
 

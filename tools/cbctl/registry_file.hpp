@@ -41,6 +41,7 @@ struct BreakerView {
   int state;
   uint64_t retry_after_ns;  // UINT64_MAX in FORCED_OPEN
   cb_stats stats;
+  cb_config config;  // as created (cb_config_get)
 };
 
 // How to open: an existing file (the default), or create it.
@@ -49,8 +50,9 @@ struct OpenRequest {
   bool exclusive = false;
   // With create: use an existing file whoever owns it (CB_REGISTRY_ANY_OWNER).
   bool any_owner = false;
-  uint32_t capacity = 0;  // 0: the file's (or the library's default when creating)
-  uint32_t mode = 0;      // 0: 0600
+  uint32_t capacity = 0;      // 0: the file's (or the library's default when creating)
+  uint32_t mode = 0;          // 0: 0600
+  bool offer_create = false;  // a missing file's message names --create-file
 };
 
 class RegistryFile {
@@ -71,13 +73,18 @@ class RegistryFile {
   std::string prometheus() const;
 
   // Throws the Failure for a failed library call on this file: "FILE: "
-  // followed by the calling thread's cb_last_error_message().
-  [[noreturn]] void fail(int status, bool file_context = false) const;
+  // followed by library_message().
+  [[noreturn]] void fail(int status) const;
 
  private:
   std::string path_;
   cb_registry *reg_ = nullptr;
 };
+
+// The library's message for a failed call on the file at `path`
+// (cb_last_error_message(), or cb_strerror when there is none), without
+// the path it may start with.
+std::string library_message(const std::string &path, int status);
 
 // A breaker's figures, or nothing when it was destroyed meanwhile.
 std::optional<BreakerView> read_breaker(cb_handle h);

@@ -1,0 +1,49 @@
+# The size gate of src/ and tools/ (CTest label `tidy`): clang-tidy with the
+# repository's .clang-tidy (no function over 80 lines or over cognitive
+# complexity 30) over every .cpp there, through this build's
+# compile_commands.json; any warning fails it (cmake/tidy.sh). Without
+# clang-tidy (Debian: clang-tidy) the test is skipped loudly (recorded in
+# skipped-bindings.txt, which `make test` announces, and reported by CTest
+# as skipped) or, with CI=true, a configure error.
+#
+# The gate is about the source, not the build: the sanitizer trees
+# (LB_SANITIZE) would only run it again on the same files, so it is
+# registered in the release tree alone.
+include_guard(GLOBAL)
+if(LB_SANITIZE)
+  return()
+endif()
+
+find_program(LB_CLANG_TIDY NAMES clang-tidy clang-tidy-19 clang-tidy-18 clang-tidy-17 clang-tidy-16
+                                 clang-tidy-15 clang-tidy-14)
+if(NOT LB_CLANG_TIDY)
+  set(_lb_why "clang-tidy not found (Debian: clang-tidy)")
+  if("$ENV{CI}" STREQUAL "true")
+    message(FATAL_ERROR "lazybreaker: the tidy gate cannot run: ${_lb_why} "
+                        "(CI=true: a missing tool is an error; packaging/install-deps.sh installs it)")
+  endif()
+  message(WARNING "lazybreaker: SKIPPING the tidy gate (label tidy): ${_lb_why}. "
+                  "Run packaging/install-deps.sh.")
+  file(APPEND ${LB_SKIPPED_BINDINGS_FILE} "tidy (function size gate): ${_lb_why}\n")
+  # Still a test, so that `ctest -L tidy` says it did not run rather than
+  # finding nothing to run.
+  add_test(NAME tidy.functions_within_size_limits
+           COMMAND sh -c "echo 'SKIPPED: ${_lb_why}' >&2; exit 77")
+  set_tests_properties(tidy.functions_within_size_limits PROPERTIES LABELS tidy SKIP_RETURN_CODE 77)
+  return()
+endif()
+
+# cbctl's sources have compile commands only when cbctl is built; when it is
+# not (its libraries are missing, or LB_CBCTL=OFF), the gate cannot parse
+# them, says so in skipped-bindings.txt, and checks the rest.
+set(_lb_tidy_unbuilt "")
+if(NOT LB_CBCTL_ENABLED)
+  list(APPEND _lb_tidy_unbuilt tools/cbctl)
+  file(APPEND ${LB_SKIPPED_BINDINGS_FILE} "tidy (function size gate): tools/cbctl not checked (cbctl is not built)\n")
+endif()
+add_test(NAME tidy.functions_within_size_limits
+         COMMAND ${PROJECT_SOURCE_DIR}/cmake/tidy.sh ${LB_CLANG_TIDY} ${PROJECT_SOURCE_DIR}
+                 ${PROJECT_BINARY_DIR} ${_lb_tidy_unbuilt})
+# clang-tidy parses as a compiler does: two files at a time (tidy.sh), so
+# it counts for two.
+set_tests_properties(tidy.functions_within_size_limits PROPERTIES LABELS tidy PROCESSORS 2 TIMEOUT 900)
