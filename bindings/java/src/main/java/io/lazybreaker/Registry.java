@@ -128,7 +128,8 @@ public final class Registry implements AutoCloseable {
    * registry file at that path, whose breakers every process opening it shares. Closing a shared
    * registry unmaps it; its breakers stay in the file.
    *
-   * @throws IllegalArgumentException for options the library refuses (its message), also
+   * @throws IllegalArgumentException for options the library refuses (named as {@link
+   *     RegistryOptions.Builder} names them), also
    *     options that disagree with an existing file's capacity or clock
    * @throws UncheckedIOException for a shared registry's file: caused by {@link
    *     NoSuchFileException} when it is missing and not to be created, {@link
@@ -214,7 +215,7 @@ public final class Registry implements AutoCloseable {
    *
    * @param name 1..255 bytes of UTF-8, unique in the registry
    * @throws BreakerExistsException when the name is taken
-   * @throws IllegalArgumentException for a bad name (the library's message)
+   * @throws IllegalArgumentException for an empty name or one over 255 bytes of UTF-8
    * @throws RegistryFullException when the registry holds its capacity
    * @throws NullPointerException for a null name or config
    */
@@ -254,8 +255,9 @@ public final class Registry implements AutoCloseable {
    * collection destroy nothing ({@link CircuitBreaker#isShared()}).
    *
    * @param name 1..255 bytes of UTF-8
-   * @throws BreakerExistsException when a breaker has the name with another configuration
-   * @throws IllegalArgumentException for a bad name or config (the library's message)
+   * @throws BreakerExistsException when a breaker has the name with another configuration (the
+   *     message names the first option that differs, with both values)
+   * @throws IllegalArgumentException for a bad name or config (said as the builder names it)
    * @throws RegistryFullException when it must be created and the registry holds its capacity
    * @throws NullPointerException for a null name or config
    */
