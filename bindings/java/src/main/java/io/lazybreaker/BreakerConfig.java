@@ -670,7 +670,8 @@ public final class BreakerConfig {
           ConfigField f = ConfigField.of(e.field());
           if (f == null) throw e;
           Named n = names.getOrDefault(f, new Named(f.option, f.unit));
-          IllegalArgumentException mine = new IllegalArgumentException(f.refusal(c, n.option, n.unit));
+          IllegalArgumentException mine =
+              new IllegalArgumentException(f.refusal(c, n.option, n.unit));
           mine.initCause(e);
           throw mine;
         }

@@ -357,7 +357,7 @@ public final class CircuitBreaker implements AutoCloseable {
    * OPEN now for exactly {@code openFor} (e.g. a "429, Retry-After: 20"
    * answer), then probing as usual. Counts as a trip.
    *
-   * @throws IllegalArgumentException outside 1 µs .. 366 days (naming openFor, its bound and the value)
+   * @throws IllegalArgumentException outside 1 µs .. 366 days (naming openFor, the bound, the value)
    */
   public void trip(Duration openFor) {
     try {

@@ -129,8 +129,8 @@ enum ConfigField {
       case JITTER:
         return option + " must be at least 0 and below 1" + got;
       case POLICY:
-        return option + " must be one of " + java.util.Arrays.toString(BreakerConfig.Policy.values())
-            + got;
+        return option + " must be one of "
+            + java.util.Arrays.toString(BreakerConfig.Policy.values()) + got;
       default:
         break;
     }
@@ -142,18 +142,20 @@ enum ConfigField {
           + OPEN_DURATION.show(c, Unit.DURATION) + ")" + got;
     }
     String zeroOr = this == OPEN_DURATION_MAX ? "zero (no cap) or " : "";
-    if (Long.compareUnsigned(v, lo) < 0) return option + " must be " + zeroOr + "at least " + bound(lo, as) + got;
-    if (Long.compareUnsigned(v, hi) > 0) return option + " must be " + zeroOr + "at most " + bound(hi, as) + got;
-    return option + " must be " + zeroOr + bound(lo, as) + ".." + bound(hi, as) + got;
+    String must = option + " must be " + zeroOr;
+    if (Long.compareUnsigned(v, lo) < 0) return must + "at least " + bound(lo, as, true) + got;
+    if (Long.compareUnsigned(v, hi) > 0) return must + "at most " + bound(hi, as, false) + got;
+    return must + bound(lo, as, true) + ".." + bound(hi, as, false) + got;
   }
 
-  private static String bound(long raw, Unit as) {
+  /** A bound in the option's unit; whole seconds round inwards, so that the bound holds. */
+  private static String bound(long raw, Unit as, boolean lower) {
     switch (as) {
       case DURATION:
         return Durations.describe(raw);
       case SECONDS:
-        // whole seconds that hold the bound: the smallest at or above it
-        return Long.toString(Long.divideUnsigned(raw + 999_999_999L, 1_000_000_000L));
+        long s = Long.divideUnsigned(raw, 1_000_000_000L);
+        return Long.toString(lower && Long.remainderUnsigned(raw, 1_000_000_000L) != 0 ? s + 1 : s);
       default:
         return Long.toUnsignedString(raw);
     }

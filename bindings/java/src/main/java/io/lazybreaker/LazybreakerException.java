@@ -20,7 +20,7 @@ public class LazybreakerException extends RuntimeException {
     return status;
   }
 
-  /** The status's name in the header ("CB_ECORRUPT"), or null for a code the library does not know. */
+  /** The status's name in the header ("CB_ECORRUPT"); null for a code the library does not know. */
   public String statusName() {
     return LbNative.cb_status_name(status);
   }

@@ -39,6 +39,10 @@ class BadInputTest {
     assertRefused("slidingWindowSize (seconds, under TIME_WINDOW) must be at least 1, got 0",
         () -> BreakerConfig.builder().slidingWindowType(BreakerConfig.SlidingWindowType.TIME_BASED)
             .slidingWindowSize(0).build());
+    assertRefused("slidingWindowSize (seconds, under TIME_WINDOW) must be at most "
+            + LbNativeConstants.CB_MAX_DURATION_NS / 1_000_000_000L + ", got 40000000",
+        () -> BreakerConfig.builder().slidingWindowType(BreakerConfig.SlidingWindowType.TIME_BASED)
+            .slidingWindowSize(40_000_000).build());
   }
 
   @Test
