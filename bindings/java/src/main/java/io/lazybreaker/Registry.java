@@ -230,7 +230,13 @@ public final class Registry implements AutoCloseable {
             // Under the owned map's lock, so that a lookup racing this
             // create finds the owner, never a second object for the handle.
             synchronized (owned) {
-              long h = named(() -> LbNative.cb_create(native_, utf8, c), utf8);
+              long h;
+              try {
+                h = named(() -> LbNative.cb_create(native_, utf8, c), utf8);
+              } catch (BreakerExistsException e) {
+                throw new BreakerExistsException("create: the registry holds a breaker named '"
+                    + name + "' (lookup finds it; getOrCreate shares it)", e);
+              }
               CircuitBreaker b = new CircuitBreaker(this, h, name, config.classifier, true);
               owned.add(b);
               return b;

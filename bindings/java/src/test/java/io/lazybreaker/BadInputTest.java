@@ -160,7 +160,10 @@ class BadInputTest {
       assertMessage(IllegalArgumentException.class, "NUL", () -> reg.create("a\0b"));
       assertMessage(IllegalArgumentException.class, "surrogate", () -> reg.create("\ud800"));
       reg.create("taken");
-      assertThrows(BreakerExistsException.class, () -> reg.create("taken"));
+      BreakerExistsException taken =
+          assertThrows(BreakerExistsException.class, () -> reg.create("taken"));
+      assertEquals("create: the registry holds a breaker named 'taken' (lookup finds it;"
+          + " getOrCreate shares it)", taken.getMessage());
       assertEquals(2, reg.breakers().size());
     }
   }
