@@ -3,6 +3,9 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?= -DLB_WERROR=ON -DLB_BUILD_BENCH=ON
+# CMake's Makefiles are recursive: without this, every sub-make run from a
+# recipe here prints its Entering/Leaving directory lines.
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps build demo test test-release report-skipped test-asan test-tsan test-fuzz fuzz fuzz-run soak bench bench-icount package abi-update format clean
 
@@ -15,8 +18,14 @@ build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	./$(BUILD)/examples/lazybreaker-demo
+# The first run: the library and the demo only (no test, benchmark, binding
+# or tool), in the build folder `make test` then completes; CMake's warnings
+# and its progress lines, nothing else. ARGS go to the demo
+# (`make demo ARGS=--help`).
+demo: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) --log-level=WARNING
+	@cmake --build $(BUILD) -j $(JOBS) --target lazybreaker-demo
+	@$(BUILD)/examples/lazybreaker-demo $(ARGS)
 
 # Every test of every language, then the suite again under ASan+UBSan and
 # under TSan, each in a build folder of its own. The sanitizer runs leave
@@ -56,12 +65,12 @@ report-skipped:
 test-asan: deps
 	cmake -S . -B build-asan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLB_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
-	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go'
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go|docs'
 
 test-tsan: deps
 	cmake -S . -B build-tsan -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLB_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
-	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go'
+	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -LE 'packaging|abi|bench|csharp|java|go|docs'
 
 # The libFuzzer targets of tests/fuzz, in a clang tree of their own
 # (build-fuzz: the library's objects and the targets only, ASan+UBSan, never

@@ -13,31 +13,27 @@ local M = {}
 M._VERSION = core.cb_version_string()
 M.version = M._VERSION
 
-local error, pcall, type, tostring, pairs, select = error, pcall, type, tostring, pairs, select
+local error, pcall, type, tostring, pairs, ipairs, select = error, pcall, type, tostring, pairs, ipairs, select
 local floor = math.floor
 
 local registry_methods = core.methods("registry")
 local breaker_methods = core.methods("breaker")
 local permit_methods = core.methods("permit")
 
-local state_names = { [0] = "closed", "open", "half_open", "forced_open", "disabled" }
-local reason_names = {
-  [core.CB_REASON_CONSECUTIVE_FAILURES] = "consecutive_failures",
-  [core.CB_REASON_FAILURE_RATE] = "failure_rate",
-  [core.CB_REASON_SLOW_CALL_RATE] = "slow_call_rate",
-  [core.CB_REASON_OPEN_ELAPSED] = "open_elapsed",
-  [core.CB_REASON_PROBE_FAILED] = "probe_failed",
-  [core.CB_REASON_PROBE_LEASE_EXPIRED] = "probe_lease_expired",
-  [core.CB_REASON_PROBES_SUCCEEDED] = "probes_succeeded",
-  [core.CB_REASON_MANUAL] = "manual",
-  [core.CB_REASON_TRIPPED] = "tripped",
-  [core.CB_REASON_REJECTED] = "rejected",
-}
+-- Names from the library (cb_state_name, cb_reason_name), never copied here.
+local state_names, reason_names = {}, {}
+for value = 0, 63 do
+  state_names[value] = core.cb_state_name(value)
+  reason_names[value] = core.cb_reason_name(value)
+end
 local policies = {
   consecutive = core.CB_POLICY_CONSECUTIVE,
   count_window = core.CB_POLICY_COUNT_WINDOW,
   time_window = core.CB_POLICY_TIME_WINDOW,
 }
+local policy_names = {}
+for name, value in pairs(policies) do policy_names[value] = name end
+
 -- Settings in seconds, as Lua and OpenResty code writes durations, beside
 -- the C names in nanoseconds.
 local in_seconds = {
@@ -47,6 +43,24 @@ local in_seconds = {
   slow_call = "slow_call_ns",
   open_duration_max = "open_duration_max_ns",
 }
+
+-- The settings only some policies read (docs/policies.md, "Which settings
+-- a policy reads"); the consecutive policy reads window_size and
+-- minimum_calls only for its slow-call window.
+local policy_settings = {
+  "failure_threshold", "window_size", "minimum_calls", "failure_rate_threshold",
+  "window_duration_ns", "window_buckets",
+}
+local read_by = {
+  failure_threshold = { consecutive = true },
+  window_size = { count_window = true, slow_consecutive = true },
+  minimum_calls = { count_window = true, time_window = true, slow_consecutive = true },
+  failure_rate_threshold = { count_window = true, time_window = true },
+  window_duration_ns = { time_window = true },
+  window_buckets = { time_window = true },
+}
+-- Without a policy, the first of these that reads every setting given.
+local preference = { "consecutive", "count_window", "time_window" }
 
 local function fail(level, fmt, ...)
   error("lazybreaker: " .. fmt:format(...), level + 1)
@@ -59,31 +73,87 @@ local function seconds_to_ns(key, seconds)
   return floor(seconds * 1e9 + 0.5)
 end
 
+-- The first setting of `given` (C field -> key) that `policy` does not read.
+local function unread_setting(policy, given)
+  local slow = given.slow_call_ns ~= nil
+  for _, field in ipairs(policy_settings) do
+    local readers = read_by[field]
+    if given[field] and not readers[policy] and not (slow and policy == "consecutive" and readers.slow_consecutive) then
+      return given[field]
+    end
+  end
+end
+
+-- The policy for a settings table: the one it names, which must read every
+-- setting given; else the first that does (so resilience4j's rate options
+-- alone give a count window, as its default is); an error when none does.
+local function choose_policy(policy, given, level)
+  if policy ~= nil then
+    local unread = unread_setting(policy, given)
+    if unread then
+      fail(level, "%s is not read by the %s policy (docs/policies.md): drop it or choose another policy", unread, policy)
+    end
+    return nil
+  end
+  for _, candidate in ipairs(preference) do
+    if not unread_setting(candidate, given) then return candidate end
+  end
+  fail(level, "no one policy reads both %s and %s (docs/policies.md): set policy",
+    unread_setting("count_window", given), unread_setting("consecutive", given))
+end
+
 -- A cb_config from a settings table: cb_config_init's defaults (SWIG's
 -- constructor), then each setting by its C name; the library checks the
 -- values when the breaker is created. A key that is no field of cb_config
--- is refused here, so a typo never passes for a default.
+-- is refused here, so a typo never passes for a default. Returns the
+-- config and the keys each field was set with.
 local function make_config(settings)
   local cfg = core.cb_config()
+  local given, policy = {}, nil
   for key, value in pairs(settings) do
     if key ~= "name" and key ~= "classify" then
-      local field = in_seconds[key]
-      if field then
+      local field = in_seconds[key] or key
+      if in_seconds[key] then
         value = seconds_to_ns(key, value)
-      else
-        field = key
-        if key == "policy" and type(value) == "string" then
+      elseif key == "policy" then
+        if type(value) == "string" then
           value = policies[value] or fail(3, "policy: expected consecutive, count_window or time_window, got %q", value)
         end
+        policy = policy_names[value] or fail(3, "policy: expected consecutive, count_window or time_window, got %s", tostring(value))
       end
       if type(field) ~= "string" or cfg[field] == nil then
         fail(3, "unknown setting %s", tostring(key))
       end
+      if given[field] then fail(3, "%s and %s set the same thing", field, in_seconds[key] and key or given[field]) end
+      given[field] = key
       local ok, err = pcall(function() cfg[field] = value end)
       if not ok then fail(3, "%s: %s", key, tostring(err):gsub("^.-lazybreaker: ", "")) end
     end
   end
-  return cfg
+  local inferred = choose_policy(policy, given, 4)
+  if inferred then cfg.policy = policies[inferred] end
+  return cfg, given
+end
+
+-- Says a refused create in the settings' words: a duration set in seconds
+-- in seconds (its bounds from the library's own list of fields), every
+-- other setting by the key it was set with.
+local fields = core.config_fields
+local function seconds_text(ns) return ("%.9g"):format(ns / 1e9) end
+local function refused(status, field, given, settings, what, name)
+  local key = given[field] or field
+  local head = "lazybreaker: " .. core.cb_strerror(status) .. ": "
+  if status == core.CB_EEXIST then
+    error(head .. ("%s: %q exists with another configuration: its %s differs"):format(what, name, key), 3)
+  end
+  local f = fields[field]
+  if in_seconds[key] and f then
+    local range = seconds_text(f.lo) .. ".." .. seconds_text(f.hi)
+    -- The one rule across fields (lists.h): a cap of at least the duration.
+    if field == "open_duration_max_ns" then range = "0 or at least open_duration, at most " .. seconds_text(f.hi) end
+    error(head .. ("%s must be %s s, got %s"):format(key, range, tostring(settings[key])), 3)
+  end
+  error(head .. core.cb_last_error_message(), 3)
 end
 
 -- A name is a string without NUL: C would cut "a\0b" to "a". Raises at
@@ -107,7 +177,9 @@ function registry_methods:new(settings)
   end
   local name = settings.name
   if name ~= nil then check_name(name) end
-  local b = create(self, name, make_config(settings))
+  local cfg, given = make_config(settings)
+  local b, status, field = create(self, name, cfg)
+  if not b then refused(status, field, given, settings, "new", name) end
   classifiers[b] = classify
   return b
 end
@@ -131,9 +203,29 @@ function registry_methods:get_or_create(name, settings)
   if classify ~= nil and type(classify) ~= "function" then
     fail(2, "classify: expected a function, got %s", type(classify))
   end
-  local b = get_or_create(self, name, make_config(settings))
+  local cfg, given = make_config(settings)
+  local b, status, field = get_or_create(self, name, cfg)
+  if not b then refused(status, field, given, settings, "get_or_create", name) end
   classifiers[b] = classify
   return b
+end
+
+-- b:config(): the breaker's configuration read back, as settings by their
+-- C names (durations in ns; the policy by its name): what new and
+-- get_or_create take.
+-- The settings its policy does not read are left out, as new refuses them
+-- (they hold their defaults unless C code set them).
+local read_config = breaker_methods._config
+function breaker_methods:config()
+  local c = read_config(self)
+  c.policy = policy_names[c.policy]
+  local given = {}
+  for field in pairs(c) do given[field] = field end
+  if c.slow_call_ns == 0 then given.slow_call_ns = nil end
+  for _, field in ipairs(policy_settings) do
+    if unread_setting(c.policy, { [field] = field, slow_call_ns = given.slow_call_ns }) then c[field] = nil end
+  end
+  return c
 end
 
 -- Takes up to `max` (default 64) events from the registry's queue, oldest

@@ -150,11 +150,9 @@ static void lb_lua_push_u64_string(lua_State *L, uint64_t v) {
   lua_pushstring(L, p);
 }
 
-static const char *const lb_lua_state_names[] = {"closed", "open", "half_open", "forced_open",
-                                                 "disabled"};
-
 static const char *lb_lua_state_name(int state) {
-  return state >= 0 && state <= CB_STATE_DISABLED ? lb_lua_state_names[state] : "unknown";
+  const char *name = cb_state_name(state);
+  return name ? name : "unknown";
 }
 
 /* ---- breaker objects ---------------------------------------------------------------- */
@@ -325,6 +323,31 @@ static int lb_lua_breaker_stats(lua_State *L) {
   lua_setfield(L, -2, "state");
   return 1;
 }
+
+/* b:_config(): the breaker's configuration read back (cb_config_get), a
+ * table of cb_config's fields by their C names (lazybreaker.lua names the
+ * policy). */
+#define LB_LUA_SET_FIELD(field, type, since, unit, bounds, lo, hi, def)                         \
+  _Generic(c.field, double : lua_pushnumber, default : lb_lua_push_config_integer)(L, c.field); \
+  lua_setfield(L, -2, #field);
+static void lb_lua_push_config_integer(lua_State *L, uint64_t v) {
+#if LUA_VERSION_NUM >= 503
+  lua_pushinteger(L, (lua_Integer)v); /* every field's largest value fits */
+#else
+  lua_pushnumber(L, (lua_Number)v);
+#endif
+}
+static int lb_lua_breaker_config(lua_State *L) {
+  lb_lua_breaker *b = lb_lua_check_breaker(L, 1);
+  cb_config c;
+  cb_config_init(&c);
+  const int st = cb_config_get(b->handle, &c);
+  if (st < 0) return lb_lua_raise_status(L, st);
+  lua_createtable(L, 0, 16);
+  CB_CONFIG_FIELDS(LB_LUA_SET_FIELD)
+  return 1;
+}
+#undef LB_LUA_SET_FIELD
 
 static int lb_lua_breaker_manual(lua_State *L, int (*fn)(cb_handle)) {
   lb_lua_breaker *b = lb_lua_check_breaker(L, 1);
@@ -578,7 +601,20 @@ static const char *lb_lua_check_name(lua_State *L, int idx, int optional) {
   return name;
 }
 
-/* create(name or nil, cb_config proxy or nil) */
+/* A create the library refused for a field (a bad setting, another
+ * configuration under the name) returns nil, status, field, for
+ * lazybreaker.lua to say in the settings' own words; any other error raises. */
+static int lb_lua_refused(lua_State *L, int status) {
+  const char *field = cb_last_error_field();
+  if (field == NULL) return lb_lua_raise_status(L, status);
+  lua_pushnil(L);
+  lua_pushinteger(L, status);
+  lua_pushstring(L, field);
+  return 3;
+}
+
+/* create(name or nil, cb_config proxy or nil): the breaker, or nil, status,
+ * field (lb_lua_refused) */
 static int lb_lua_reg_create(lua_State *L) {
   lb_lua_reg *r = lb_lua_check_reg(L, 1);
   const char *name = lb_lua_check_name(L, 2, 1);
@@ -588,7 +624,7 @@ static int lb_lua_reg_create(lua_State *L) {
     return luaL_error(L, "lazybreaker: create expects a cb_config or nil");
   cb_handle h = 0;
   const int st = cb_create(r->reg, name, cfg, &h);
-  if (st < 0) return lb_lua_raise_status(L, st);
+  if (st < 0) return lb_lua_refused(L, st);
   lb_lua_push_breaker(L, r, h, 1);
   return 1;
 }
@@ -605,7 +641,7 @@ static int lb_lua_reg_get_or_create(lua_State *L) {
     return luaL_error(L, "lazybreaker: get_or_create expects a cb_config or nil");
   cb_handle h = 0;
   const int st = cb_get_or_create(r->reg, name, cfg, &h);
-  if (st < 0) return lb_lua_raise_status(L, st);
+  if (st < 0) return lb_lua_refused(L, st);
   lb_lua_push_breaker(L, r, h, 0);
   ((lb_lua_breaker *)((lb_lua_ref *)lua_touserdata(L, -1))->record)->shared = 1;
   return 1;
@@ -734,6 +770,7 @@ static const luaL_Reg lb_lua_breaker_methods[] = {{"allow", lb_lua_breaker_allow
                                                   {"trip", lb_lua_breaker_trip},
                                                   {"trip_ns", lb_lua_breaker_trip_ns},
                                                   {"name", lb_lua_breaker_name},
+                                                  {"_config", lb_lua_breaker_config},
                                                   {"close", lb_lua_breaker_close},
                                                   {"done", lb_lua_breaker_done},
                                                   {"_enter", lb_lua_breaker_enter},
@@ -793,6 +830,33 @@ static int lb_lua_methods(lua_State *L) {
   return 1;
 }
 
+/* The module's `config_fields`: every cb_config field of lists.h's
+ * CB_CONFIG_FIELDS by its C name, as { type, since, unit, bounds, lo, hi,
+ * default }, so that lazybreaker.lua says a refusal in its own units
+ * without copying a bound. */
+#define LB_LUA_FIELD_INFO(field, type, since, unit, bounds, lo, hi, def) \
+  lua_createtable(L, 0, 7);                                              \
+  lua_pushliteral(L, #type);                                             \
+  lua_setfield(L, -2, "type");                                           \
+  lua_pushnumber(L, since);                                              \
+  lua_setfield(L, -2, "since");                                          \
+  lua_pushliteral(L, #unit);                                             \
+  lua_setfield(L, -2, "unit");                                           \
+  lua_pushliteral(L, #bounds);                                           \
+  lua_setfield(L, -2, "bounds");                                         \
+  lua_pushnumber(L, (lua_Number)(lo));                                   \
+  lua_setfield(L, -2, "lo");                                             \
+  lua_pushnumber(L, (lua_Number)(hi));                                   \
+  lua_setfield(L, -2, "hi");                                             \
+  lua_pushnumber(L, (lua_Number)(def));                                  \
+  lua_setfield(L, -2, "default");                                        \
+  lua_setfield(L, -2, #field);
+static void lb_lua_push_config_fields(lua_State *L) {
+  lua_createtable(L, 0, 16);
+  CB_CONFIG_FIELDS(LB_LUA_FIELD_INFO)
+}
+#undef LB_LUA_FIELD_INFO
+
 /* Called from SWIG's module init, the module table on top of the stack:
  * makes the metatables once per Lua state, then gives the module's three
  * native functions the metatables as upvalues (SWIG registered them
@@ -813,4 +877,6 @@ static void lb_lua_objects_init(lua_State *L) {
                                            {NULL, NULL}};
   lb_lua_push_metatables(L);
   luaL_setfuncs(L, with_upvalues, LB_LUA_UPVALUES);
+  lb_lua_push_config_fields(L);
+  lua_setfield(L, -2, "config_fields");
 }

@@ -241,7 +241,9 @@ static const cb_event *lb_events_at(const lb_event_batch *b, size_t i) {
 %lb_expose(cb_allow) %lb_expose(cb_done) %lb_expose(cb_state) %lb_expose(cb_retry_after)
 %lb_expose(cb_stats_get) %lb_expose(cb_force_open) %lb_expose(cb_disable) %lb_expose(cb_reset)
 %lb_expose(cb_trip) %lb_expose(cb_events_select) %lb_expose(cb_events_dropped)
-%lb_expose(cb_strerror) %lb_expose(cb_last_error_message)
+%lb_expose(cb_strerror) %lb_expose(cb_last_error_message) %lb_expose(cb_last_error_field)
+%lb_expose(cb_status_name) %lb_expose(cb_state_name) %lb_expose(cb_reason_name)
+%lb_expose(cb_config_get)
 %lb_expose(cb_version_string) %lb_expose(cb_version_number)
 
 /* constants: statuses, states, outcomes, policies, reasons, clocks, limits */

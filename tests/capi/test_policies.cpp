@@ -626,3 +626,22 @@ TEST_CASE("retry_after is 0 exactly when allow admits, over random steps near th
   for (uint64_t seed = 1; seed <= 24; ++seed)
     retry_after_agrees_with_allow_over_random_steps(seed, UINT64_MAX - 4'000'000, 4'000'000);
 }
+
+TEST_CASE("the C API takes failure_threshold beside a rate policy and ignores it") {
+  // The bindings refuse the setting there (a migration trap); the C
+  // configuration is plain data and holds every field.
+  for (const int policy : {CB_POLICY_COUNT_WINDOW, CB_POLICY_TIME_WINDOW}) {
+    CAPTURE(policy);
+    ManualRegistry r;
+    cb_config c;
+    cb_config_init(&c);
+    c.policy = policy;
+    c.minimum_calls = 10;
+    c.failure_threshold = 2;
+    cb_handle h = 0;
+    REQUIRE(cb_create(r.reg, nullptr, &c, &h) == CB_OK);
+    calls(h, 3, CB_FAILURE);
+    CHECK(cb_state(h) == CB_STATE_CLOSED);
+    CHECK(stats(h).consecutive_failures == 0);
+  }
+}

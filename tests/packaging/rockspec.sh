@@ -25,6 +25,10 @@ done
 libdir=$(dirname "$(find "$work/prefix" -name 'liblazybreaker.so' | head -n1)")
 [ -n "$libdir" ] || fail "no liblazybreaker.so installed from $build"
 rockspec=$(ls "$src"/packaging/lua/lazybreaker-*.rockspec)
+# The version the rock and the module must both be: the header's.
+want=$(sed -n 's/^#define CB_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
+  "$src/include/lazybreaker/lazybreaker.h" | paste -sd.)
+[ -n "$want" ] || fail "cannot read CB_VERSION_* from include/lazybreaker/lazybreaker.h"
 
 status=0
 for entry in "5.4 lua5.4 /usr/include/lua5.4" "5.1 luajit /usr/include/luajit-2.1"; do
@@ -41,6 +45,11 @@ for entry in "5.4 lua5.4 /usr/include/lua5.4" "5.1 luajit /usr/include/luajit-2.
     status=1
     continue
   fi
+  rock=$(luarocks --lua-version "$version" --tree "$tree" list --porcelain lazybreaker | cut -f2)
+  case $rock in
+    "$want"-*) ;;
+    *) echo "rockspec: FAIL: the rock is lazybreaker $rock, the header says $want" >&2; status=1 ;;
+  esac
   if out=$(env LD_LIBRARY_PATH="$libdir" "$exe" -e "
       package.path = '$tree/share/lua/$version/?.lua'
       package.cpath = '$tree/lib/lua/$version/?.so'
@@ -49,6 +58,7 @@ for entry in "5.4 lua5.4 /usr/include/lua5.4" "5.1 luajit /usr/include/luajit-2.
       assert(b:call(function() return 7 end) == 7)
       pcall(b.call, b, error)
       assert(b:state() == 'open')
+      assert(lb.version == '$want', 'lb.version is ' .. lb.version .. ', the header says $want')
       print('ok ' .. (jit and jit.version or _VERSION) .. ' ' .. lb.version)" 2>&1); then
     say "$out"
   else

@@ -297,7 +297,11 @@ test("invalid settings raise with the library's message, naming the field", func
   raises("failure_threshold: expected", reg.new, reg, { failure_threshold = -1 })
   raises("open_duration: expected a duration in seconds", reg.new, reg, { open_duration = -1 })
   raises("open_duration: expected a duration in seconds", reg.new, reg, { open_duration = "10" })
-  raises("open_duration_ns must be", reg.new, reg, { open_duration = 0 })
+  -- a duration set in seconds is refused in seconds, by the key it was set with
+  raises("open_duration must be 1e%-06%.%.31622400 s, got 0", reg.new, reg, { open_duration = 0 })
+  raises("open_duration_ns must be 1000%.%.", reg.new, reg, { open_duration_ns = 0 })
+  raises("open_duration_max must be 0 or at least open_duration", reg.new, reg, { open_duration = 10, open_duration_max = 5 })
+  raises("open_duration_ns and open_duration set the same thing", reg.new, reg, { open_duration = 1, open_duration_ns = 1000 })
   raises("policy: expected consecutive", reg.new, reg, { policy = "sliding" })
   raises("name: expected a string", reg.new, reg, { name = 42 })
   raises("classify: expected a function", reg.new, reg, { classify = true })
@@ -311,6 +315,85 @@ test("invalid settings raise with the library's message, naming the field", func
   eq(b:state(), "closed", "every cb_config field by its C name, durations in seconds")
   raises("cb_trip: open_for_ns must be", function() b:trip(0) end)
   raises("expected a duration", b.trip, b, -1)
+end)
+
+test("rate settings without a policy choose a rate window, as resilience4j's and Polly's do", function()
+  local reg = manual()
+  -- resilience4j's failureRateThreshold(50), slidingWindowSize(10),
+  -- minimumNumberOfCalls(4): a count window, so 5 failures in 10 calls trip
+  -- (the consecutive policy would never trip on these: no run of 5)
+  local b = reg:new { failure_rate_threshold = 0.5, window_size = 10, minimum_calls = 4 }
+  eq(b:config().policy, "count_window", "inferred policy")
+  for i = 1, 10 do
+    local p = b:allow()
+    if not p then break end
+    if i % 2 == 0 then p:failure() else p:success() end
+  end
+  eq(b:state(), "open", "half the calls failed")
+  -- a time window's settings choose a time window
+  eq(reg:new { window_duration = 10, minimum_calls = 4 }:config().policy, "time_window")
+  eq(reg:new { window_buckets = 5, failure_rate_threshold = 0.2 }:config().policy, "time_window")
+  -- the consecutive policy's slow-call window reads window_size and minimum_calls
+  eq(reg:new { failure_threshold = 3, slow_call = 1, window_size = 20, minimum_calls = 5 }:config().policy,
+     "consecutive")
+  eq(reg:new { failure_threshold = 3 }:config().policy, "consecutive")
+end)
+
+test("a setting the chosen policy does not read is an error naming both", function()
+  local reg = manual()
+  raises("failure_threshold is not read by the count_window policy", reg.new, reg,
+         { policy = "count_window", failure_threshold = 3 })
+  raises("window_size is not read by the time_window policy", reg.new, reg,
+         { policy = "time_window", window_size = 10 })
+  raises("window_duration is not read by the consecutive policy", reg.new, reg,
+         { policy = "consecutive", window_duration = 10 })
+  raises("window_size is not read by the consecutive policy", reg.new, reg,
+         { policy = lb.core.CB_POLICY_CONSECUTIVE, window_size = 10 })
+  raises("no one policy reads both failure_threshold and window_size", reg.new, reg,
+         { failure_threshold = 3, window_size = 10 })
+  raises("no one policy reads both", reg.get_or_create, reg, "x", { failure_threshold = 3, window_duration = 1 })
+end)
+
+test("b:config() reads the configuration back, as settings get_or_create takes", function()
+  local reg = manual()
+  local b = reg:get_or_create("svc", { policy = "time_window", window_duration = 2, window_buckets = 4,
+                                       minimum_calls = 9, failure_rate_threshold = 0.25, open_duration = 3,
+                                       open_jitter = 0.125 })
+  local c = b:config()
+  eq(c.policy, "time_window", "policy"); eq(c.window_duration_ns, 2000000000, "window_duration_ns")
+  eq(c.window_buckets, 4, "window_buckets"); eq(c.minimum_calls, 9, "minimum_calls")
+  eq(c.failure_rate_threshold, 0.25, "failure_rate_threshold"); eq(c.open_jitter, 0.125, "open_jitter")
+  eq(c.open_duration_ns, 3000000000, "open_duration_ns")
+  eq(c.half_open_timeout_ns, 3000000000, "a zero lease reads as the open duration")
+  eq(c.failure_threshold, nil, "not read by a time window: left out, as new refuses it there")
+  eq(c.window_size, nil, "window_size: not read by a time window")
+  eq(reg:get_or_create("svc", c), b, "the configuration read back finds the breaker")
+  local slow = reg:new { failure_threshold = 2, slow_call = 1, window_size = 20 }:config()
+  eq(slow.window_size, 20, "the consecutive policy's slow-call window")
+  eq(slow.failure_rate_threshold, nil, "not read by the consecutive policy")
+  b:close()
+  raises("closed", b.config, b)
+end)
+
+test("get_or_create with another configuration names the setting that differs", function()
+  local reg = manual()
+  reg:get_or_create("pay", { failure_threshold = 3, open_duration = 10 })
+  raises("CB_EEXIST: name already taken: get_or_create: \"pay\" exists with another configuration: its open_duration differs",
+         reg.get_or_create, reg, "pay", { failure_threshold = 3, open_duration = 11 })
+  raises("its failure_threshold differs", reg.get_or_create, reg, "pay", { failure_threshold = 4, open_duration = 10 })
+end)
+
+test("state and reason names are the library's", function()
+  local reg = manual()
+  local b = reg:new { failure_threshold = 1, open_duration = 1 }
+  b:allow():failure()
+  reg:advance(1)
+  local p = b:allow()
+  eq(b:state(), lb.core.cb_state_name(lb.core.CB_STATE_HALF_OPEN), "state")
+  p:success()
+  local events = reg:poll_events()
+  eq(events[1].reason, lb.core.cb_reason_name(lb.core.CB_REASON_CONSECUTIVE_FAILURES), "reason")
+  eq(events[1].to, "open", "to")
 end)
 
 test("nanoseconds past 2^53 are exact as strings of digits, on every interpreter", function()

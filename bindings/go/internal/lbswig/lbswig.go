@@ -51,8 +51,8 @@ typedef _gostring_ swig_type_21;
 typedef long long swig_type_22;
 typedef _gostring_ swig_type_23;
 typedef long long swig_type_24;
-typedef _gostring_ swig_type_25;
-typedef long long swig_type_26;
+typedef long long swig_type_25;
+typedef _gostring_ swig_type_26;
 typedef long long swig_type_27;
 typedef long long swig_type_28;
 typedef long long swig_type_29;
@@ -77,17 +77,22 @@ typedef long long swig_type_47;
 typedef long long swig_type_48;
 typedef long long swig_type_49;
 typedef long long swig_type_50;
-typedef _gostring_ swig_type_51;
-typedef long long swig_type_52;
-typedef _gostring_ swig_type_53;
+typedef long long swig_type_51;
+typedef _gostring_ swig_type_52;
+typedef long long swig_type_53;
 typedef _gostring_ swig_type_54;
 typedef _gostring_ swig_type_55;
 typedef _gostring_ swig_type_56;
 typedef _gostring_ swig_type_57;
 typedef _gostring_ swig_type_58;
-typedef long long swig_type_59;
-typedef long long swig_type_60;
+typedef _gostring_ swig_type_59;
+typedef _gostring_ swig_type_60;
 typedef _gostring_ swig_type_61;
+typedef _gostring_ swig_type_62;
+typedef _gostring_ swig_type_63;
+typedef long long swig_type_64;
+typedef long long swig_type_65;
+typedef _gostring_ swig_type_66;
 extern void _wrap_Swig_free_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_lbswig_98dc7639809e061f(swig_intgo arg1);
 extern swig_type_1 _wrap_lb_handle_list_count_get_lbswig_98dc7639809e061f(uintptr_t arg1);
@@ -179,30 +184,31 @@ extern swig_intgo _wrap_cb_clock_advance_lbswig_98dc7639809e061f(uintptr_t arg1,
 extern swig_type_19 _wrap_cb_clock_now_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern swig_type_20 _wrap_cb_create_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_21 arg2, uintptr_t arg3);
 extern swig_type_22 _wrap_cb_get_or_create_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_23 arg2, uintptr_t arg3);
-extern swig_type_24 _wrap_cb_lookup_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_25 arg2);
-extern swig_intgo _wrap_cb_destroy_lbswig_98dc7639809e061f(swig_type_26 arg1);
-extern swig_type_27 _wrap_cb_allow_lbswig_98dc7639809e061f(swig_type_28 arg1);
-extern swig_intgo _wrap_cb_done_lbswig_98dc7639809e061f(swig_type_29 arg1, swig_type_30 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_cb_state_lbswig_98dc7639809e061f(swig_type_31 arg1);
-extern swig_type_32 _wrap_cb_retry_after_lbswig_98dc7639809e061f(swig_type_33 arg1);
-extern swig_type_34 _wrap_cb_stats_admitted_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_35 _wrap_cb_stats_rejected_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_36 _wrap_cb_stats_successes_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_37 _wrap_cb_stats_failures_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_38 _wrap_cb_stats_ignored_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_39 _wrap_cb_stats_trips_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_intgo _wrap_cb_config_get_lbswig_98dc7639809e061f(swig_type_24 arg1, uintptr_t arg2);
+extern swig_type_25 _wrap_cb_lookup_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_26 arg2);
+extern swig_intgo _wrap_cb_destroy_lbswig_98dc7639809e061f(swig_type_27 arg1);
+extern swig_type_28 _wrap_cb_allow_lbswig_98dc7639809e061f(swig_type_29 arg1);
+extern swig_intgo _wrap_cb_done_lbswig_98dc7639809e061f(swig_type_30 arg1, swig_type_31 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_cb_state_lbswig_98dc7639809e061f(swig_type_32 arg1);
+extern swig_type_33 _wrap_cb_retry_after_lbswig_98dc7639809e061f(swig_type_34 arg1);
+extern swig_type_35 _wrap_cb_stats_admitted_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_36 _wrap_cb_stats_rejected_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_37 _wrap_cb_stats_successes_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_38 _wrap_cb_stats_failures_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_39 _wrap_cb_stats_ignored_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_40 _wrap_cb_stats_trips_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern swig_intgo _wrap_cb_stats_consecutive_failures_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_40 _wrap_cb_stats_slow_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_41 _wrap_cb_stats_slow_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern double _wrap_cb_stats_failure_rate_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern double _wrap_cb_stats_slow_rate_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_41 _wrap_cb_stats_state_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_42 _wrap_cb_stats_state_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern uintptr_t _wrap_new_cb_stats_lbswig_98dc7639809e061f(void);
 extern void _wrap_delete_cb_stats_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_intgo _wrap_cb_stats_get_lbswig_98dc7639809e061f(swig_type_42 arg1, uintptr_t arg2);
-extern swig_intgo _wrap_cb_force_open_lbswig_98dc7639809e061f(swig_type_43 arg1);
-extern swig_intgo _wrap_cb_disable_lbswig_98dc7639809e061f(swig_type_44 arg1);
-extern swig_intgo _wrap_cb_reset_lbswig_98dc7639809e061f(swig_type_45 arg1);
-extern swig_intgo _wrap_cb_trip_lbswig_98dc7639809e061f(swig_type_46 arg1, swig_type_47 arg2);
+extern swig_intgo _wrap_cb_stats_get_lbswig_98dc7639809e061f(swig_type_43 arg1, uintptr_t arg2);
+extern swig_intgo _wrap_cb_force_open_lbswig_98dc7639809e061f(swig_type_44 arg1);
+extern swig_intgo _wrap_cb_disable_lbswig_98dc7639809e061f(swig_type_45 arg1);
+extern swig_intgo _wrap_cb_reset_lbswig_98dc7639809e061f(swig_type_46 arg1);
+extern swig_intgo _wrap_cb_trip_lbswig_98dc7639809e061f(swig_type_47 arg1, swig_type_48 arg2);
 extern swig_intgo _wrap_CB_REASON_CONSECUTIVE_FAILURES_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_REASON_FAILURE_RATE_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_REASON_SLOW_CALL_RATE_lbswig_98dc7639809e061f(void);
@@ -213,25 +219,29 @@ extern swig_intgo _wrap_CB_REASON_PROBES_SUCCEEDED_lbswig_98dc7639809e061f(void)
 extern swig_intgo _wrap_CB_REASON_MANUAL_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_REASON_TRIPPED_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_CB_REASON_REJECTED_lbswig_98dc7639809e061f(void);
-extern swig_type_48 _wrap_cb_event_sequence_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_49 _wrap_cb_event_breaker_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_49 _wrap_cb_event_sequence_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_50 _wrap_cb_event_breaker_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern swig_intgo _wrap_cb_event_from_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern swig_intgo _wrap_cb_event_to_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern swig_intgo _wrap_cb_event_reason_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_50 _wrap_cb_event_at_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_51 _wrap_cb_event_name_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_51 _wrap_cb_event_at_ns_get_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_52 _wrap_cb_event_name_get_lbswig_98dc7639809e061f(uintptr_t arg1);
 extern swig_intgo _wrap_cb_events_select_lbswig_98dc7639809e061f(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_52 _wrap_cb_events_dropped_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_53 _wrap_cb_strerror_lbswig_98dc7639809e061f(swig_intgo arg1);
-extern swig_type_54 _wrap_cb_last_error_message_lbswig_98dc7639809e061f(void);
-extern swig_type_55 _wrap_cb_version_string_lbswig_98dc7639809e061f(void);
+extern swig_type_53 _wrap_cb_events_dropped_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_54 _wrap_cb_strerror_lbswig_98dc7639809e061f(swig_intgo arg1);
+extern swig_type_55 _wrap_cb_last_error_message_lbswig_98dc7639809e061f(void);
+extern swig_type_56 _wrap_cb_last_error_field_lbswig_98dc7639809e061f(void);
+extern swig_type_57 _wrap_cb_status_name_lbswig_98dc7639809e061f(swig_intgo arg1);
+extern swig_type_58 _wrap_cb_state_name_lbswig_98dc7639809e061f(swig_intgo arg1);
+extern swig_type_59 _wrap_cb_reason_name_lbswig_98dc7639809e061f(swig_intgo arg1);
+extern swig_type_60 _wrap_cb_version_string_lbswig_98dc7639809e061f(void);
 extern swig_intgo _wrap_cb_version_number_lbswig_98dc7639809e061f(void);
 extern uintptr_t _wrap_lb_registry_open_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern uintptr_t _wrap_lb_registry_open_at_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_56 arg2);
+extern uintptr_t _wrap_lb_registry_open_at_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_61 arg2);
 extern uintptr_t _wrap_lb_default_registry_lbswig_98dc7639809e061f(void);
-extern swig_type_57 _wrap_lb_prometheus_lbswig_98dc7639809e061f(uintptr_t arg1);
-extern swig_type_58 _wrap_lb_name_lbswig_98dc7639809e061f(swig_type_59 arg1);
-extern swig_type_60 _wrap_lb_go_create_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_61 arg2, uintptr_t arg3);
+extern swig_type_62 _wrap_lb_prometheus_lbswig_98dc7639809e061f(uintptr_t arg1);
+extern swig_type_63 _wrap_lb_name_lbswig_98dc7639809e061f(swig_type_64 arg1);
+extern swig_type_65 _wrap_lb_go_create_lbswig_98dc7639809e061f(uintptr_t arg1, swig_type_66 arg2, uintptr_t arg3);
 #undef intgo
 */
 import "C"
@@ -1029,11 +1039,19 @@ func Cb_get_or_create(arg1 Struct_SS_cb_registry, arg2 string, arg3 Cb_config) (
 	return swig_r
 }
 
+func Cb_config_get(arg1 uint64, arg2 Cb_config) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r = (int)(C._wrap_cb_config_get_lbswig_98dc7639809e061f(C.swig_type_24(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
 func Cb_lookup(arg1 Struct_SS_cb_registry, arg2 string) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_cb_lookup_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (uint64)(C._wrap_cb_lookup_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1043,14 +1061,14 @@ func Cb_lookup(arg1 Struct_SS_cb_registry, arg2 string) (_swig_ret uint64) {
 func Cb_destroy(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_destroy_lbswig_98dc7639809e061f(C.swig_type_26(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_destroy_lbswig_98dc7639809e061f(C.swig_type_27(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_allow(arg1 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_allow_lbswig_98dc7639809e061f(C.swig_type_28(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_allow_lbswig_98dc7639809e061f(C.swig_type_29(_swig_i_0)))
 	return swig_r
 }
 
@@ -1059,21 +1077,21 @@ func Cb_done(arg1 uint64, arg2 uint64, arg3 int) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_cb_done_lbswig_98dc7639809e061f(C.swig_type_29(_swig_i_0), C.swig_type_30(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_cb_done_lbswig_98dc7639809e061f(C.swig_type_30(_swig_i_0), C.swig_type_31(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
 func Cb_state(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_state_lbswig_98dc7639809e061f(C.swig_type_31(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_state_lbswig_98dc7639809e061f(C.swig_type_32(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_retry_after(arg1 uint64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_cb_retry_after_lbswig_98dc7639809e061f(C.swig_type_33(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_cb_retry_after_lbswig_98dc7639809e061f(C.swig_type_34(_swig_i_0)))
 	return swig_r
 }
 
@@ -1194,28 +1212,28 @@ func Cb_stats_get(arg1 uint64, arg2 Cb_stats) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_cb_stats_get_lbswig_98dc7639809e061f(C.swig_type_42(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_cb_stats_get_lbswig_98dc7639809e061f(C.swig_type_43(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 func Cb_force_open(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_force_open_lbswig_98dc7639809e061f(C.swig_type_43(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_force_open_lbswig_98dc7639809e061f(C.swig_type_44(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_disable(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_disable_lbswig_98dc7639809e061f(C.swig_type_44(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_disable_lbswig_98dc7639809e061f(C.swig_type_45(_swig_i_0)))
 	return swig_r
 }
 
 func Cb_reset(arg1 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_cb_reset_lbswig_98dc7639809e061f(C.swig_type_45(_swig_i_0)))
+	swig_r = (int)(C._wrap_cb_reset_lbswig_98dc7639809e061f(C.swig_type_46(_swig_i_0)))
 	return swig_r
 }
 
@@ -1223,7 +1241,7 @@ func Cb_trip(arg1 uint64, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_cb_trip_lbswig_98dc7639809e061f(C.swig_type_46(_swig_i_0), C.swig_type_47(_swig_i_1)))
+	swig_r = (int)(C._wrap_cb_trip_lbswig_98dc7639809e061f(C.swig_type_47(_swig_i_0), C.swig_type_48(_swig_i_1)))
 	return swig_r
 }
 
@@ -1407,6 +1425,45 @@ func Cb_last_error_message() (_swig_ret string) {
 	return swig_r_1
 }
 
+func Cb_last_error_field() (_swig_ret string) {
+	var swig_r string
+	swig_r_p := C._wrap_cb_last_error_field_lbswig_98dc7639809e061f()
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Cb_status_name(arg1 int) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_cb_status_name_lbswig_98dc7639809e061f(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Cb_state_name(arg1 int) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_cb_state_name_lbswig_98dc7639809e061f(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Cb_reason_name(arg1 int) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_cb_reason_name_lbswig_98dc7639809e061f(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
 func Cb_version_string() (_swig_ret string) {
 	var swig_r string
 	swig_r_p := C._wrap_cb_version_string_lbswig_98dc7639809e061f()
@@ -1433,7 +1490,7 @@ func Lb_registry_open_at(arg1 Cb_registry_options, arg2 string) (_swig_ret Struc
 	var swig_r Struct_SS_cb_registry
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Struct_SS_cb_registry)(SwigcptrStruct_SS_cb_registry(C._wrap_lb_registry_open_at_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)))))
+	swig_r = (Struct_SS_cb_registry)(SwigcptrStruct_SS_cb_registry(C._wrap_lb_registry_open_at_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1459,7 +1516,7 @@ func Lb_prometheus(arg1 Struct_SS_cb_registry) (_swig_ret string) {
 func Lb_name(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lb_name_lbswig_98dc7639809e061f(C.swig_type_59(_swig_i_0))
+	swig_r_p := C._wrap_lb_name_lbswig_98dc7639809e061f(C.swig_type_64(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1471,7 +1528,7 @@ func Lb_go_create(arg1 Struct_SS_cb_registry, arg2 string, arg3 Cb_config) (_swi
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (uint64)(C._wrap_lb_go_create_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2)))
+	swig_r = (uint64)(C._wrap_lb_go_create_lbswig_98dc7639809e061f(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}

@@ -1472,7 +1472,7 @@ intgo _wrap_cb_registry_close_lbswig_98dc7639809e061f(struct cb_registry *_swig_
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1496,7 +1496,7 @@ intgo _wrap_cb_clock_advance_lbswig_98dc7639809e061f(struct cb_registry *_swig_g
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1618,6 +1618,30 @@ long long _wrap_cb_get_or_create_lbswig_98dc7639809e061f(struct cb_registry *_sw
 }
 
 
+intgo _wrap_cb_config_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct cb_config *_swig_go_1) {
+  cb_handle arg1 ;
+  cb_config *arg2 = (cb_config *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (cb_handle)_swig_go_0; 
+  arg2 = *(cb_config **)&_swig_go_1; 
+  
+  result = (int)cb_config_get(arg1,arg2);
+  {
+    if (result < 0) {
+      /*@SWIG:bindings/swig/go.i,38,%lb_raise@*/
+      lb_go_raise(result);
+      /*@SWIG@*/
+    }
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    _swig_go_result = result;
+    /*@SWIG@*/
+  }
+  return _swig_go_result;
+}
+
+
 long long _wrap_cb_lookup_lbswig_98dc7639809e061f(struct cb_registry *_swig_go_0, _gostring_ _swig_go_1) {
   cb_registry *arg1 = (cb_registry *) 0 ;
   char *arg2 = (char *) 0 ;
@@ -1673,7 +1697,7 @@ intgo _wrap_cb_destroy_lbswig_98dc7639809e061f(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1727,7 +1751,7 @@ intgo _wrap_cb_done_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swi
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1749,7 +1773,7 @@ intgo _wrap_cb_state_lbswig_98dc7639809e061f(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1972,7 +1996,7 @@ intgo _wrap_cb_stats_get_lbswig_98dc7639809e061f(long long _swig_go_0, struct cb
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1994,7 +2018,7 @@ intgo _wrap_cb_force_open_lbswig_98dc7639809e061f(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2016,7 +2040,7 @@ intgo _wrap_cb_disable_lbswig_98dc7639809e061f(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2038,7 +2062,7 @@ intgo _wrap_cb_reset_lbswig_98dc7639809e061f(long long _swig_go_0) {
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2062,7 +2086,7 @@ intgo _wrap_cb_trip_lbswig_98dc7639809e061f(long long _swig_go_0, long long _swi
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2297,7 +2321,7 @@ intgo _wrap_cb_events_select_lbswig_98dc7639809e061f(struct cb_registry *_swig_g
       lb_go_raise(result);
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,366,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2352,6 +2376,56 @@ _gostring_ _wrap_cb_last_error_message_lbswig_98dc7639809e061f() {
   
   
   result = (char *)cb_last_error_message();
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_cb_last_error_field_lbswig_98dc7639809e061f() {
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  
+  result = (char *)cb_last_error_field();
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_cb_status_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
+  int arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (char *)cb_status_name(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_cb_state_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
+  int arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (char *)cb_state_name(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_cb_reason_name_lbswig_98dc7639809e061f(intgo _swig_go_0) {
+  int arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  result = (char *)cb_reason_name(arg1);
   _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
   return _swig_go_result;
 }

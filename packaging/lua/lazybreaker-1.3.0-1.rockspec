@@ -1,16 +1,20 @@
 -- LuaRocks: the Lua module `lazybreaker`, built against an installed
 -- liblazybreaker (Debian: liblazybreaker-dev; or `cmake --install`). SWIG
 -- generates the C module from bindings/swig/lua.i, as the CMake build does.
---   luarocks make packaging/lua/lazybreaker-1.1.0-1.rockspec     (from a checkout)
---   luarocks make ... LAZYBREAKER_DIR=/opt/lazybreaker           (another prefix)
+--   luarocks --lua-version 5.4 make packaging/lua/lazybreaker-*.rockspec   (from a checkout)
+--   luarocks --lua-version 5.4 make ... LAZYBREAKER_DIR=/opt/lazybreaker  (another prefix)
 --   luarocks --lua-version 5.1 make ... LUA_INCDIR=/usr/include/luajit-2.1
 --                                       (LuaJIT; OpenResty's luarocks knows it)
+-- (Debian's luarocks builds for Lua 5.1 unless told --lua-version.)
+-- The version is the header's (CB_VERSION_*): LuaRocks wants it in this
+-- file's name and in `version` and `tag` below; the docs test
+-- (tests/docs) fails until all three follow a new header.
 rockspec_format = "3.0"
 package = "lazybreaker"
-version = "1.1.0-1"
+version = "1.3.0-1"
 source = {
   url = "git+https://github.com/lazybreaker/lazybreaker.git",
-  tag = "v1.1.0",
+  tag = "v1.3.0",
 }
 description = {
   summary = "A lazy, lock-free circuit breaker (C library) for Lua 5.4, LuaJIT and OpenResty",
