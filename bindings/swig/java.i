@@ -76,8 +76,8 @@ static void lb_java_raise(JNIEnv *jenv, int status) {
   if (!lb_errors_method) {
     jclass local = (*jenv)->FindClass(jenv, "io/lazybreaker/NativeErrors");
     if (!local) return; /* NoClassDefFoundError is pending */
-    jmethodID method =
-        (*jenv)->GetStaticMethodID(jenv, local, "toThrowable", "(I[BLjava/lang/String;)Ljava/lang/Throwable;");
+    jmethodID method = (*jenv)->GetStaticMethodID(
+        jenv, local, "toThrowable", "(I[BLjava/lang/String;)Ljava/lang/Throwable;");
     if (!method) return;
     lb_errors_class = (jclass)(*jenv)->NewGlobalRef(jenv, local);
     lb_errors_method = method;
@@ -163,16 +163,6 @@ static void lb_java_raise(JNIEnv *jenv, int status) {
 %lb_utf8_out(char *lb_name)
 %lb_utf8_out(const char *cb_last_error_message)
 %lb_utf8_out(char name[ANY])
-
-/* ---- what the ABI says of itself ------------------------------------------ */
-/* lazybreaker.i's allow-list does not name these (yet); Java needs them:
- * cb_config_get for CircuitBreaker.config(), the names for messages. A
- * named %rename wins over lazybreaker.i's %ignore "". */
-%rename("%s") cb_config_get;
-%rename("%s") cb_status_name;
-%rename("%s") cb_state_name;
-%rename("%s") cb_reason_name;
-/* The names are ASCII C strings or NULL: Java Strings (NULL is null). */
 
 /* ---- loading ---------------------------------------------------------------- */
 /* The JNI class loads the natives before its first call: from

@@ -312,7 +312,6 @@ public final class BreakerConfig {
     private Double backoffMultiplier;
     private Duration openDurationMax;
     private Double openJitter;
-    private boolean asFields;
     // Each field's option as the user last set it, in the order of the calls.
     private final Map<ConfigField, Named> named = new EnumMap<>(ConfigField.class);
     private final Map<String, ConfigField> set = new LinkedHashMap<>();
@@ -332,16 +331,6 @@ public final class BreakerConfig {
       set.remove(option); // the last call's place counts
       set.put(option, field);
       named.put(field, new Named(option, unit));
-    }
-
-    /**
-     * Every option sets its cb_config field and nothing else, as a C program
-     * does: no policy is inferred, none refused for the policy. For the
-     * conformance runner, which replays C configurations field by field.
-     */
-    Builder asFields() {
-      asFields = true;
-      return this;
     }
 
     /** Failures in a row that trip the CONSECUTIVE_FAILURES policy (default 5). */
@@ -630,8 +619,8 @@ public final class BreakerConfig {
      */
     public BreakerConfig build() {
       String[] by = new String[1];
-      Policy resolved = asFields ? policy : resolvePolicy(by);
-      if (resolved != null && !asFields) refuseIgnored(resolved, by[0]);
+      Policy resolved = resolvePolicy(by);
+      if (resolved != null) refuseIgnored(resolved, by[0]);
       Map<ConfigField, Named> names = new EnumMap<>(named);
       cb_config c = new cb_config();
       try {

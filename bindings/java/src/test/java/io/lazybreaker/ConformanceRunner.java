@@ -406,7 +406,7 @@ public final class ConformanceRunner {
   }
 
   static BreakerConfig config(Step step) throws Mismatch {
-    BreakerConfig.Builder b = BreakerConfig.builder().asFields();
+    BreakerConfig.Builder b = BreakerConfig.builder();
     int line = step == null ? 0 : step.line;
     if (step != null) {
       for (Field f : step.fields) {
