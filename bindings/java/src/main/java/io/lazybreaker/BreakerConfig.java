@@ -25,12 +25,15 @@ import java.util.function.Predicate;
  * rates are percentages, as there.
  *
  * <p>The policy follows from the options set, unless {@link Builder#policy} or
- * {@link Builder#slidingWindowType} chooses it: resilience4j's rate options
+ * {@link Builder#slidingWindowType} chooses it: the first policy that reads
+ * them all, in the order CONSECUTIVE_FAILURES, COUNT_WINDOW, TIME_WINDOW (as
+ * in every binding: docs/policies.md). So resilience4j's rate options
  * ({@code failureRateThreshold}, {@code slidingWindowSize}, {@code
  * minimumNumberOfCalls}) give a count window, as resilience4j's default
  * COUNT_BASED window; {@code failureThreshold} the consecutive policy;
  * {@code windowDuration}, {@code windowBuckets} a time window. An option the
- * policy ignores is an {@link IllegalArgumentException} naming both.
+ * chosen policy ignores, or two that no one policy reads, are an {@link
+ * IllegalArgumentException} naming both.
  *
  * <p>{@link Builder#build()} has the library validate the whole config: an
  * out-of-range value throws {@link IllegalArgumentException} in the
@@ -533,7 +536,7 @@ public final class BreakerConfig {
 
     // ---- the policy: chosen, or inferred from the options set ----------------
 
-    /** The policy's own options: setting one without a policy infers it. */
+    /** The policy an option belongs to (null: every policy reads it). */
     private static Policy impliedBy(String option) {
       switch (option) {
         case "failureThreshold":
@@ -574,40 +577,58 @@ public final class BreakerConfig {
     }
 
     /**
-     * The policy chosen, else inferred: a time window's own option gives a
-     * time window; failureThreshold the consecutive policy; any other rate
-     * option a count window (resilience4j's default, COUNT_BASED). Null:
-     * nothing says, the library's default stands.
+     * The policy chosen, else the first that reads every option set, in the
+     * order CONSECUTIVE_FAILURES, COUNT_WINDOW, TIME_WINDOW (docs/policies.md,
+     * "Which settings a policy reads": every binding infers it so, so that
+     * equal settings give equal configurations in every language). Null when
+     * no option set is a policy's own: the library's default stands.
+     *
+     * @throws IllegalArgumentException when the chosen policy ignores an
+     *     option set, or no policy reads them all (naming two that part)
      */
-    private Policy resolvePolicy(String[] by) {
+    private Policy resolvePolicy() {
       if (policy != null) {
-        by[0] = policyChosenBy;
+        refuseUnread(policy);
         return policy;
       }
-      for (Policy p : new Policy[] {Policy.TIME_WINDOW, Policy.CONSECUTIVE_FAILURES,
-          Policy.COUNT_WINDOW}) {
-        for (String option : set.keySet()) {
-          if (impliedBy(option) == p) {
-            by[0] = option;
-            return p;
-          }
-        }
+      if (set.keySet().stream().allMatch(o -> impliedBy(o) == null)) return null;
+      for (Policy p : Policy.values()) {
+        if (set.keySet().stream().allMatch(o -> uses(p, o))) return p;
       }
-      return null;
+      throw conflict();
     }
 
-    private void refuseIgnored(Policy p, String by) {
+    private void refuseUnread(Policy p) {
       for (String option : set.keySet()) {
         if (uses(p, option)) continue;
-        if (by.equals(policyChosenBy)) {
-          String which = by.startsWith("policy(") ? "" : " (the " + p + " policy)";
-          throw new IllegalArgumentException(
-              option + " does nothing under " + by + which + ": set one of them, not both");
-        }
-        throw new IllegalArgumentException(option + " does nothing under the " + p
-            + " policy that " + by + " implies: choose the policy with policy(...) or"
-            + " slidingWindowType(...), or drop one of them");
+        String which = policyChosenBy.startsWith("policy(") ? "" : " (the " + p + " policy)";
+        throw new IllegalArgumentException(option + " does nothing under " + policyChosenBy
+            + which + ": set one of them, not both");
       }
+    }
+
+    private List<Policy> readers(String option) {
+      List<Policy> out = new ArrayList<>();
+      for (Policy p : Policy.values()) if (uses(p, option)) out.add(p);
+      return out;
+    }
+
+    private IllegalArgumentException conflict() {
+      List<String> options = new ArrayList<>(set.keySet());
+      for (int i = 0; i < options.size(); i++) {
+        for (int j = i + 1; j < options.size(); j++) {
+          List<Policy> both = readers(options.get(i));
+          both.retainAll(readers(options.get(j)));
+          if (!both.isEmpty()) continue;
+          String a = options.get(i);
+          String b = options.get(j);
+          return new IllegalArgumentException(a + " and " + b + " are read by no one policy ("
+              + a + ": " + readers(a) + ", " + b + ": " + readers(b) + "): choose the policy"
+              + " with policy(...) or slidingWindowType(...), or drop one of them");
+        }
+      }
+      return new IllegalArgumentException("no one policy reads all of " + options
+          + ": choose the policy with policy(...) or slidingWindowType(...)");
     }
 
     /**
@@ -618,9 +639,7 @@ public final class BreakerConfig {
      *     bounds and the value, in the option's own type)
      */
     public BreakerConfig build() {
-      String[] by = new String[1];
-      Policy resolved = resolvePolicy(by);
-      if (resolved != null) refuseIgnored(resolved, by[0]);
+      Policy resolved = resolvePolicy();
       Map<ConfigField, Named> names = new EnumMap<>(named);
       cb_config c = new cb_config();
       try {

@@ -103,16 +103,22 @@ class BadInputTest {
   }
 
   @Test
-  void options_that_imply_different_policies_are_refused_naming_both() {
-    assertRefused("failureRateThreshold does nothing under the CONSECUTIVE_FAILURES policy that"
-            + " failureThreshold implies: choose the policy with policy(...) or"
-            + " slidingWindowType(...), or drop one of them",
+  void options_that_no_one_policy_reads_together_are_refused_naming_both() {
+    assertRefused("failureThreshold and failureRateThreshold are read by no one policy"
+            + " (failureThreshold: [CONSECUTIVE_FAILURES], failureRateThreshold: [COUNT_WINDOW,"
+            + " TIME_WINDOW]): choose the policy with policy(...) or slidingWindowType(...), or"
+            + " drop one of them",
         () -> BreakerConfig.builder().failureThreshold(3).failureRateThreshold(50).build());
-    assertRefused("windowSize does nothing under the TIME_WINDOW policy that windowDuration"
-            + " implies: choose the policy with policy(...) or slidingWindowType(...), or drop"
-            + " one of them",
+    assertRefused("windowSize and windowDuration are read by no one policy (windowSize:"
+            + " [COUNT_WINDOW], windowDuration: [TIME_WINDOW]): choose the policy with"
+            + " policy(...) or slidingWindowType(...), or drop one of them",
         () -> BreakerConfig.builder().windowSize(10).windowDuration(Duration.ofSeconds(10))
             .build());
+    assertRefused("failureThreshold and minimumNumberOfCalls are read by no one policy"
+            + " (failureThreshold: [CONSECUTIVE_FAILURES], minimumNumberOfCalls: [COUNT_WINDOW,"
+            + " TIME_WINDOW]): choose the policy with policy(...) or slidingWindowType(...), or"
+            + " drop one of them",
+        () -> BreakerConfig.builder().failureThreshold(3).minimumNumberOfCalls(10).build());
   }
 
   @Test

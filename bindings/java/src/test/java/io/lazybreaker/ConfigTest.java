@@ -111,10 +111,19 @@ class ConfigTest {
     BreakerConfig t = BreakerConfig.builder().windowBuckets(5).slidingWindowSize(20).build();
     assertEquals(BreakerConfig.Policy.TIME_WINDOW, t.policy());
     assertEquals(Duration.ofSeconds(20), t.windowDuration());
-    // failureThreshold keeps the consecutive policy; with slow calls it may size their window.
+    assertEquals(BreakerConfig.Policy.TIME_WINDOW,
+        BreakerConfig.builder().windowDuration(Duration.ofSeconds(5)).build().policy());
+    // The first policy that reads them all: the consecutive policy judges slow calls over
+    // a count window of windowSize outcomes (docs/policies.md), with or without failureThreshold.
     BreakerConfig s = BreakerConfig.builder().failureThreshold(3).windowSize(4)
         .minimumNumberOfCalls(4).slowCallDurationThreshold(Duration.ofSeconds(1)).build();
     assertEquals(BreakerConfig.Policy.CONSECUTIVE_FAILURES, s.policy());
+    assertEquals(BreakerConfig.Policy.CONSECUTIVE_FAILURES, BreakerConfig.builder().windowSize(4)
+        .slowCallDurationThreshold(Duration.ofSeconds(1)).build().policy());
+    // ... but the failure rate is a window's.
+    assertEquals(BreakerConfig.Policy.COUNT_WINDOW, BreakerConfig.builder().windowSize(4)
+        .failureRateThreshold(50).slowCallDurationThreshold(Duration.ofSeconds(1)).build()
+        .policy());
     // Options that belong to no policy leave the library's default.
     assertEquals(BreakerConfig.Policy.CONSECUTIVE_FAILURES,
         BreakerConfig.builder().waitDurationInOpenState(Duration.ofSeconds(5)).build().policy());
