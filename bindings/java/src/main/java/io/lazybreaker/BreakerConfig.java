@@ -537,7 +537,7 @@ public final class BreakerConfig {
     // ---- the policy: chosen, or inferred from the options set ----------------
 
     /** The policy an option belongs to (null: every policy reads it). */
-    private static Policy impliedBy(String option) {
+    private static Policy policyOf(String option) {
       switch (option) {
         case "failureThreshold":
           return Policy.CONSECUTIVE_FAILURES;
@@ -557,7 +557,7 @@ public final class BreakerConfig {
 
     /** Whether {@code p} reads what {@code option} sets. */
     private boolean uses(Policy p, String option) {
-      Policy own = impliedBy(option);
+      Policy own = policyOf(option);
       if (own == null || own == p) return true;
       switch (p) {
         case CONSECUTIVE_FAILURES:
@@ -591,7 +591,7 @@ public final class BreakerConfig {
         refuseUnread(policy);
         return policy;
       }
-      if (set.keySet().stream().allMatch(o -> impliedBy(o) == null)) return null;
+      if (set.keySet().stream().allMatch(o -> policyOf(o) == null)) return null;
       for (Policy p : Policy.values()) {
         if (set.keySet().stream().allMatch(o -> uses(p, o))) return p;
       }
