@@ -60,21 +60,24 @@
 #include "lazybreaker/lazybreaker.h"
 
 /* Throws the Java exception for a negative status, built by
- * io.lazybreaker.NativeErrors.toThrowable(int, byte[]) from the status and
- * this thread's last error message. Class and method are looked up on the
- * first error and kept (a race between two first errors only looks them up
- * twice). */
+ * io.lazybreaker.NativeErrors.toThrowable(int, byte[], String) from the
+ * status, this thread's last error message and the field at fault
+ * (cb_last_error_field: the Java side renders its own message from the
+ * status and the field, never from the message's text). Class and method
+ * are looked up on the first error and kept (a race between two first
+ * errors only looks them up twice). */
 static jclass lb_errors_class = NULL;
 static jmethodID lb_errors_method = NULL;
 
 static void lb_java_raise(JNIEnv *jenv, int status) {
   if ((*jenv)->ExceptionCheck(jenv)) return;
   const char *message = cb_last_error_message();
+  const char *field = cb_last_error_field();
   if (!lb_errors_method) {
     jclass local = (*jenv)->FindClass(jenv, "io/lazybreaker/NativeErrors");
     if (!local) return; /* NoClassDefFoundError is pending */
-    jmethodID method =
-        (*jenv)->GetStaticMethodID(jenv, local, "toThrowable", "(I[B)Ljava/lang/Throwable;");
+    jmethodID method = (*jenv)->GetStaticMethodID(
+        jenv, local, "toThrowable", "(I[BLjava/lang/String;)Ljava/lang/Throwable;");
     if (!method) return;
     lb_errors_class = (jclass)(*jenv)->NewGlobalRef(jenv, local);
     lb_errors_method = method;
@@ -84,9 +87,16 @@ static void lb_java_raise(JNIEnv *jenv, int status) {
   jbyteArray bytes = (*jenv)->NewByteArray(jenv, len);
   if (!bytes) return; /* OutOfMemoryError is pending */
   (*jenv)->SetByteArrayRegion(jenv, bytes, 0, len, (const jbyte *)message);
-  jthrowable error = (jthrowable)(*jenv)->CallStaticObjectMethod(jenv, lb_errors_class,
-                                                                 lb_errors_method, (jint)status, bytes);
+  /* Field names are C identifiers: ASCII, the same in modified UTF-8. */
+  jstring jfield = field ? (*jenv)->NewStringUTF(jenv, field) : NULL;
+  if (field && !jfield) {
+    (*jenv)->DeleteLocalRef(jenv, bytes);
+    return; /* OutOfMemoryError is pending */
+  }
+  jthrowable error = (jthrowable)(*jenv)->CallStaticObjectMethod(
+      jenv, lb_errors_class, lb_errors_method, (jint)status, bytes, jfield);
   (*jenv)->DeleteLocalRef(jenv, bytes);
+  if (jfield) (*jenv)->DeleteLocalRef(jenv, jfield);
   if (error && !(*jenv)->ExceptionCheck(jenv)) (*jenv)->Throw(jenv, error);
 }
 %}

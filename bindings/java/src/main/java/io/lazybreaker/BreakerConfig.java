@@ -2,7 +2,10 @@ package io.lazybreaker;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;
 
@@ -21,9 +24,21 @@ import java.util.function.Predicate;
  * Builder#slowCallDurationThreshold}, {@link Builder#slowCallRateThreshold});
  * rates are percentages, as there.
  *
+ * <p>The policy follows from the options set, unless {@link Builder#policy} or
+ * {@link Builder#slidingWindowType} chooses it: the first policy that reads
+ * them all, in the order CONSECUTIVE_FAILURES, COUNT_WINDOW, TIME_WINDOW (as
+ * in every binding: docs/policies.md). So resilience4j's rate options
+ * ({@code failureRateThreshold}, {@code slidingWindowSize}, {@code
+ * minimumNumberOfCalls}) give a count window, as resilience4j's default
+ * COUNT_BASED window; {@code failureThreshold} the consecutive policy;
+ * {@code windowDuration}, {@code windowBuckets} a time window. An option the
+ * chosen policy ignores, or two that no one policy reads, are an {@link
+ * IllegalArgumentException} naming both.
+ *
  * <p>{@link Builder#build()} has the library validate the whole config: an
- * out-of-range value throws {@link IllegalArgumentException} with the
- * library's message, which names the field.
+ * out-of-range value throws {@link IllegalArgumentException} in the
+ * builder's words ({@code waitDurationInOpenState must be at least 1 µs, got
+ * PT0S}), built from the field the library names, never from its message.
  */
 public final class BreakerConfig {
   /** The trip policies ({@code cb_policy_t}). */
@@ -71,6 +86,20 @@ public final class BreakerConfig {
   private final long openDurationMaxNs;
   private final double openJitter;
   final Classifier classifier;
+  // The option that set each field, as the user wrote it (for messages
+  // that name a field: getOrCreate's "differs").
+  private final Map<ConfigField, Named> named;
+
+  /** An option's name and the unit its values were given in. */
+  static final class Named {
+    final String option;
+    final ConfigField.Unit unit;
+
+    Named(String option, ConfigField.Unit unit) {
+      this.option = option;
+      this.unit = unit;
+    }
+  }
 
   private static final BreakerConfig DEFAULTS = builder().build();
 
@@ -83,7 +112,8 @@ public final class BreakerConfig {
     return new Builder();
   }
 
-  private BreakerConfig(cb_config c, Classifier classifier) {
+  private BreakerConfig(cb_config c, Classifier classifier, Map<ConfigField, Named> named) {
+    this.named = named;
     failureThreshold = c.getFailure_threshold();
     openDurationNs = c.getOpen_duration_ns();
     halfOpenMaxCalls = c.getHalf_open_max_calls();
@@ -101,6 +131,17 @@ public final class BreakerConfig {
     openDurationMaxNs = c.getOpen_duration_max_ns();
     openJitter = c.getOpen_jitter();
     this.classifier = classifier;
+  }
+
+  /** The configuration a breaker holds (cb_config_get), with the classifier it runs. */
+  static BreakerConfig fromNative(cb_config c, Classifier classifier) {
+    return new BreakerConfig(c, classifier, Map.of());
+  }
+
+  /** The option that set {@code f} here, or its builder name. */
+  Named nameOf(ConfigField f) {
+    Named n = named.get(f);
+    return n != null ? n : new Named(f.option, f.unit);
   }
 
   /** A fresh native cb_config holding these settings; the caller deletes it. */
@@ -123,6 +164,50 @@ public final class BreakerConfig {
     c.setOpen_duration_max_ns(openDurationMaxNs);
     c.setOpen_jitter(openJitter);
     return c;
+  }
+
+  /**
+   * Equal configurations: every cb_config field equal (the classifier, a
+   * Java-side matter, is not compared), as getOrCreate compares them.
+   */
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof BreakerConfig)) return false;
+    BreakerConfig b = (BreakerConfig) o;
+    return failureThreshold == b.failureThreshold && openDurationNs == b.openDurationNs
+        && halfOpenMaxCalls == b.halfOpenMaxCalls
+        && halfOpenSuccessThreshold == b.halfOpenSuccessThreshold
+        && halfOpenTimeoutNs == b.halfOpenTimeoutNs && policy == b.policy
+        && windowSize == b.windowSize && windowDurationNs == b.windowDurationNs
+        && windowBuckets == b.windowBuckets && minimumCalls == b.minimumCalls
+        && Double.compare(failureRate, b.failureRate) == 0 && slowCallNs == b.slowCallNs
+        && Double.compare(slowCallRate, b.slowCallRate) == 0
+        && Double.compare(backoffMultiplier, b.backoffMultiplier) == 0
+        && openDurationMaxNs == b.openDurationMaxNs
+        && Double.compare(openJitter, b.openJitter) == 0;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(failureThreshold, openDurationNs, halfOpenMaxCalls,
+        halfOpenSuccessThreshold, halfOpenTimeoutNs, policy, windowSize, windowDurationNs,
+        windowBuckets, minimumCalls, failureRate, slowCallNs, slowCallRate, backoffMultiplier,
+        openDurationMaxNs, openJitter);
+  }
+
+  @Override
+  public String toString() {
+    return "BreakerConfig{policy=" + policy + ", failureThreshold=" + failureThreshold
+        + ", waitDurationInOpenState=" + waitDurationInOpenState()
+        + ", permittedNumberOfCallsInHalfOpenState=" + halfOpenMaxCalls
+        + ", halfOpenSuccessThreshold=" + halfOpenSuccessThreshold
+        + ", maxWaitDurationInHalfOpenState=" + maxWaitDurationInHalfOpenState()
+        + ", windowSize=" + windowSize + ", windowDuration=" + windowDuration()
+        + ", windowBuckets=" + windowBuckets + ", minimumNumberOfCalls=" + minimumCalls
+        + ", failureRateThreshold=" + failureRateThreshold() + ", slowCallDurationThreshold="
+        + slowCallDurationThreshold() + ", slowCallRateThreshold=" + slowCallRateThreshold()
+        + ", openBackoffMultiplier=" + backoffMultiplier + ", maxWaitDurationInOpenState="
+        + maxWaitDurationInOpenState() + ", openJitter=" + openJitter + "}";
   }
 
   /** Consecutive failures that trip (the CONSECUTIVE_FAILURES policy). */
@@ -208,8 +293,8 @@ public final class BreakerConfig {
 
   /**
    * Builds a {@link BreakerConfig}. Every setter checks only what Java types
-   * cannot carry to the library (null, a negative count or duration); the
-   * library judges the rest when {@link #build()} runs.
+   * cannot carry to the library (null, a negative count or duration); {@link
+   * #build()} resolves the policy, then the library judges the rest.
    */
   public static final class Builder {
     private Integer failureThreshold;
@@ -218,6 +303,7 @@ public final class BreakerConfig {
     private Integer halfOpenSuccessThreshold;
     private Duration halfOpenTimeout;
     private Policy policy;
+    private String policyChosenBy; // "policy(COUNT_WINDOW)", "slidingWindowType(TIME_BASED)"
     private Integer windowSize;
     private Integer slidingWindowSize;
     private Duration windowDuration;
@@ -229,6 +315,9 @@ public final class BreakerConfig {
     private Double backoffMultiplier;
     private Duration openDurationMax;
     private Double openJitter;
+    // Each field's option as the user last set it, in the order of the calls.
+    private final Map<ConfigField, Named> named = new EnumMap<>(ConfigField.class);
+    private final Map<String, ConfigField> set = new LinkedHashMap<>();
     private final List<Class<? extends Throwable>> recordExceptions = new ArrayList<>();
     private final List<Class<? extends Throwable>> ignoreExceptions = new ArrayList<>();
     private Predicate<Throwable> recordException;
@@ -241,9 +330,16 @@ public final class BreakerConfig {
       return v;
     }
 
+    private void mark(String option, ConfigField field, ConfigField.Unit unit) {
+      set.remove(option); // the last call's place counts
+      set.put(option, field);
+      named.put(field, new Named(option, unit));
+    }
+
     /** Failures in a row that trip the CONSECUTIVE_FAILURES policy (default 5). */
     public Builder failureThreshold(int failures) {
       failureThreshold = count(failures, "failureThreshold");
+      mark("failureThreshold", ConfigField.FAILURE_THRESHOLD, ConfigField.Unit.COUNT);
       return this;
     }
 
@@ -251,18 +347,22 @@ public final class BreakerConfig {
     public Builder waitDurationInOpenState(Duration d) {
       Durations.toNanos(d, "waitDurationInOpenState");
       openDuration = d;
+      mark("waitDurationInOpenState", ConfigField.OPEN_DURATION, ConfigField.Unit.DURATION);
       return this;
     }
 
     /** Probes admitted at once in HALF_OPEN (default 1). */
     public Builder permittedNumberOfCallsInHalfOpenState(int calls) {
       halfOpenMaxCalls = count(calls, "permittedNumberOfCallsInHalfOpenState");
+      mark("permittedNumberOfCallsInHalfOpenState", ConfigField.HALF_OPEN_MAX_CALLS,
+          ConfigField.Unit.COUNT);
       return this;
     }
 
     /** Probe successes that close the breaker (default 1). */
     public Builder halfOpenSuccessThreshold(int successes) {
       halfOpenSuccessThreshold = count(successes, "halfOpenSuccessThreshold");
+      mark("halfOpenSuccessThreshold", ConfigField.HALF_OPEN_SUCCESSES, ConfigField.Unit.COUNT);
       return this;
     }
 
@@ -275,11 +375,15 @@ public final class BreakerConfig {
     public Builder maxWaitDurationInHalfOpenState(Duration d) {
       Durations.toNanos(d, "maxWaitDurationInHalfOpenState");
       halfOpenTimeout = d;
+      mark("maxWaitDurationInHalfOpenState", ConfigField.HALF_OPEN_TIMEOUT,
+          ConfigField.Unit.DURATION);
       return this;
     }
 
+    /** Chooses the policy; an option it ignores is then an error of {@link #build()}. */
     public Builder policy(Policy p) {
       policy = Objects.requireNonNull(p, "policy");
+      policyChosenBy = "policy(" + p + ")";
       return this;
     }
 
@@ -291,21 +395,25 @@ public final class BreakerConfig {
     public Builder slidingWindowType(SlidingWindowType type) {
       Objects.requireNonNull(type, "slidingWindowType");
       policy = type == SlidingWindowType.COUNT_BASED ? Policy.COUNT_WINDOW : Policy.TIME_WINDOW;
+      policyChosenBy = "slidingWindowType(" + type + ")";
       return this;
     }
 
     /**
-     * resilience4j's window size: outcomes kept under COUNT_WINDOW, seconds
-     * under TIME_WINDOW (whichever policy is set when {@link #build()} runs).
+     * resilience4j's window size: outcomes kept under COUNT_WINDOW (also the
+     * inferred one), seconds under TIME_WINDOW.
      */
     public Builder slidingWindowSize(int size) {
       slidingWindowSize = count(size, "slidingWindowSize");
+      set.remove("slidingWindowSize");
+      set.put("slidingWindowSize", ConfigField.WINDOW_SIZE); // its field: when the policy is known
       return this;
     }
 
     /** COUNT_WINDOW: the outcomes kept (default 100). */
     public Builder windowSize(int outcomes) {
       windowSize = count(outcomes, "windowSize");
+      mark("windowSize", ConfigField.WINDOW_SIZE, ConfigField.Unit.COUNT);
       return this;
     }
 
@@ -313,24 +421,29 @@ public final class BreakerConfig {
     public Builder windowDuration(Duration d) {
       Durations.toNanos(d, "windowDuration");
       windowDuration = d;
+      mark("windowDuration", ConfigField.WINDOW_DURATION, ConfigField.Unit.DURATION);
       return this;
     }
 
     /** TIME_WINDOW: buckets the span is kept in (default 10). */
     public Builder windowBuckets(int buckets) {
       windowBuckets = count(buckets, "windowBuckets");
+      mark("windowBuckets", ConfigField.WINDOW_BUCKETS, ConfigField.Unit.COUNT);
       return this;
     }
 
     /** No rate trips before this many outcomes are in the window (default 100). */
     public Builder minimumNumberOfCalls(int calls) {
       minimumCalls = count(calls, "minimumNumberOfCalls");
+      mark("minimumNumberOfCalls", ConfigField.MINIMUM_CALLS, ConfigField.Unit.COUNT);
       return this;
     }
 
     /** The failure rate that trips, in percent: (0, 100], default 50. */
     public Builder failureRateThreshold(float percent) {
       failureRate = percent / 100.0;
+      set.remove("failureRateThresholdRatio");
+      mark("failureRateThreshold", ConfigField.FAILURE_RATE, ConfigField.Unit.PERCENT);
       return this;
     }
 
@@ -340,6 +453,8 @@ public final class BreakerConfig {
      */
     public Builder failureRateThresholdRatio(double ratio) {
       failureRate = ratio;
+      set.remove("failureRateThreshold");
+      mark("failureRateThresholdRatio", ConfigField.FAILURE_RATE, ConfigField.Unit.RATIO);
       return this;
     }
 
@@ -347,24 +462,30 @@ public final class BreakerConfig {
     public Builder slowCallDurationThreshold(Duration d) {
       Durations.toNanos(d, "slowCallDurationThreshold");
       slowCall = d;
+      mark("slowCallDurationThreshold", ConfigField.SLOW_CALL, ConfigField.Unit.DURATION);
       return this;
     }
 
     /** The slow-call rate that trips, in percent: (0, 100], default 100. */
     public Builder slowCallRateThreshold(float percent) {
       slowCallRate = percent / 100.0;
+      set.remove("slowCallRateThresholdRatio");
+      mark("slowCallRateThreshold", ConfigField.SLOW_CALL_RATE, ConfigField.Unit.PERCENT);
       return this;
     }
 
     /** The slow-call rate that trips as a ratio in (0, 1], exactly. */
     public Builder slowCallRateThresholdRatio(double ratio) {
       slowCallRate = ratio;
+      set.remove("slowCallRateThreshold");
+      mark("slowCallRateThresholdRatio", ConfigField.SLOW_CALL_RATE, ConfigField.Unit.RATIO);
       return this;
     }
 
     /** Each repeated trip multiplies the open duration by this (1..1000; 1, the default, is fixed). */
     public Builder openBackoffMultiplier(double multiplier) {
       backoffMultiplier = multiplier;
+      mark("openBackoffMultiplier", ConfigField.BACKOFF, ConfigField.Unit.FACTOR);
       return this;
     }
 
@@ -372,12 +493,14 @@ public final class BreakerConfig {
     public Builder maxWaitDurationInOpenState(Duration d) {
       Durations.toNanos(d, "maxWaitDurationInOpenState");
       openDurationMax = d;
+      mark("maxWaitDurationInOpenState", ConfigField.OPEN_DURATION_MAX, ConfigField.Unit.DURATION);
       return this;
     }
 
     /** Each open duration is scaled by a random factor in [1 - j, 1 + j]; [0, 1), default 0. */
     public Builder openJitter(double jitter) {
       openJitter = jitter;
+      mark("openJitter", ConfigField.JITTER, ConfigField.Unit.JITTER);
       return this;
     }
 
@@ -411,13 +534,113 @@ public final class BreakerConfig {
       return this;
     }
 
+    // ---- the policy: chosen, or inferred from the options set ----------------
+
+    /** The policy an option belongs to (null: every policy reads it). */
+    private static Policy policyOf(String option) {
+      switch (option) {
+        case "failureThreshold":
+          return Policy.CONSECUTIVE_FAILURES;
+        case "windowDuration":
+        case "windowBuckets":
+          return Policy.TIME_WINDOW;
+        case "windowSize":
+        case "slidingWindowSize":
+        case "minimumNumberOfCalls":
+        case "failureRateThreshold":
+        case "failureRateThresholdRatio":
+          return Policy.COUNT_WINDOW;
+        default:
+          return null;
+      }
+    }
+
+    /** Whether {@code p} reads what {@code option} sets. */
+    private boolean uses(Policy p, String option) {
+      Policy own = policyOf(option);
+      if (own == null || own == p) return true;
+      switch (p) {
+        case CONSECUTIVE_FAILURES:
+          // Slow calls are judged over a count window of windowSize outcomes.
+          boolean slowTracked = slowCall != null && !slowCall.isZero();
+          return slowTracked
+              && (option.equals("windowSize") || option.equals("slidingWindowSize")
+                  || option.equals("minimumNumberOfCalls"));
+        case COUNT_WINDOW:
+          return false;
+        case TIME_WINDOW:
+          // A time window's size in seconds; its rate options are the count window's too.
+          return !option.equals("failureThreshold") && !option.equals("windowSize");
+        default:
+          return false;
+      }
+    }
+
+    /**
+     * The policy chosen, else the first that reads every option set, in the
+     * order CONSECUTIVE_FAILURES, COUNT_WINDOW, TIME_WINDOW (docs/policies.md,
+     * "Which settings a policy reads": every binding infers it so, so that
+     * equal settings give equal configurations in every language). Null when
+     * no option set is a policy's own: the library's default stands.
+     *
+     * @throws IllegalArgumentException when the chosen policy ignores an
+     *     option set, or no policy reads them all (naming two that part)
+     */
+    private Policy resolvePolicy() {
+      if (policy != null) {
+        refuseUnread(policy);
+        return policy;
+      }
+      if (set.keySet().stream().allMatch(o -> policyOf(o) == null)) return null;
+      for (Policy p : Policy.values()) {
+        if (set.keySet().stream().allMatch(o -> uses(p, o))) return p;
+      }
+      throw conflict();
+    }
+
+    private void refuseUnread(Policy p) {
+      for (String option : set.keySet()) {
+        if (uses(p, option)) continue;
+        String which = policyChosenBy.startsWith("policy(") ? "" : " (the " + p + " policy)";
+        throw new IllegalArgumentException(option + " does nothing under " + policyChosenBy
+            + which + ": set one of them, not both");
+      }
+    }
+
+    private List<Policy> readers(String option) {
+      List<Policy> out = new ArrayList<>();
+      for (Policy p : Policy.values()) if (uses(p, option)) out.add(p);
+      return out;
+    }
+
+    private IllegalArgumentException conflict() {
+      List<String> options = new ArrayList<>(set.keySet());
+      for (int i = 0; i < options.size(); i++) {
+        for (int j = i + 1; j < options.size(); j++) {
+          List<Policy> both = readers(options.get(i));
+          both.retainAll(readers(options.get(j)));
+          if (!both.isEmpty()) continue;
+          String a = options.get(i);
+          String b = options.get(j);
+          return new IllegalArgumentException(a + " and " + b + " are read by no one policy ("
+              + a + ": " + readers(a) + ", " + b + ": " + readers(b) + "): choose the policy"
+              + " with policy(...) or slidingWindowType(...), or drop one of them");
+        }
+      }
+      return new IllegalArgumentException("no one policy reads all of " + options
+          + ": choose the policy with policy(...) or slidingWindowType(...)");
+    }
+
     /**
      * The config, validated by the library.
      *
-     * @throws IllegalArgumentException with the library's message (naming the
-     *     field) for an out-of-range value
+     * @throws IllegalArgumentException for an option the policy ignores
+     *     (naming both), or an out-of-range value (naming the option, its
+     *     bounds and the value, in the option's own type)
      */
     public BreakerConfig build() {
+      Policy resolved = resolvePolicy();
+      Map<ConfigField, Named> names = new EnumMap<>(named);
       cb_config c = new cb_config();
       try {
         if (failureThreshold != null) c.setFailure_threshold(failureThreshold);
@@ -426,13 +649,17 @@ public final class BreakerConfig {
         if (halfOpenSuccessThreshold != null)
           c.setHalf_open_success_threshold(halfOpenSuccessThreshold);
         if (halfOpenTimeout != null) c.setHalf_open_timeout_ns(halfOpenTimeout.toNanos());
-        if (policy != null) c.setPolicy(policy.code);
+        if (resolved != null) c.setPolicy(resolved.code);
         if (slidingWindowSize != null) {
           if (Policy.of(c.getPolicy()) == Policy.TIME_WINDOW) {
             c.setWindow_duration_ns(Durations.toNanos(
                 Duration.ofSeconds(slidingWindowSize), "slidingWindowSize"));
+            names.put(ConfigField.WINDOW_DURATION,
+                new Named("slidingWindowSize", ConfigField.Unit.SECONDS));
           } else {
             c.setWindow_size(slidingWindowSize);
+            names.put(ConfigField.WINDOW_SIZE,
+                new Named("slidingWindowSize", ConfigField.Unit.COUNT));
           }
         }
         if (windowSize != null) c.setWindow_size(windowSize);
@@ -445,14 +672,25 @@ public final class BreakerConfig {
         if (backoffMultiplier != null) c.setOpen_backoff_multiplier(backoffMultiplier);
         if (openDurationMax != null) c.setOpen_duration_max_ns(openDurationMax.toNanos());
         if (openJitter != null) c.setOpen_jitter(openJitter);
-        Registry.validate(c);
+        try {
+          Registry.validate(c);
+        } catch (RefusedArgument e) {
+          ConfigField f = ConfigField.of(e.field());
+          if (f == null) throw e;
+          Named n = names.getOrDefault(f, new Named(f.option, f.unit));
+          IllegalArgumentException mine =
+              new IllegalArgumentException(f.refusal(c, n.option, n.unit));
+          mine.initCause(e);
+          throw mine;
+        }
         return new BreakerConfig(
             c,
             new Classifier(
                 List.copyOf(recordExceptions),
                 List.copyOf(ignoreExceptions),
                 recordException,
-                recordResult));
+                recordResult),
+            names);
       } finally {
         c.delete();
       }

@@ -30,23 +30,34 @@ import java.util.function.Supplier;
  * neither its {@code close()} nor the Cleaner destroys it.
  */
 public final class CircuitBreaker implements AutoCloseable {
-  /** The five states ({@code cb_state_t}). */
+  /** The five states ({@code cb_state_t}; each value is the header's). */
   public enum State {
     /** Admitting; the trip policy is counting. */
-    CLOSED,
+    CLOSED(LbNativeConstants.CB_STATE_CLOSED),
     /** Rejecting until the open duration passes; the next call then probes. */
-    OPEN,
+    OPEN(LbNativeConstants.CB_STATE_OPEN),
     /** Admitting a bounded number of probes. */
-    HALF_OPEN,
+    HALF_OPEN(LbNativeConstants.CB_STATE_HALF_OPEN),
     /** Rejecting everything until {@link #reset()}. */
-    FORCED_OPEN,
+    FORCED_OPEN(LbNativeConstants.CB_STATE_FORCED_OPEN),
     /** Admitting everything, tripping never, until {@link #reset()}. */
-    DISABLED;
+    DISABLED(LbNativeConstants.CB_STATE_DISABLED);
 
-    private static final State[] BY_CODE = values();
+    final int code;
+
+    State(int code) {
+      this.code = code;
+    }
 
     static State of(int code) {
-      return BY_CODE[code];
+      for (State s : values()) if (s.code == code) return s;
+      throw new IllegalStateException("lazybreaker: a state this binding does not know: "
+          + LbNative.cb_state_name(code) + " (" + code + ")");
+    }
+
+    /** The library's name of the state ("half_open"): the Prometheus label's value. */
+    public String label() {
+      return LbNative.cb_state_name(code);
     }
   }
 
@@ -346,11 +357,42 @@ public final class CircuitBreaker implements AutoCloseable {
    * OPEN now for exactly {@code openFor} (e.g. a "429, Retry-After: 20"
    * answer), then probing as usual. Counts as a trip.
    *
-   * @throws IllegalArgumentException outside 1 µs .. 366 days (the library's message)
+   * @throws IllegalArgumentException outside 1 µs .. 366 days (naming openFor, the bound, the value)
    */
   public void trip(Duration openFor) {
-    LbNativeJNI.cb_trip(handle, Durations.toNanos(openFor, "openFor"));
-    Reference.reachabilityFence(this);
+    try {
+      LbNativeJNI.cb_trip(handle, Durations.toNanos(openFor, "openFor"));
+    } catch (RefusedArgument e) {
+      if (!"open_for_ns".equals(e.field())) throw e;
+      long ns = openFor.toNanos();
+      String why = Long.compareUnsigned(ns, LbNativeConstants.CB_MIN_OPEN_DURATION_NS) < 0
+          ? "at least " + Durations.describe(LbNativeConstants.CB_MIN_OPEN_DURATION_NS)
+          : "at most " + Durations.describe(LbNativeConstants.CB_MAX_DURATION_NS);
+      IllegalArgumentException mine =
+          new IllegalArgumentException("trip: openFor must be " + why + ", got " + openFor);
+      mine.initCause(e);
+      throw mine;
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * The configuration the breaker holds, read back from the library
+   * (cb_config_get): for a breaker this process made, its config's fields
+   * (maxWaitDurationInHalfOpenState zero reads as the open duration); for
+   * one found by lookup, the configuration its creator gave, in any
+   * language. The classifier is this object's.
+   */
+  public BreakerConfig config() {
+    cb_config c = new cb_config();
+    try {
+      LbNative.cb_config_get(handle, c);
+      return BreakerConfig.fromNative(c, classifier);
+    } finally {
+      c.delete();
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** The breaker's name, unique in its registry. */

@@ -38,4 +38,22 @@ final class Durations {
     }
     return Duration.ofNanos(unsignedNanos);
   }
+
+  /**
+   * A bound in nanoseconds as people write it, in the largest unit that
+   * holds it exactly: "1 µs", "1 ms", "366 days".
+   */
+  static String describe(long unsignedNanos) {
+    final long[] sizes = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L,
+        1_000_000_000L, 1_000_000L, 1_000L};
+    final String[] units = {" days", " h", " min", " s", " ms", " \u00b5s"};
+    if (unsignedNanos == 0) return "0";
+    for (int i = 0; i < sizes.length; i++) {
+      if (Long.remainderUnsigned(unsignedNanos, sizes[i]) == 0) {
+        long n = Long.divideUnsigned(unsignedNanos, sizes[i]);
+        return n + (i == 0 && n == 1 ? " day" : units[i]);
+      }
+    }
+    return Long.toUnsignedString(unsignedNanos) + " ns";
+  }
 }

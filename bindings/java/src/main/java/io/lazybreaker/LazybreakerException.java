@@ -19,4 +19,9 @@ public class LazybreakerException extends RuntimeException {
   public int status() {
     return status;
   }
+
+  /** The status's name in the header ("CB_ECORRUPT"); null for a code the library does not know. */
+  public String statusName() {
+    return LbNative.cb_status_name(status);
+  }
 }

@@ -15,20 +15,25 @@ import java.util.NoSuchElementException;
 final class NativeErrors {
   private NativeErrors() {}
 
-  /** Called from the JNI glue: the exception for {@code status}. */
-  static Throwable toThrowable(int status, byte[] messageUtf8) {
+  /**
+   * Called from the JNI glue: the exception for {@code status}. {@code field}
+   * is cb_last_error_field() (null when none): it travels with the
+   * exceptions a caller renders again in Java's words ({@link
+   * RefusedArgument}, {@link BreakerExistsException}).
+   */
+  static Throwable toThrowable(int status, byte[] messageUtf8, String field) {
     String detail = new String(messageUtf8, StandardCharsets.UTF_8);
     String message = detail.isEmpty() ? statusName(status) : detail;
     switch (status) {
       case LbNativeConstants.CB_EINVAL:
-        return new IllegalArgumentException(message);
+        return new RefusedArgument(message, field);
       case LbNativeConstants.CB_EHANDLE:
         return new IllegalStateException(
             "the breaker is closed (or its registry is): " + message);
       case LbNativeConstants.CB_ENOMEM:
         return new OutOfMemoryError("lazybreaker: native memory: " + message);
       case LbNativeConstants.CB_EEXIST:
-        return new BreakerExistsException(message);
+        return new BreakerExistsException(message, field);
       case LbNativeConstants.CB_ENOENT:
         return new NoSuchElementException(message);
       case LbNativeConstants.CB_EFULL:
@@ -47,7 +52,7 @@ final class NativeErrors {
     }
   }
 
-  /** The status's name and description, as cb_strerror gives it. */
+  /** The status's name and description, as cb_strerror gives it ("CB_EINVAL: ..."). */
   static String statusName(int status) {
     return LbNative.cb_strerror(status);
   }

@@ -128,7 +128,8 @@ public final class Registry implements AutoCloseable {
    * registry file at that path, whose breakers every process opening it shares. Closing a shared
    * registry unmaps it; its breakers stay in the file.
    *
-   * @throws IllegalArgumentException for options the library refuses (its message), also
+   * @throws IllegalArgumentException for options the library refuses (named as {@link
+   *     RegistryOptions.Builder} names them), also
    *     options that disagree with an existing file's capacity or clock
    * @throws UncheckedIOException for a shared registry's file: caused by {@link
    *     NoSuchFileException} when it is missing and not to be created, {@link
@@ -146,23 +147,32 @@ public final class Registry implements AutoCloseable {
     Objects.requireNonNull(options, "options");
     cb_registry_options o = options.toNative();
     try {
-      if (options.path == null) {
-        return new Registry(LbNative.lb_registry_open(o), false, options.manualClock);
-      }
-      byte[] path = Utf8.nulTerminated(options.path, "path");
-      try {
-        return new Registry(
-            LbNative.lb_registry_open_at(o, path), false, options.manualClock, true);
-      } catch (NoSuchElementException e) {
-        // CB_ENOENT and CB_EEXIST name the file here, not a breaker.
-        throw new UncheckedIOException(
-            e.getMessage(), new NoSuchFileException(options.path, null, e.getMessage()));
-      } catch (BreakerExistsException e) {
-        throw new UncheckedIOException(
-            e.getMessage(), new FileAlreadyExistsException(options.path, null, e.getMessage()));
-      }
+      return open(options, o);
+    } catch (RefusedArgument e) {
+      String mine = options.refusal(e.field());
+      if (mine == null) throw e;
+      IllegalArgumentException refused = new IllegalArgumentException(mine);
+      refused.initCause(e);
+      throw refused;
     } finally {
       o.delete();
+    }
+  }
+
+  private static Registry open(RegistryOptions options, cb_registry_options o) {
+    if (options.path == null) {
+      return new Registry(LbNative.lb_registry_open(o), false, options.manualClock);
+    }
+    byte[] path = Utf8.nulTerminated(options.path, "path");
+    try {
+      return new Registry(LbNative.lb_registry_open_at(o, path), false, options.manualClock, true);
+    } catch (NoSuchElementException e) {
+      // CB_ENOENT and CB_EEXIST name the file here, not a breaker.
+      throw new UncheckedIOException(
+          e.getMessage(), new NoSuchFileException(options.path, null, e.getMessage()));
+    } catch (BreakerExistsException e) {
+      throw new UncheckedIOException(
+          e.getMessage(), new FileAlreadyExistsException(options.path, null, e.getMessage()));
     }
   }
 
@@ -205,7 +215,7 @@ public final class Registry implements AutoCloseable {
    *
    * @param name 1..255 bytes of UTF-8, unique in the registry
    * @throws BreakerExistsException when the name is taken
-   * @throws IllegalArgumentException for a bad name (the library's message)
+   * @throws IllegalArgumentException for an empty name or one over 255 bytes of UTF-8
    * @throws RegistryFullException when the registry holds its capacity
    * @throws NullPointerException for a null name or config
    */
@@ -220,7 +230,13 @@ public final class Registry implements AutoCloseable {
             // Under the owned map's lock, so that a lookup racing this
             // create finds the owner, never a second object for the handle.
             synchronized (owned) {
-              long h = LbNative.cb_create(native_, utf8, c);
+              long h;
+              try {
+                h = named(() -> LbNative.cb_create(native_, utf8, c), utf8);
+              } catch (BreakerExistsException e) {
+                throw new BreakerExistsException("create: the registry holds a breaker named '"
+                    + name + "' (lookup finds it; getOrCreate shares it)", e);
+              }
               CircuitBreaker b = new CircuitBreaker(this, h, name, config.classifier, true);
               owned.add(b);
               return b;
@@ -245,8 +261,9 @@ public final class Registry implements AutoCloseable {
    * collection destroy nothing ({@link CircuitBreaker#isShared()}).
    *
    * @param name 1..255 bytes of UTF-8
-   * @throws BreakerExistsException when a breaker has the name with another configuration
-   * @throws IllegalArgumentException for a bad name or config (the library's message)
+   * @throws BreakerExistsException when a breaker has the name with another configuration (the
+   *     message names the first option that differs, with both values)
+   * @throws IllegalArgumentException for a bad name or config (said as the builder names it)
    * @throws RegistryFullException when it must be created and the registry holds its capacity
    * @throws NullPointerException for a null name or config
    */
@@ -258,12 +275,69 @@ public final class Registry implements AutoCloseable {
         () -> {
           cb_config c = config.toNative();
           try {
-            long h = LbNative.cb_get_or_create(native_, utf8, c);
+            long h;
+            try {
+              h = named(() -> LbNative.cb_get_or_create(native_, utf8, c), utf8);
+            } catch (BreakerExistsException e) {
+              throw differs(name, utf8, config, e);
+            }
             return new CircuitBreaker(this, h, name, config.classifier, false, false);
           } finally {
             c.delete();
           }
         });
+  }
+
+  /**
+   * A call that takes a breaker's name, its refusal of the name said in
+   * Java's words (the library names the parameter, "name").
+   */
+  private static long named(java.util.function.LongSupplier call, byte[] utf8) {
+    try {
+      return call.getAsLong();
+    } catch (RefusedArgument e) {
+      if (!"name".equals(e.field())) throw e;
+      int bytes = utf8.length - 1; // without the NUL
+      String why = bytes == 0 ? "must not be empty"
+          : "must be at most " + LbNativeConstants.CB_MAX_NAME_BYTES + " bytes of UTF-8, got "
+              + bytes;
+      IllegalArgumentException mine = new IllegalArgumentException("name " + why);
+      mine.initCause(e);
+      throw mine;
+    }
+  }
+
+  /**
+   * getOrCreate's CB_EEXIST: which option differs (the library names the
+   * first differing field), with the registry's value and this config's,
+   * each in the option's Java type.
+   */
+  private BreakerExistsException differs(
+      String name, byte[] utf8, BreakerConfig config, BreakerExistsException e) {
+    ConfigField f = ConfigField.of(e.field());
+    if (f == null) return e; // destroyed meanwhile, or a field newer than this binding
+    BreakerConfig.Named n = config.nameOf(f);
+    String theirs = "?";
+    cb_config mine = config.toNative();
+    cb_config held = new cb_config();
+    try {
+      long h = LbNative.cb_lookup(native_, utf8);
+      if (h != 0) {
+        try {
+          LbNative.cb_config_get(h, held);
+          theirs = f.show(held, n.unit);
+        } catch (IllegalStateException destroyedMeanwhile) {
+          // the value is gone with it; the option still differs
+        }
+      }
+      return new BreakerExistsException(
+          "getOrCreate: breaker '" + name + "' exists with another configuration: its "
+              + n.option + " is " + theirs + ", this config's " + f.show(mine, n.unit),
+          e);
+    } finally {
+      held.delete();
+      mine.delete();
+    }
   }
 
   /** {@link #getOrCreate(String, BreakerConfig)} with the library's defaults. */

@@ -64,6 +64,33 @@ public final class RegistryOptions {
     return o;
   }
 
+  /**
+   * The library's refusal of the field {@code field} (cb_last_error_field) in
+   * this builder's words, or null for a field it has none for.
+   */
+  String refusal(String field) {
+    if (field == null) return null;
+    switch (field) {
+      case "capacity":
+        return "capacity must be at most " + LbNativeConstants.CB_MAX_CAPACITY
+            + " (0: the default), got " + Integer.toUnsignedString(capacity == null ? 0 : capacity);
+      case "event_capacity":
+        return "eventCapacity must be at most " + LbNativeConstants.CB_MAX_EVENT_CAPACITY
+            + " (0: the default), got "
+            + Integer.toUnsignedString(eventCapacity == null ? 0 : eventCapacity);
+      case "mode":
+        return "mode must be permission bits 0..0777, got 0" + Integer.toOctalString(mode);
+      case "flags":
+        if (exclusive && !create) return "exclusive(true) needs create(true)";
+        if (anyOwner && !create) return "anyOwner(true) needs create(true)";
+        return null;
+      case "path":
+        return "path must name a registry file, got '" + path + "'";
+      default:
+        return null;
+    }
+  }
+
   public static final class Builder {
     private Integer capacity;
     private boolean manualClock;

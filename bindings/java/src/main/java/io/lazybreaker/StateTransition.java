@@ -32,8 +32,13 @@ public final class StateTransition {
     }
 
     static Reason of(int code) {
-      for (Reason r : values()) if (r.code == code) return r;
+      for (Reason r : values()) if (r != UNKNOWN && r.code == code) return r;
       return UNKNOWN;
+    }
+
+    /** The library's name of the reason ("probe_failed"); null for UNKNOWN. */
+    public String label() {
+      return this == UNKNOWN ? null : LbNative.cb_reason_name(code);
     }
   }
 

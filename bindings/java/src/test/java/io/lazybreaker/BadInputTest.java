@@ -18,21 +18,115 @@ class BadInputTest {
         "expected '" + fragment + "' in: " + t.getMessage());
   }
 
+  private static void assertRefused(String message, Executable call) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+    assertEquals(message, e.getMessage());
+  }
+
   @Test
-  void an_out_of_range_config_value_throws_illegal_argument_with_the_librarys_message() {
-    assertMessage(IllegalArgumentException.class, "failure_threshold must be 1..65535, got 0",
+  void an_out_of_range_count_is_refused_in_the_options_name() {
+    assertRefused("failureThreshold must be at least 1, got 0",
         () -> BreakerConfig.builder().failureThreshold(0).build());
-    assertMessage(IllegalArgumentException.class, "half_open_max_calls",
+    assertRefused("permittedNumberOfCallsInHalfOpenState must be at most "
+            + LbNativeConstants.CB_MAX_HALF_OPEN_CALLS + ", got 33",
         () -> BreakerConfig.builder().permittedNumberOfCallsInHalfOpenState(33).build());
-    assertMessage(IllegalArgumentException.class, "open_duration_ns",
-        () -> BreakerConfig.builder().waitDurationInOpenState(Duration.ofNanos(1)).build());
-    assertMessage(IllegalArgumentException.class, "failure_rate_threshold",
-        () -> BreakerConfig.builder().failureRateThreshold(150).build());
-    assertMessage(IllegalArgumentException.class, "open_jitter",
-        () -> BreakerConfig.builder().openJitter(1.0).build());
-    assertMessage(IllegalArgumentException.class, "window_size",
+    assertRefused("slidingWindowSize must be at most " + LbNativeConstants.CB_MAX_WINDOW_SIZE
+            + ", got 2000000",
         () -> BreakerConfig.builder().slidingWindowType(BreakerConfig.SlidingWindowType.COUNT_BASED)
             .slidingWindowSize(2_000_000).build());
+    assertRefused("windowSize must be at least 1, got 0",
+        () -> BreakerConfig.builder().windowSize(0).build());
+    assertRefused("slidingWindowSize (seconds, under TIME_WINDOW) must be at least 1, got 0",
+        () -> BreakerConfig.builder().slidingWindowType(BreakerConfig.SlidingWindowType.TIME_BASED)
+            .slidingWindowSize(0).build());
+    assertRefused("slidingWindowSize (seconds, under TIME_WINDOW) must be at most "
+            + LbNativeConstants.CB_MAX_DURATION_NS / 1_000_000_000L + ", got 40000000",
+        () -> BreakerConfig.builder().slidingWindowType(BreakerConfig.SlidingWindowType.TIME_BASED)
+            .slidingWindowSize(40_000_000).build());
+  }
+
+  @Test
+  void an_out_of_range_duration_is_refused_as_a_duration() {
+    assertRefused("waitDurationInOpenState must be at least 1 \u00b5s, got PT0S",
+        () -> BreakerConfig.builder().waitDurationInOpenState(Duration.ZERO).build());
+    assertRefused("waitDurationInOpenState must be at most 366 days, got PT8785H",
+        () -> BreakerConfig.builder().waitDurationInOpenState(Duration.ofDays(366).plusHours(1))
+            .build());
+    assertRefused("windowDuration must be at least 1 ms, got PT0.000999S",
+        () -> BreakerConfig.builder().windowDuration(Duration.ofNanos(999_000)).build());
+    // the one rule across fields names both options
+    assertRefused("maxWaitDurationInOpenState must be zero (no cap) or at least"
+            + " waitDurationInOpenState (PT30S), got PT1S",
+        () -> BreakerConfig.builder().waitDurationInOpenState(Duration.ofSeconds(30))
+            .maxWaitDurationInOpenState(Duration.ofSeconds(1)).build());
+  }
+
+  @Test
+  void an_out_of_range_ratio_is_refused_in_the_unit_it_was_given_in() {
+    assertRefused("failureRateThreshold must be above 0 and at most 100 (percent), got 150.0",
+        () -> BreakerConfig.builder().failureRateThreshold(150).build());
+    assertRefused("failureRateThresholdRatio must be above 0 and at most 1, got 0.0",
+        () -> BreakerConfig.builder().failureRateThresholdRatio(0).build());
+    assertRefused("slowCallRateThreshold must be above 0 and at most 100 (percent), got 0.0",
+        () -> BreakerConfig.builder().slowCallRateThreshold(0).build());
+    assertRefused("openJitter must be at least 0 and below 1, got 1.0",
+        () -> BreakerConfig.builder().openJitter(1.0).build());
+    assertRefused("openBackoffMultiplier must be 1.." + LbNativeConstants.CB_MAX_BACKOFF_MULTIPLIER
+            + ", got 0.5",
+        () -> BreakerConfig.builder().openBackoffMultiplier(0.5).build());
+  }
+
+  @Test
+  void an_option_the_chosen_policy_ignores_is_refused_naming_both() {
+    assertRefused("failureThreshold does nothing under slidingWindowType(COUNT_BASED)"
+            + " (the COUNT_WINDOW policy): set one of them, not both",
+        () -> BreakerConfig.builder().slidingWindowType(BreakerConfig.SlidingWindowType.COUNT_BASED)
+            .failureThreshold(3).build());
+    assertRefused("failureRateThreshold does nothing under policy(CONSECUTIVE_FAILURES):"
+            + " set one of them, not both",
+        () -> BreakerConfig.builder().policy(BreakerConfig.Policy.CONSECUTIVE_FAILURES)
+            .failureRateThreshold(50).build());
+    assertRefused("windowSize does nothing under policy(TIME_WINDOW): set one of them, not both",
+        () -> BreakerConfig.builder().policy(BreakerConfig.Policy.TIME_WINDOW).windowSize(10)
+            .build());
+    assertRefused("windowBuckets does nothing under slidingWindowType(COUNT_BASED)"
+            + " (the COUNT_WINDOW policy): set one of them, not both",
+        () -> BreakerConfig.builder().windowBuckets(4)
+            .slidingWindowType(BreakerConfig.SlidingWindowType.COUNT_BASED).build());
+    // the consecutive policy's slow calls are judged over windowSize outcomes
+    BreakerConfig.builder().policy(BreakerConfig.Policy.CONSECUTIVE_FAILURES).windowSize(10)
+        .minimumNumberOfCalls(10).slowCallDurationThreshold(Duration.ofSeconds(1)).build();
+    assertRefused("windowSize does nothing under policy(CONSECUTIVE_FAILURES): set one of them,"
+            + " not both",
+        () -> BreakerConfig.builder().policy(BreakerConfig.Policy.CONSECUTIVE_FAILURES)
+            .windowSize(10).build());
+  }
+
+  @Test
+  void options_that_no_one_policy_reads_together_are_refused_naming_both() {
+    assertRefused("failureThreshold and failureRateThreshold are read by no one policy"
+            + " (failureThreshold: [CONSECUTIVE_FAILURES], failureRateThreshold: [COUNT_WINDOW,"
+            + " TIME_WINDOW]): choose the policy with policy(...) or slidingWindowType(...), or"
+            + " drop one of them",
+        () -> BreakerConfig.builder().failureThreshold(3).failureRateThreshold(50).build());
+    assertRefused("windowSize and windowDuration are read by no one policy (windowSize:"
+            + " [COUNT_WINDOW], windowDuration: [TIME_WINDOW]): choose the policy with"
+            + " policy(...) or slidingWindowType(...), or drop one of them",
+        () -> BreakerConfig.builder().windowSize(10).windowDuration(Duration.ofSeconds(10))
+            .build());
+    assertRefused("failureThreshold and minimumNumberOfCalls are read by no one policy"
+            + " (failureThreshold: [CONSECUTIVE_FAILURES], minimumNumberOfCalls: [COUNT_WINDOW,"
+            + " TIME_WINDOW]): choose the policy with policy(...) or slidingWindowType(...), or"
+            + " drop one of them",
+        () -> BreakerConfig.builder().failureThreshold(3).minimumNumberOfCalls(10).build());
+  }
+
+  @Test
+  void a_message_is_built_from_the_status_and_field_and_keeps_the_librarys_as_cause() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BreakerConfig.builder().failureThreshold(0).build());
+    assertTrue(e.getCause() instanceof RefusedArgument, String.valueOf(e.getCause()));
+    assertEquals("failure_threshold", ((RefusedArgument) e.getCause()).field());
   }
 
   @Test
@@ -61,15 +155,21 @@ class BadInputTest {
   }
 
   @Test
-  void bad_names_are_refused_with_the_librarys_message() {
+  void bad_names_are_refused_in_javas_words() {
     try (Registry reg = Registry.withManualClock()) {
-      assertThrows(IllegalArgumentException.class, () -> reg.create(""));
-      assertThrows(IllegalArgumentException.class, () -> reg.create("x".repeat(256)));
+      assertRefused("name must not be empty", () -> reg.create(""));
+      assertRefused("name must be at most " + LbNativeConstants.CB_MAX_NAME_BYTES
+          + " bytes of UTF-8, got 256", () -> reg.create("x".repeat(256)));
+      assertRefused("name must be at most " + LbNativeConstants.CB_MAX_NAME_BYTES
+          + " bytes of UTF-8, got 256", () -> reg.getOrCreate("\u00e9".repeat(128)));
       reg.create("y".repeat(255));
       assertMessage(IllegalArgumentException.class, "NUL", () -> reg.create("a\0b"));
       assertMessage(IllegalArgumentException.class, "surrogate", () -> reg.create("\ud800"));
       reg.create("taken");
-      assertThrows(BreakerExistsException.class, () -> reg.create("taken"));
+      BreakerExistsException taken =
+          assertThrows(BreakerExistsException.class, () -> reg.create("taken"));
+      assertEquals("create: the registry holds a breaker named 'taken' (lookup finds it;"
+          + " getOrCreate shares it)", taken.getMessage());
       assertEquals(2, reg.breakers().size());
     }
   }
@@ -128,8 +228,25 @@ class BadInputTest {
       assertThrows(IllegalArgumentException.class, () -> reg.pollEvents(0));
       assertThrows(IllegalArgumentException.class, () -> reg.advance(Duration.ofNanos(-1)));
     }
-    assertMessage(IllegalArgumentException.class, "capacity",
+  }
+
+  @Test
+  void a_registry_option_the_library_refuses_is_named_as_the_builder_names_it(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    assertRefused("capacity must be at most " + LbNativeConstants.CB_MAX_CAPACITY
+            + " (0: the default), got 5000000",
         () -> Registry.open(RegistryOptions.builder().capacity(5_000_000).build()));
+    assertRefused("eventCapacity must be at most " + LbNativeConstants.CB_MAX_EVENT_CAPACITY
+            + " (0: the default), got 2000000000",
+        () -> Registry.open(RegistryOptions.builder().eventCapacity(2_000_000_000).build()));
+    java.nio.file.Path file = dir.resolve("r.lbr");
+    assertRefused("mode must be permission bits 0..0777, got 01000",
+        () -> Registry.open(RegistryOptions.builder().path(file).create(true).mode(01000).build()));
+    assertRefused("exclusive(true) needs create(true)",
+        () -> Registry.open(RegistryOptions.builder().path(file).exclusive(true).build()));
+    assertRefused("anyOwner(true) needs create(true)",
+        () -> Registry.open(RegistryOptions.builder().path(file).anyOwner(true).build()));
+    assertTrue(!java.nio.file.Files.exists(file), "nothing was created");
   }
 
   @Test
@@ -145,7 +262,10 @@ class BadInputTest {
   void a_trip_outside_the_librarys_range_throws_illegal_argument() {
     try (Registry reg = Registry.withManualClock()) {
       CircuitBreaker b = reg.create("t");
-      assertMessage(IllegalArgumentException.class, "cb_trip", () -> b.trip(Duration.ZERO));
+      assertRefused("trip: openFor must be at least 1 \u00b5s, got PT0S",
+          () -> b.trip(Duration.ZERO));
+      assertRefused("trip: openFor must be at most 366 days, got PT8808H",
+          () -> b.trip(Duration.ofDays(367)));
       assertEquals(CircuitBreaker.State.CLOSED, b.state());
     }
   }

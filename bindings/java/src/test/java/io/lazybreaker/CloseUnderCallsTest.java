@@ -58,16 +58,21 @@ class CloseUnderCallsTest {
 
   /** Trips after a few failures, and OPEN lasts 1 µs: every state comes up under the calls. */
   private static BreakerConfig config(Policy policy) {
+    // Each policy with its own options only: one it ignores is refused.
     BreakerConfig.Builder b =
-        BreakerConfig.builder()
-            .policy(policy)
-            .failureThreshold(3)
-            .windowSize(16)
-            .minimumNumberOfCalls(4)
-            .windowDuration(Duration.ofSeconds(1))
-            .windowBuckets(8)
-            .waitDurationInOpenState(Duration.ofNanos(1000));
-    if (policy == Policy.TIME_WINDOW) b.slowCallDurationThreshold(Duration.ofSeconds(1));
+        BreakerConfig.builder().policy(policy).waitDurationInOpenState(Duration.ofNanos(1000));
+    switch (policy) {
+      case CONSECUTIVE_FAILURES:
+        b.failureThreshold(3);
+        break;
+      case COUNT_WINDOW:
+        b.windowSize(16).minimumNumberOfCalls(4);
+        break;
+      case TIME_WINDOW:
+        b.windowDuration(Duration.ofSeconds(1)).windowBuckets(8).minimumNumberOfCalls(4)
+            .slowCallDurationThreshold(Duration.ofSeconds(1));
+        break;
+    }
     return b.build();
   }
 

@@ -97,9 +97,10 @@ class SharedRegistryTest {
     // The 5 s wait itself is pinned once, in tests/shared/test_trust.cpp.
     Throwable t =
         NativeErrors.toThrowable(
-            LbNativeConstants.CB_EBUSY, "f: a process holds it".getBytes(StandardCharsets.UTF_8));
+            LbNativeConstants.CB_EBUSY, "f: a process holds it".getBytes(StandardCharsets.UTF_8),
+            null);
     RegistryBusyException busy = assertInstanceOf(RegistryBusyException.class, t);
-    assertEquals(-14, busy.status());
+    assertEquals(LbNativeConstants.CB_EBUSY, busy.status());
     assertEquals("f: a process holds it", busy.getMessage());
   }
 
