@@ -64,11 +64,29 @@ public class LazyBreakerException : Exception
     public int Status { get; }
 }
 
-/// <summary>The name is already taken by another breaker of the registry (CB_EEXIST).</summary>
+/// <summary>
+/// The name is already taken by another breaker of the registry (CB_EEXIST);
+/// from <see cref="Registry.GetOrCreate"/>, by a breaker with another
+/// configuration, and <see cref="Option"/> says which option differs.
+/// </summary>
 public sealed class BreakerExistsException : LazyBreakerException
 {
     /// <summary>Creates the exception.</summary>
     public BreakerExistsException(int status, string message) : base(status, message) { }
+
+    /// <summary>Creates the exception for a breaker whose <paramref name="option"/> differs.</summary>
+    public BreakerExistsException(int status, string message, string? option) : base(status, message) { Option = option; }
+
+    /// <summary>
+    /// The first <see cref="CircuitBreakerOptions"/> property (in the order of the C
+    /// struct) whose value differs from the existing breaker's, e.g.
+    /// <c>"BreakDuration"</c>; <c>null</c> when the name is merely taken, or
+    /// the breaker was destroyed meanwhile.
+    /// </summary>
+    public string? Option { get; }
+
+    // cb_last_error_field(), for the API to name the option.
+    internal string? Field { get; init; }
 }
 
 /// <summary>The registry holds as many breakers as its capacity (CB_EFULL).</summary>
