@@ -94,7 +94,7 @@ public sealed class SharedRegistryTests : IDisposable
         string path = File("missing.lbr");
         var e = Assert.Throws<FileNotFoundException>(() => Registry.Open(Shared(path)));
         Assert.Equal(path, e.FileName);
-        Assert.Contains("missing.lbr", e.Message);
+        Assert.Equal($"the registry file '{path}' does not exist (set RegistryOptions.Create to create it)", e.Message);
         Assert.False(System.IO.File.Exists(path));
     }
 
@@ -107,6 +107,7 @@ public sealed class SharedRegistryTests : IDisposable
         options.Exclusive = true;
         var e = Assert.Throws<IOException>(() => Registry.Open(options));
         Assert.IsType<IOException>(e); // not a FileNotFoundException
+        Assert.Equal($"the registry file '{path}' exists, and RegistryOptions.Exclusive asks for a new one", e.Message);
     }
 
     [Fact]

@@ -186,14 +186,16 @@ public sealed class Registry : IDisposable
         {
             throw RegistryOptionErrors.Refused(e, options);
         }
-        // CB_ENOENT and CB_EEXIST name the file here, not a breaker.
+        // CB_ENOENT and CB_EEXIST are about the file here, not a breaker,
+        // and the library's words for them name its flags.
         catch (KeyNotFoundException e)
         {
-            throw new FileNotFoundException(e.Message, path, e);
+            throw new FileNotFoundException(
+                $"the registry file '{path}' does not exist (set RegistryOptions.Create to create it)", path, e);
         }
         catch (BreakerExistsException e)
         {
-            throw new IOException(e.Message, e);
+            throw new IOException($"the registry file '{path}' exists, and RegistryOptions.Exclusive asks for a new one", e);
         }
     }
 
