@@ -19,9 +19,6 @@
  *     read on the failing thread before anything else can overwrite it:
  *     the C# API renders its own message from the status and the field,
  *     never from the library's text.
- *   - The 1.3 functions that describe the ABI (cb_config_get and the
- *     name functions) are wrapped for C# alone, until lazybreaker.i's
- *     allow-list names them for every language.
  *   - The request path (cb_allow, cb_done) is NOT wrapped here: SWIG's
  *     out-parameter typemap would cost a native temporary and a pending-
  *     exception check per call. bindings/csharp/LazyBreaker/NativeMethods.cs
@@ -143,12 +140,5 @@ static void lb_csharp_raise(int status) {
  * here, so the marshaller's UTF-8 is exactly the user's text. Out: SWIG's
  * string callback copies the text; what the library malloc'd is freed. */
 %typemap(newfree) char *lb_prometheus, char *lb_name "free($1);"
-
-/* ---- the ABI's self-description (1.3) ------------------------------------ */
-/* Named renames outrank lazybreaker.i's %ignore "": these come back. */
-%rename("%s") cb_config_get;
-%rename("%s") cb_status_name;
-%rename("%s") cb_state_name;
-%rename("%s") cb_reason_name;
 
 %include "lazybreaker.i"

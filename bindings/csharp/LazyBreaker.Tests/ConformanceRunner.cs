@@ -253,8 +253,7 @@ internal static class ConformanceRunner
     {
         string Fail(int line, string what) => $"{path}:{line}: mismatch: {what}";
         using Registry registry = Registry.Open(new RegistryOptions { Clock = RegistryClock.Manual, Capacity = 1 });
-        // cb_config_init's policy; a scenario may set a field its policy ignores.
-        var options = new CircuitBreakerOptions { Policy = TripPolicy.Consecutive, AcceptIgnoredOptions = true };
+        var options = new CircuitBreakerOptions { Policy = TripPolicy.Consecutive }; // cb_config_init's policy
         int first = 0;
         if (sc.Steps.Count > 0 && sc.Steps[0].Op == "config")
         {

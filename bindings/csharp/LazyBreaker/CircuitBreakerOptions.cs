@@ -162,10 +162,9 @@ public sealed class CircuitBreakerOptions
     /// </summary>
     public Func<CallOutcome, Verdict>? ShouldHandle { get; set; }
 
-    // The conformance runner speaks cb_config, where a field the policy does
-    // not read is kept as given (its scenarios check that it is ignored), and
-    // a configuration read back from a breaker that C made that way must
-    // find the breaker again; neither is a user's mistake to report.
+    // cb_config keeps a field its policy does not read as given: the options
+    // read back from a breaker that C made so must find it again, and that
+    // is no mistake of this process's to report.
     internal bool AcceptIgnoredOptions { get; set; }
 
     // The conformance runner sets durations to the nanosecond (a TimeSpan
