@@ -90,6 +90,9 @@ public sealed class OptionErrorTests : IDisposable
         var e = OutOfRange(new CircuitBreakerOptions { Policy = (TripPolicy)7 });
         Assert.Equal(nameof(CircuitBreakerOptions.Policy), e.ParamName);
         Assert.Equal("Policy must be TripPolicy.Consecutive, TripPolicy.CountWindow or TripPolicy.TimeWindow, got 7", Text(e));
+        // With an option beside it, still the policy's error (an unknown policy is the library's to refuse).
+        e = OutOfRange(new CircuitBreakerOptions { Policy = (TripPolicy)7, FailureThreshold = 3 });
+        Assert.Equal(nameof(CircuitBreakerOptions.Policy), e.ParamName);
     }
 
     [Fact]

@@ -235,8 +235,10 @@ public sealed class CircuitBreakerOptions
     /// <summary>Refuses an option the policy would never read (see the remarks): a setting that would change nothing is a mistake.</summary>
     private void CheckReadByPolicy()
     {
-        if (AcceptIgnoredOptions) return;
         TripPolicy policy = EffectivePolicy;
+        // A policy outside TripPolicy reads nothing known: the library
+        // refuses it, and that is the error to report.
+        if (AcceptIgnoredOptions || !Enum.IsDefined(policy)) return;
         foreach (string option in PolicyOptions)
         {
             if (!IsSet(option) || Reads(policy, option)) continue;

@@ -60,7 +60,7 @@ public class LazyBreakerException : Exception
     /// <summary>Creates the exception for a library status and message.</summary>
     public LazyBreakerException(int status, string message) : base(message) { Status = status; }
 
-    /// <summary>The C ABI's status code (negative), e.g. -6 for CB_EFULL.</summary>
+    /// <summary>The C ABI's status code (negative; the CB_E* constants of lazybreaker.h), e.g. CB_EFULL's.</summary>
     public int Status { get; }
 }
 
@@ -106,6 +106,6 @@ public sealed class RegistryBusyException : IOException
     /// <summary>Creates the exception.</summary>
     public RegistryBusyException(int status, string message) : base(message) { Status = status; }
 
-    /// <summary>The C ABI's status code: -14, CB_EBUSY.</summary>
+    /// <summary>The C ABI's status code: CB_EBUSY's.</summary>
     public int Status { get; }
 }
