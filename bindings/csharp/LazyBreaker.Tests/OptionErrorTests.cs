@@ -71,6 +71,8 @@ public sealed class OptionErrorTests : IDisposable
         });
         Assert.Equal(nameof(CircuitBreakerOptions.MaxBreakDuration), e.ParamName);
         Assert.Equal("MaxBreakDuration must be TimeSpan.Zero (no cap) or BreakDuration (00:00:10)..366 days, got 00:00:05", Text(e));
+        e = OutOfRange(new CircuitBreakerOptions { MaxBreakDuration = TimeSpan.FromSeconds(5) });
+        Assert.Equal("MaxBreakDuration must be TimeSpan.Zero (no cap) or BreakDuration (00:00:30)..366 days, got 00:00:05", Text(e));
     }
 
     [Fact]

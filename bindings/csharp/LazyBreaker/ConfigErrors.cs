@@ -98,10 +98,15 @@ internal static class ConfigErrors
     {
         const string option = nameof(CircuitBreakerOptions.MaxBreakDuration);
         string got = o.MaxBreakDurationNs is ulong v ? Show(CircuitBreakerOptions.ToTimeSpan(v)) : "(unset)";
-        string from = o.BreakDurationNs is ulong bd
-            ? $"BreakDuration ({Show(CircuitBreakerOptions.ToTimeSpan(bd))})"
-            : "BreakDuration";
+        ulong breakNs = o.BreakDurationNs ?? DefaultBreakNs();
+        string from = $"BreakDuration ({Show(CircuitBreakerOptions.ToTimeSpan(breakNs))})";
         return $"{option} must be TimeSpan.Zero (no cap) or {from}..{Friendly(LbNative.CB_MAX_DURATION_NS)}, got {got}";
+    }
+
+    private static ulong DefaultBreakNs()
+    {
+        using var defaults = new cb_config();
+        return defaults.open_duration_ns;
     }
 
     /// <summary>The breaker's name refused by the library (CB_EINVAL, field "name").</summary>
