@@ -15,6 +15,10 @@
  *   - cb_registry * is a LazyBreaker.Native.RegistryHandle, a SafeHandle:
  *     the marshaller holds a reference across every call that takes it, so
  *     a registry disposed on another thread is never used after it closed.
+ *   - The raise callback gets cb_last_error_field() beside the message,
+ *     read on the failing thread before anything else can overwrite it:
+ *     the C# API renders its own message from the status and the field,
+ *     never from the library's text.
  *   - The request path (cb_allow, cb_done) is NOT wrapped here: SWIG's
  *     out-parameter typemap would cost a native temporary and a pending-
  *     exception check per call. bindings/csharp/LazyBreaker/NativeMethods.cs
@@ -46,7 +50,8 @@
 /* The C# side registers one callback (LbNativePINVOKE's static
  * initialiser, before any wrapped call) that builds the exception for a
  * negative status and leaves it pending. */
-typedef void(SWIGSTDCALL *lb_csharp_raise_callback)(int status, const char *message);
+typedef void(SWIGSTDCALL *lb_csharp_raise_callback)(int status, const char *message,
+                                                    const char *field);
 static lb_csharp_raise_callback lb_csharp_raise_fn = NULL;
 
 #ifdef __cplusplus
@@ -59,7 +64,7 @@ SWIGEXPORT void SWIGSTDCALL LbCSharpRegisterRaise(lb_csharp_raise_callback fn) {
 static void lb_csharp_raise(int status) {
   const char *message = cb_last_error_message();
   if (lb_csharp_raise_fn) {
-    lb_csharp_raise_fn(status, message);
+    lb_csharp_raise_fn(status, message, cb_last_error_field());
   } else {
     SWIG_CSharpSetPendingException(SWIG_CSharpApplicationException, message);
   }
@@ -77,7 +82,7 @@ static void lb_csharp_raise(int status) {
 
 %pragma(csharp) imclasscode=%{
   [global::System.Runtime.InteropServices.UnmanagedFunctionPointer(global::System.Runtime.InteropServices.CallingConvention.Cdecl)]
-  internal delegate void LbRaiseCallback(int status, global::System.IntPtr message);
+  internal delegate void LbRaiseCallback(int status, global::System.IntPtr message, global::System.IntPtr field);
 
   [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint="LbCSharpRegisterRaise")]
   private static extern void LbCSharpRegisterRaise(LbRaiseCallback callback);
@@ -85,9 +90,10 @@ static void lb_csharp_raise(int status) {
   // Kept in a static field: the native side holds only a function pointer.
   private static readonly LbRaiseCallback lbRaiseCallback = LbRaise;
 
-  private static void LbRaise(int status, global::System.IntPtr message) {
+  private static void LbRaise(int status, global::System.IntPtr message, global::System.IntPtr field) {
     SWIGPendingException.Set(global::LazyBreaker.NativeErrors.ToException(status,
-        global::System.Runtime.InteropServices.Marshal.PtrToStringUTF8(message) ?? ""));
+        global::System.Runtime.InteropServices.Marshal.PtrToStringUTF8(message) ?? "",
+        global::System.Runtime.InteropServices.Marshal.PtrToStringUTF8(field)));
   }
 
   // SWIG gives this class a static constructor (so no beforefieldinit):

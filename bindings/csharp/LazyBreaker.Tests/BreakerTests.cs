@@ -414,12 +414,12 @@ public class OptionsTests
     }
 
     [Theory]
-    [InlineData(nameof(CircuitBreakerOptions.FailureThreshold), "failure_threshold")]
-    [InlineData(nameof(CircuitBreakerOptions.HalfOpenMaxCalls), "half_open_max_calls")]
-    [InlineData(nameof(CircuitBreakerOptions.FailureRatio), "failure_rate_threshold")]
-    [InlineData(nameof(CircuitBreakerOptions.BreakDuration), "open_duration_ns")]
-    [InlineData(nameof(CircuitBreakerOptions.SamplingBuckets), "window_buckets")]
-    public void An_out_of_range_option_throws_ArgumentOutOfRangeException_with_the_librarys_message(string option, string field)
+    [InlineData(nameof(CircuitBreakerOptions.FailureThreshold), "FailureThreshold must be 1..65535, got 0")]
+    [InlineData(nameof(CircuitBreakerOptions.HalfOpenMaxCalls), "HalfOpenMaxCalls must be 1..32, got 1000")]
+    [InlineData(nameof(CircuitBreakerOptions.FailureRatio), "FailureRatio must be in (0, 1], got 1.5")]
+    [InlineData(nameof(CircuitBreakerOptions.BreakDuration), "BreakDuration must be at least 1 µs, got 00:00:00")]
+    [InlineData(nameof(CircuitBreakerOptions.SamplingBuckets), "SamplingBuckets must be 1..32, got 0")]
+    public void An_out_of_range_option_throws_ArgumentOutOfRangeException_in_the_options_words(string option, string message)
     {
         var o = new CircuitBreakerOptions();
         switch (option)
@@ -433,7 +433,7 @@ public class OptionsTests
         using var registry = Registry.WithManualClock();
         var e = Assert.Throws<ArgumentOutOfRangeException>(() => registry.Create("bad", o));
         Assert.Equal(option, e.ParamName);
-        Assert.Contains(field, e.Message);
+        Assert.Equal($"{message} (Parameter '{option}')", e.Message);
         Assert.False(registry.TryGet("bad", out _)); // nothing was created
     }
 

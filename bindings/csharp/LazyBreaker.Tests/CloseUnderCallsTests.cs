@@ -37,15 +37,17 @@ public sealed class CloseUnderCallsTests : IDisposable
     public void Disposing_a_shared_registry_under_calls_on_breakers_of_every_policy_crashes_nothing() =>
         Race(Path.Combine(_dir, "close-race.lbr"));
 
-    // Trips after a few failures, and OPEN lasts 1 µs: every state comes up under the calls.
+    // Trips after a few failures, and OPEN lasts 1 µs: every state comes up
+    // under the calls. Only the options the policy reads (the others are
+    // refused).
     private static CircuitBreakerOptions Options(TripPolicy policy) => new()
     {
         Policy = policy,
-        FailureThreshold = 3,
-        WindowSize = 16,
-        MinimumThroughput = 4,
-        SamplingDuration = TimeSpan.FromSeconds(1),
-        SamplingBuckets = 8,
+        FailureThreshold = policy == TripPolicy.Consecutive ? 3 : null,
+        WindowSize = policy == TripPolicy.CountWindow ? 16 : null,
+        MinimumThroughput = policy == TripPolicy.Consecutive ? null : 4,
+        SamplingDuration = policy == TripPolicy.TimeWindow ? TimeSpan.FromSeconds(1) : null,
+        SamplingBuckets = policy == TripPolicy.TimeWindow ? 8 : null,
         SlowCallDuration = policy == TripPolicy.TimeWindow ? TimeSpan.FromSeconds(1) : null,
         BreakDuration = TimeSpan.FromTicks(10),
     };

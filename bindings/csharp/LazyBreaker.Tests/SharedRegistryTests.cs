@@ -56,14 +56,16 @@ public sealed class SharedRegistryTests : IDisposable
             Assert.Equal(CircuitState.Closed, registry.GetOrCreate("p", OneFailureTrips).State);
         var withoutCreate = Shared(path);
         withoutCreate.AnyOwner = true;
-        Assert.Throws<ArgumentOutOfRangeException>(() => Registry.Open(withoutCreate));
+        var needsCreate = Assert.Throws<ArgumentException>(() => Registry.Open(withoutCreate));
+        Assert.Equal(nameof(RegistryOptions.AnyOwner), needsCreate.ParamName);
+        Assert.StartsWith("AnyOwner needs Create as well", needsCreate.Message);
     }
 
     [Fact]
     public void A_file_locked_by_another_process_is_RegistryBusyException()
     {
         // The 5 s wait itself is pinned once, in tests/shared/test_trust.cpp.
-        var busy = Assert.IsType<RegistryBusyException>(NativeErrors.ToException(-14, "f: a process holds it"));
+        var busy = Assert.IsType<RegistryBusyException>(NativeErrors.ToException(-14, "f: a process holds it", null));
         Assert.Equal(-14, busy.Status);
         Assert.IsAssignableFrom<IOException>(busy);
         Assert.Equal("f: a process holds it", busy.Message);
@@ -92,7 +94,7 @@ public sealed class SharedRegistryTests : IDisposable
         string path = File("missing.lbr");
         var e = Assert.Throws<FileNotFoundException>(() => Registry.Open(Shared(path)));
         Assert.Equal(path, e.FileName);
-        Assert.Contains("missing.lbr", e.Message);
+        Assert.Equal($"the registry file '{path}' does not exist (set RegistryOptions.Create to create it)", e.Message);
         Assert.False(System.IO.File.Exists(path));
     }
 
@@ -105,6 +107,7 @@ public sealed class SharedRegistryTests : IDisposable
         options.Exclusive = true;
         var e = Assert.Throws<IOException>(() => Registry.Open(options));
         Assert.IsType<IOException>(e); // not a FileNotFoundException
+        Assert.Equal($"the registry file '{path}' exists, and RegistryOptions.Exclusive asks for a new one", e.Message);
     }
 
     [Fact]
@@ -112,8 +115,10 @@ public sealed class SharedRegistryTests : IDisposable
     {
         using var registry = Registry.Open(Shared(File("cfg.lbr"), create: true));
         registry.GetOrCreate("inventory", OneFailureTrips);
-        Assert.Throws<BreakerExistsException>(
+        var e = Assert.Throws<BreakerExistsException>(
             () => registry.GetOrCreate("inventory", new CircuitBreakerOptions { FailureThreshold = 7 }));
+        Assert.Equal(nameof(CircuitBreakerOptions.FailureThreshold), e.Option);
+        Assert.Equal("a breaker named 'inventory' exists with another FailureThreshold (CircuitBreaker.Options reads its configuration)", e.Message);
         Assert.Equal(CircuitState.Closed, registry.GetOrCreate("inventory", OneFailureTrips).State);
     }
 

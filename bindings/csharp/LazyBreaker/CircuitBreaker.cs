@@ -10,15 +10,15 @@ namespace LazyBreaker;
 public enum CircuitState
 {
     /// <summary>Admitting; the trip policy is counting.</summary>
-    Closed = 0,
+    Closed = (int)cb_state_t.CB_STATE_CLOSED,
     /// <summary>Rejecting until the break duration has passed.</summary>
-    Open = 1,
+    Open = (int)cb_state_t.CB_STATE_OPEN,
     /// <summary>Admitting a bounded number of probes.</summary>
-    HalfOpen = 2,
+    HalfOpen = (int)cb_state_t.CB_STATE_HALF_OPEN,
     /// <summary>Rejecting everything until <see cref="CircuitBreaker.Reset"/> (Polly: Isolated; C: FORCED_OPEN).</summary>
-    Isolated = 3,
+    Isolated = (int)cb_state_t.CB_STATE_FORCED_OPEN,
     /// <summary>Admitting everything, tripping never, until <see cref="CircuitBreaker.Reset"/>.</summary>
-    Disabled = 4,
+    Disabled = (int)cb_state_t.CB_STATE_DISABLED,
 }
 
 /// <summary>A breaker's counters (cb_stats), counted in every state.</summary>
@@ -233,6 +233,26 @@ public sealed class CircuitBreaker : IDisposable
         }
     }
 
+    /// <summary>
+    /// The breaker's configuration as the library holds it (cb_config_get),
+    /// as options: every option set, <see cref="CircuitBreakerOptions.Policy"/>
+    /// explicitly, <see cref="CircuitBreakerOptions.HalfOpenTimeout"/> as the
+    /// break duration when it was left to it, and
+    /// <see cref="CircuitBreakerOptions.ShouldHandle"/> this object's. A new
+    /// instance each time: <see cref="Registry.GetOrCreate"/> with it finds
+    /// this breaker, in any process sharing its registry.
+    /// </summary>
+    /// <exception cref="ObjectDisposedException">The breaker has been disposed.</exception>
+    public CircuitBreakerOptions Options
+    {
+        get
+        {
+            using var c = new cb_config();
+            Call(() => LbNative.cb_config_get(_handle, c));
+            return CircuitBreakerOptions.FromNative(c, _shouldHandle);
+        }
+    }
+
     /// <summary>The breaker's counters now.</summary>
     /// <exception cref="ObjectDisposedException">The breaker has been disposed.</exception>
     public BreakerStatistics Statistics
@@ -269,9 +289,12 @@ public sealed class CircuitBreaker : IDisposable
         {
             Call(() => LbNative.cb_trip(_handle, ns));
         }
-        catch (ArgumentException e) when (e is not ArgumentOutOfRangeException)
+        catch (NativeArgumentException)
         {
-            throw new ArgumentOutOfRangeException(paramName, e.Message);
+            // Its one argument, open_for_ns, is out of range.
+            string range = $"{ConfigErrors.Friendly(LbNative.CB_MIN_OPEN_DURATION_NS)}..{ConfigErrors.Friendly(LbNative.CB_MAX_DURATION_NS)}";
+            throw new ArgumentOutOfRangeException(paramName,
+                $"{paramName} must be {range}, got {ConfigErrors.Show(CircuitBreakerOptions.ToTimeSpan(ns))}");
         }
     }
 

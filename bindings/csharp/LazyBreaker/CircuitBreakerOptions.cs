@@ -3,26 +3,26 @@ using LazyBreaker.Native;
 
 namespace LazyBreaker;
 
-/// <summary>How a breaker decides to trip.</summary>
+/// <summary>How a breaker decides to trip (cb_policy_t).</summary>
 public enum TripPolicy
 {
     /// <summary><see cref="CircuitBreakerOptions.FailureThreshold"/> failures in a row (the library's default).</summary>
-    Consecutive = 0,
+    Consecutive = (int)cb_policy_t.CB_POLICY_CONSECUTIVE,
     /// <summary>The failure ratio over the last <see cref="CircuitBreakerOptions.WindowSize"/> outcomes.</summary>
-    CountWindow = 1,
+    CountWindow = (int)cb_policy_t.CB_POLICY_COUNT_WINDOW,
     /// <summary>The failure ratio over the last <see cref="CircuitBreakerOptions.SamplingDuration"/> (Polly's model).</summary>
-    TimeWindow = 2,
+    TimeWindow = (int)cb_policy_t.CB_POLICY_TIME_WINDOW,
 }
 
 /// <summary>How an outcome counts: the three outcomes of the C ABI (cb_outcome_t).</summary>
 public enum Verdict
 {
     /// <summary>The call succeeded.</summary>
-    Success = 0,
+    Success = (int)cb_outcome_t.CB_SUCCESS,
     /// <summary>The call failed and counts against the dependency.</summary>
-    Failure = 1,
+    Failure = (int)cb_outcome_t.CB_FAILURE,
     /// <summary>Neither (a cancellation, a client error): counted nowhere.</summary>
-    Ignored = 2,
+    Ignored = (int)cb_outcome_t.CB_IGNORED,
 }
 
 /// <summary>
@@ -49,10 +49,12 @@ public readonly struct CallOutcome
 /// A breaker's settings: every field of the C ABI's <c>cb_config</c>, named
 /// as Polly v8 names the settings that mean the same thing. A property left
 /// <c>null</c> keeps the library's default (cb_config_init), so the binding
-/// never hard-codes one. Values are checked by the library when the breaker
-/// is created: out of range, <see cref="Registry.Create"/> throws
-/// <see cref="ArgumentOutOfRangeException"/> with the library's message,
-/// which names the field.
+/// never hard-codes one, and two processes of different languages with equal
+/// settings get equal breakers. Values are checked by the library when the
+/// breaker is created: out of range, <see cref="Registry.Create"/> throws
+/// <see cref="ArgumentOutOfRangeException"/> whose ParamName is the property
+/// and whose message says the range in this type's terms
+/// (<c>BreakDuration must be at least 1 µs, got 00:00:00</c>).
 /// </summary>
 /// <remarks>
 /// <para>Durations are whole nanoseconds to the library; a
@@ -63,13 +65,42 @@ public readonly struct CallOutcome
 /// <see cref="TripPolicy.CountWindow"/>, <see cref="FailureRatio"/> or
 /// <see cref="MinimumThroughput"/> alone mean <see cref="TripPolicy.TimeWindow"/>
 /// (Polly's model), and otherwise the policy is
-/// <see cref="TripPolicy.Consecutive"/>. A migrating Polly user who sets
-/// FailureRatio, SamplingDuration and MinimumThroughput gets the same
-/// breaker.</para>
+/// <see cref="TripPolicy.Consecutive"/>.</para>
+/// <para>Setting an option that the policy (set, or followed from the
+/// others) never reads is an <see cref="ArgumentException"/> naming both:
+/// <see cref="FailureThreshold"/> is read by <see cref="TripPolicy.Consecutive"/>
+/// only; <see cref="FailureRatio"/> and <see cref="MinimumThroughput"/> by the
+/// two windows; <see cref="WindowSize"/> by <see cref="TripPolicy.CountWindow"/>;
+/// <see cref="SamplingDuration"/> and <see cref="SamplingBuckets"/> by
+/// <see cref="TripPolicy.TimeWindow"/>. Under <see cref="TripPolicy.Consecutive"/>
+/// with <see cref="SlowCallDuration"/> on, the slow-call rate is judged over a
+/// count window, so <see cref="WindowSize"/> and <see cref="MinimumThroughput"/>
+/// are read too.</para>
+/// <para>Unset options are the library's defaults, not Polly's: a Polly user
+/// who sets only some of Polly's four options starts from
+/// <see cref="PollyDefaults"/> (docs/csharp.md lists the differences).</para>
 /// </remarks>
 public sealed class CircuitBreakerOptions
 {
     private ulong? _breakDurationNs, _halfOpenTimeoutNs, _samplingDurationNs, _slowCallNs, _maxBreakDurationNs;
+
+    /// <summary>
+    /// Polly v8's defaults (CircuitBreakerStrategyOptions), set explicitly:
+    /// <see cref="Policy"/> TimeWindow, <see cref="FailureRatio"/> 0.1,
+    /// <see cref="SamplingDuration"/> 30 s, <see cref="MinimumThroughput"/> 100,
+    /// <see cref="BreakDuration"/> 5 s. A new instance each time; set more on it
+    /// as on any options. The library's own defaults (what a new
+    /// <see cref="CircuitBreakerOptions"/> has) differ: 0.5, 60 s, 100, 30 s,
+    /// and the consecutive policy unless a window option is set.
+    /// </summary>
+    public static CircuitBreakerOptions PollyDefaults => new()
+    {
+        Policy = TripPolicy.TimeWindow,
+        FailureRatio = 0.1,
+        SamplingDuration = TimeSpan.FromSeconds(30),
+        MinimumThroughput = 100,
+        BreakDuration = TimeSpan.FromSeconds(5),
+    };
 
     /// <summary>Consecutive failures that trip (policy <see cref="TripPolicy.Consecutive"/>); library default 5.</summary>
     public int? FailureThreshold { get; set; }
@@ -92,7 +123,7 @@ public sealed class CircuitBreakerOptions
     /// <summary>Count window: the outcomes kept; library default 100.</summary>
     public int? WindowSize { get; set; }
 
-    /// <summary>Time window: its length (Polly: SamplingDuration); library default 60 s.</summary>
+    /// <summary>Time window: its length (Polly: SamplingDuration); library default 60 s (Polly's: 30 s).</summary>
     public TimeSpan? SamplingDuration { get => ToTimeSpan(_samplingDurationNs); set => _samplingDurationNs = ToNs(value, nameof(SamplingDuration)); }
 
     /// <summary>Time window: its buckets (Polly always uses 10 for a duration of at least 10 s); library default 10.</summary>
@@ -101,7 +132,7 @@ public sealed class CircuitBreakerOptions
     /// <summary>No ratio trips before this many outcomes are in the window (Polly: MinimumThroughput); library default 100.</summary>
     public int? MinimumThroughput { get; set; }
 
-    /// <summary>The failure ratio that trips, in (0, 1] (Polly: FailureRatio); library default 0.5.</summary>
+    /// <summary>The failure ratio that trips, in (0, 1] (Polly: FailureRatio); library default 0.5 (Polly's: 0.1).</summary>
     public double? FailureRatio { get; set; }
 
     /// <summary>A call slower than this counts as slow; <see cref="TimeSpan.Zero"/> (the default) turns slow-call tracking off.</summary>
@@ -131,6 +162,11 @@ public sealed class CircuitBreakerOptions
     /// </summary>
     public Func<CallOutcome, Verdict>? ShouldHandle { get; set; }
 
+    // cb_config keeps a field its policy does not read as given: the options
+    // read back from a breaker that C made so must find it again, and that
+    // is no mistake of this process's to report.
+    internal bool AcceptIgnoredOptions { get; set; }
+
     // The conformance runner sets durations to the nanosecond (a TimeSpan
     // counts 100 ns ticks); by cb_config field name.
     internal void SetNanoseconds(string field, ulong ns)
@@ -146,15 +182,92 @@ public sealed class CircuitBreakerOptions
         }
     }
 
-    internal TripPolicy EffectivePolicy =>
-        Policy ?? (_samplingDurationNs.HasValue || SamplingBuckets.HasValue ? TripPolicy.TimeWindow
-                   : WindowSize.HasValue ? TripPolicy.CountWindow
-                   : FailureRatio.HasValue || MinimumThroughput.HasValue ? TripPolicy.TimeWindow
-                   : TripPolicy.Consecutive);
+    internal ulong? BreakDurationNs => _breakDurationNs;
+    internal ulong? HalfOpenTimeoutNs => _halfOpenTimeoutNs;
+    internal ulong? SamplingDurationNs => _samplingDurationNs;
+    internal ulong? SlowCallNs => _slowCallNs;
+    internal ulong? MaxBreakDurationNs => _maxBreakDurationNs;
+
+    internal TripPolicy EffectivePolicy => Policy ?? ImpliedPolicy().Policy;
+
+    // The policy that the options set imply, and the option that implies it
+    // (null for the consecutive default).
+    private (TripPolicy Policy, string? By) ImpliedPolicy() =>
+        _samplingDurationNs.HasValue ? (TripPolicy.TimeWindow, nameof(SamplingDuration))
+        : SamplingBuckets.HasValue ? (TripPolicy.TimeWindow, nameof(SamplingBuckets))
+        : WindowSize.HasValue ? (TripPolicy.CountWindow, nameof(WindowSize))
+        : FailureRatio.HasValue ? (TripPolicy.TimeWindow, nameof(FailureRatio))
+        : MinimumThroughput.HasValue ? (TripPolicy.TimeWindow, nameof(MinimumThroughput))
+        : (TripPolicy.Consecutive, null);
+
+    // Whether `policy` reads the policy-specific option (docs/policies.md):
+    // every other option is read by every policy.
+    internal bool Reads(TripPolicy policy, string option) => option switch
+    {
+        nameof(FailureThreshold) => policy == TripPolicy.Consecutive,
+        nameof(WindowSize) => policy == TripPolicy.CountWindow || (policy == TripPolicy.Consecutive && SlowCallsOn),
+        nameof(MinimumThroughput) => policy != TripPolicy.Consecutive || SlowCallsOn,
+        nameof(SamplingDuration) or nameof(SamplingBuckets) => policy == TripPolicy.TimeWindow,
+        nameof(FailureRatio) => policy != TripPolicy.Consecutive,
+        _ => true,
+    };
+
+    private bool SlowCallsOn => _slowCallNs is ulong ns && ns != 0;
+
+    // The policy-specific options, in cb_config's order.
+    internal static readonly string[] PolicyOptions =
+    {
+        nameof(FailureThreshold), nameof(WindowSize), nameof(SamplingDuration), nameof(SamplingBuckets),
+        nameof(MinimumThroughput), nameof(FailureRatio),
+    };
+
+    private bool IsSet(string option) => option switch
+    {
+        nameof(FailureThreshold) => FailureThreshold.HasValue,
+        nameof(WindowSize) => WindowSize.HasValue,
+        nameof(SamplingDuration) => _samplingDurationNs.HasValue,
+        nameof(SamplingBuckets) => SamplingBuckets.HasValue,
+        nameof(MinimumThroughput) => MinimumThroughput.HasValue,
+        nameof(FailureRatio) => FailureRatio.HasValue,
+        _ => throw new ArgumentOutOfRangeException(nameof(option), option, "not a policy-specific option"),
+    };
+
+    /// <summary>Refuses an option the policy would never read (see the remarks): a setting that would change nothing is a mistake.</summary>
+    private void CheckReadByPolicy()
+    {
+        TripPolicy policy = EffectivePolicy;
+        // A policy outside TripPolicy reads nothing known: the library
+        // refuses it, and that is the error to report.
+        if (AcceptIgnoredOptions || !Enum.IsDefined(policy)) return;
+        foreach (string option in PolicyOptions)
+        {
+            if (!IsSet(option) || Reads(policy, option)) continue;
+            string readBy = option == nameof(WindowSize) || option == nameof(MinimumThroughput)
+                ? $"{ReaderOf(option)} (and by TripPolicy.Consecutive for the slow-call rate, with SlowCallDuration on)"
+                : ReaderOf(option);
+            string chosen = Policy.HasValue
+                ? $"Policy = TripPolicy.{policy}"
+                : $"TripPolicy.{policy}, the policy that {ImpliedPolicy().By ?? "the default"} implies (Policy is not set)";
+            throw new ArgumentException(
+                $"{option} is ignored by {chosen}: it is read by {readBy} only; set Policy to the policy you mean, or leave {option} unset",
+                option);
+        }
+    }
+
+    private static string ReaderOf(string option) => option switch
+    {
+        nameof(FailureThreshold) => "TripPolicy.Consecutive",
+        nameof(WindowSize) => "TripPolicy.CountWindow",
+        nameof(SamplingDuration) or nameof(SamplingBuckets) => "TripPolicy.TimeWindow",
+        _ => "TripPolicy.CountWindow and TripPolicy.TimeWindow",
+    };
 
     /// <summary>A cb_config from the library's defaults with what is set here written over them.</summary>
+    /// <exception cref="ArgumentException">An option the policy ignores is set.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A count is negative.</exception>
     internal cb_config ToNative()
     {
+        CheckReadByPolicy();
         var c = new cb_config();
         try
         {
@@ -183,45 +296,72 @@ public sealed class CircuitBreakerOptions
         }
     }
 
-    /// <summary>The option a cb_config field is set by, for the library's messages.</summary>
-    internal static string OptionFor(string message)
+    /// <summary>
+    /// The options a breaker's configuration (cb_config_get) reads as: every
+    /// option set, the policy explicitly; an option the policy does not read
+    /// is left unset when it holds the library's default (so the options can
+    /// be changed and used again), and kept otherwise.
+    /// </summary>
+    internal static CircuitBreakerOptions FromNative(cb_config c, Func<CallOutcome, Verdict>? shouldHandle)
     {
-        foreach (var (field, option) in FieldNames)
+        var o = new CircuitBreakerOptions
         {
-            if (message.Contains(field, StringComparison.Ordinal)) return option;
+            FailureThreshold = (int)c.failure_threshold,
+            HalfOpenMaxCalls = (int)c.half_open_max_calls,
+            HalfOpenSuccessThreshold = (int)c.half_open_success_threshold,
+            Policy = (TripPolicy)c.policy,
+            WindowSize = (int)c.window_size,
+            SamplingBuckets = (int)c.window_buckets,
+            MinimumThroughput = (int)c.minimum_calls,
+            FailureRatio = c.failure_rate_threshold,
+            SlowCallRatio = c.slow_call_rate_threshold,
+            BreakDurationMultiplier = c.open_backoff_multiplier,
+            BreakDurationJitter = c.open_jitter,
+            ShouldHandle = shouldHandle,
+            _breakDurationNs = c.open_duration_ns,
+            _halfOpenTimeoutNs = c.half_open_timeout_ns,
+            _samplingDurationNs = c.window_duration_ns,
+            _slowCallNs = c.slow_call_ns,
+            _maxBreakDurationNs = c.open_duration_max_ns,
+        };
+        using var defaults = new cb_config();
+        TripPolicy policy = (TripPolicy)c.policy;
+        foreach (string option in PolicyOptions)
+        {
+            if (o.Reads(policy, option)) continue;
+            bool isDefault = option switch
+            {
+                nameof(FailureThreshold) => c.failure_threshold == defaults.failure_threshold,
+                nameof(WindowSize) => c.window_size == defaults.window_size,
+                nameof(SamplingDuration) => c.window_duration_ns == defaults.window_duration_ns,
+                nameof(SamplingBuckets) => c.window_buckets == defaults.window_buckets,
+                nameof(MinimumThroughput) => c.minimum_calls == defaults.minimum_calls,
+                _ => c.failure_rate_threshold.Equals(defaults.failure_rate_threshold),
+            };
+            if (!isDefault)
+            {
+                o.AcceptIgnoredOptions = true; // made so in C: keep it as it is
+                continue;
+            }
+            switch (option)
+            {
+                case nameof(FailureThreshold): o.FailureThreshold = null; break;
+                case nameof(WindowSize): o.WindowSize = null; break;
+                case nameof(SamplingDuration): o._samplingDurationNs = null; break;
+                case nameof(SamplingBuckets): o.SamplingBuckets = null; break;
+                case nameof(MinimumThroughput): o.MinimumThroughput = null; break;
+                default: o.FailureRatio = null; break;
+            }
         }
-        return "options";
+        return o;
     }
 
-    // Longest first: "open_duration_max_ns" before "open_duration_ns".
-    private static readonly (string Field, string Option)[] FieldNames =
-    {
-        ("half_open_success_threshold", nameof(HalfOpenSuccessThreshold)),
-        ("slow_call_rate_threshold", nameof(SlowCallRatio)),
-        ("open_backoff_multiplier", nameof(BreakDurationMultiplier)),
-        ("failure_rate_threshold", nameof(FailureRatio)),
-        ("open_duration_max_ns", nameof(MaxBreakDuration)),
-        ("half_open_timeout_ns", nameof(HalfOpenTimeout)),
-        ("half_open_max_calls", nameof(HalfOpenMaxCalls)),
-        ("window_duration_ns", nameof(SamplingDuration)),
-        ("failure_threshold", nameof(FailureThreshold)),
-        ("open_duration_ns", nameof(BreakDuration)),
-        ("window_buckets", nameof(SamplingBuckets)),
-        ("minimum_calls", nameof(MinimumThroughput)),
-        ("slow_call_ns", nameof(SlowCallDuration)),
-        ("window_size", nameof(WindowSize)),
-        ("open_jitter", nameof(BreakDurationJitter)),
-        ("policy", nameof(Policy)),
-    };
-
     private static uint ToUInt(int value, string option) =>
-        value >= 0 ? (uint)value
-                   : throw new ArgumentOutOfRangeException(option, value, $"{option} must not be negative");
+        value >= 0 ? (uint)value : throw ConfigErrors.Negative(option, value);
 
     internal static ulong ToNs(TimeSpan value, string option)
     {
-        if (value < TimeSpan.Zero)
-            throw new ArgumentOutOfRangeException(option, value, $"{option} must not be negative");
+        if (value < TimeSpan.Zero) throw ConfigErrors.Negative(option, value);
         // 100 ns per tick; TimeSpan.MaxValue (29,227 years) does not fit 64
         // bits of nanoseconds: it is the library's business to refuse what
         // is over its maxima, so saturate rather than wrap.

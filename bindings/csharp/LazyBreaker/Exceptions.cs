@@ -60,15 +60,33 @@ public class LazyBreakerException : Exception
     /// <summary>Creates the exception for a library status and message.</summary>
     public LazyBreakerException(int status, string message) : base(message) { Status = status; }
 
-    /// <summary>The C ABI's status code (negative), e.g. -6 for CB_EFULL.</summary>
+    /// <summary>The C ABI's status code (negative; the CB_E* constants of lazybreaker.h), e.g. CB_EFULL's.</summary>
     public int Status { get; }
 }
 
-/// <summary>The name is already taken by another breaker of the registry (CB_EEXIST).</summary>
+/// <summary>
+/// The name is already taken by another breaker of the registry (CB_EEXIST);
+/// from <see cref="Registry.GetOrCreate"/>, by a breaker with another
+/// configuration, and <see cref="Option"/> says which option differs.
+/// </summary>
 public sealed class BreakerExistsException : LazyBreakerException
 {
     /// <summary>Creates the exception.</summary>
     public BreakerExistsException(int status, string message) : base(status, message) { }
+
+    /// <summary>Creates the exception for a breaker whose <paramref name="option"/> differs.</summary>
+    public BreakerExistsException(int status, string message, string? option) : base(status, message) { Option = option; }
+
+    /// <summary>
+    /// The first <see cref="CircuitBreakerOptions"/> property (in the order of the C
+    /// struct) whose value differs from the existing breaker's, e.g.
+    /// <c>"BreakDuration"</c>; <c>null</c> when the name is merely taken, or
+    /// the breaker was destroyed meanwhile.
+    /// </summary>
+    public string? Option { get; }
+
+    // cb_last_error_field(), for the API to name the option.
+    internal string? Field { get; init; }
 }
 
 /// <summary>The registry holds as many breakers as its capacity (CB_EFULL).</summary>
@@ -88,6 +106,6 @@ public sealed class RegistryBusyException : IOException
     /// <summary>Creates the exception.</summary>
     public RegistryBusyException(int status, string message) : base(message) { Status = status; }
 
-    /// <summary>The C ABI's status code: -14, CB_EBUSY.</summary>
+    /// <summary>The C ABI's status code: CB_EBUSY's.</summary>
     public int Status { get; }
 }

@@ -12,9 +12,9 @@ namespace LazyBreaker;
 public enum RegistryClock
 {
     /// <summary>CLOCK_MONOTONIC, read only when a breaker needs the time.</summary>
-    Monotonic = 0,
+    Monotonic = LbNative.CB_CLOCK_MONOTONIC,
     /// <summary>Starts at 0 and moves only by <see cref="Registry.Advance"/>: for deterministic tests.</summary>
-    Manual = 1,
+    Manual = LbNative.CB_CLOCK_MANUAL,
 }
 
 /// <summary>What the registry records in its event queue.</summary>
@@ -24,34 +24,34 @@ public enum EventKinds
     /// <summary>Nothing.</summary>
     None = 0,
     /// <summary>State transitions (on by default).</summary>
-    Transitions = 1,
+    Transitions = (int)LbNative.CB_EVENTS_TRANSITIONS,
     /// <summary>Every rejected call (off by default).</summary>
-    Rejections = 2,
+    Rejections = (int)LbNative.CB_EVENTS_REJECTIONS,
 }
 
 /// <summary>Why an event happened (cb_reason_t).</summary>
 public enum TransitionReason
 {
     /// <summary>CLOSED to OPEN by the failure run.</summary>
-    ConsecutiveFailures = 1,
+    ConsecutiveFailures = (int)cb_reason_t.CB_REASON_CONSECUTIVE_FAILURES,
     /// <summary>CLOSED to OPEN by the window's failure ratio.</summary>
-    FailureRate = 2,
+    FailureRate = (int)cb_reason_t.CB_REASON_FAILURE_RATE,
     /// <summary>CLOSED to OPEN by the window's slow-call ratio.</summary>
-    SlowCallRate = 3,
+    SlowCallRate = (int)cb_reason_t.CB_REASON_SLOW_CALL_RATE,
     /// <summary>OPEN to HALF_OPEN: a call after the break duration.</summary>
-    OpenElapsed = 4,
+    OpenElapsed = (int)cb_reason_t.CB_REASON_OPEN_ELAPSED,
     /// <summary>HALF_OPEN to OPEN: a probe failed.</summary>
-    ProbeFailed = 5,
+    ProbeFailed = (int)cb_reason_t.CB_REASON_PROBE_FAILED,
     /// <summary>HALF_OPEN to OPEN: a probe stayed silent past its lease.</summary>
-    ProbeLeaseExpired = 6,
+    ProbeLeaseExpired = (int)cb_reason_t.CB_REASON_PROBE_LEASE_EXPIRED,
     /// <summary>HALF_OPEN to CLOSED.</summary>
-    ProbesSucceeded = 7,
+    ProbesSucceeded = (int)cb_reason_t.CB_REASON_PROBES_SUCCEEDED,
     /// <summary>Isolate, Disable or Reset.</summary>
-    Manual = 8,
+    Manual = (int)cb_reason_t.CB_REASON_MANUAL,
     /// <summary><see cref="CircuitBreaker.Trip"/>.</summary>
-    Tripped = 9,
+    Tripped = (int)cb_reason_t.CB_REASON_TRIPPED,
     /// <summary>Not a transition: a rejected call (<see cref="EventKinds.Rejections"/>).</summary>
-    Rejected = 10,
+    Rejected = (int)cb_reason_t.CB_REASON_REJECTED,
 }
 
 /// <summary>One event from a registry's queue, in the order it happened.</summary>
@@ -130,16 +130,20 @@ public sealed class Registry : IDisposable
 
     private readonly RegistryHandle _handle;
     private readonly bool _isDefault;
+    // As opened: a shared registry's file has the clock the options ask
+    // for, or the open is refused.
+    private readonly RegistryClock _clock;
     // One C# object per breaker created here, so TryGet and Breakers hand
     // out the instance whose Dispose owns the native breaker. Weak: a
     // breaker dropped without Dispose is still finalised.
     private readonly ConcurrentDictionary<ulong, WeakReference<CircuitBreaker>> _breakers = new();
     private int _disposed;
 
-    private Registry(RegistryHandle handle, bool isDefault)
+    private Registry(RegistryHandle handle, bool isDefault, RegistryClock clock)
     {
         _handle = handle;
         _isDefault = isDefault;
+        _clock = clock;
     }
 
     /// <summary>The process-wide registry: monotonic clock, capacity 1,048,576; never closed (Dispose does nothing).</summary>
@@ -150,7 +154,8 @@ public sealed class Registry : IDisposable
     /// a shared one. Disposing a shared registry unmaps it; its breakers stay
     /// in the file.
     /// </summary>
-    /// <exception cref="ArgumentOutOfRangeException">An option is out of range, or disagrees with an existing file's capacity or clock (the message names it).</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range (ParamName: the <see cref="RegistryOptions"/> property).</exception>
+    /// <exception cref="ArgumentException">Options that do not go together (<see cref="RegistryOptions.Exclusive"/> or <see cref="RegistryOptions.AnyOwner"/> without <see cref="RegistryOptions.Create"/>), or that disagree with an existing file's capacity or clock.</exception>
     /// <exception cref="InsufficientMemoryException">Its memory could not be reserved.</exception>
     /// <exception cref="RegistryFullException">The process has opened as many registries, or breakers between them, as it may.</exception>
     /// <exception cref="FileNotFoundException">The file is missing and <see cref="RegistryOptions.Create"/> is not set.</exception>
@@ -175,20 +180,22 @@ public sealed class Registry : IDisposable
         try
         {
             return new Registry(path is null ? LbNative.lb_registry_open(o) : LbNative.lb_registry_open_at(o, path),
-                                isDefault: false);
+                                isDefault: false, options?.Clock ?? RegistryClock.Monotonic);
         }
-        catch (ArgumentException e) when (e is not ArgumentOutOfRangeException)
+        catch (NativeArgumentException e)
         {
-            throw new ArgumentOutOfRangeException(nameof(options), e.Message);
+            throw RegistryOptionErrors.Refused(e, options);
         }
-        // CB_ENOENT and CB_EEXIST name the file here, not a breaker.
+        // CB_ENOENT and CB_EEXIST are about the file here, not a breaker,
+        // and the library's words for them name its flags.
         catch (KeyNotFoundException e)
         {
-            throw new FileNotFoundException(e.Message, path, e);
+            throw new FileNotFoundException(
+                $"the registry file '{path}' does not exist (set RegistryOptions.Create to create it)", path, e);
         }
         catch (BreakerExistsException e)
         {
-            throw new IOException(e.Message, e);
+            throw new IOException($"the registry file '{path}' exists, and RegistryOptions.Exclusive asks for a new one", e);
         }
     }
 
@@ -201,21 +208,29 @@ public sealed class Registry : IDisposable
     /// <summary>Moves a manual clock forward.</summary>
     /// <exception cref="InvalidOperationException">The registry's clock is not manual.</exception>
     /// <exception cref="ArgumentOutOfRangeException">Negative, or the clock would overflow.</exception>
-    public void Advance(TimeSpan by) => AdvanceNanoseconds(CircuitBreakerOptions.ToNs(by, nameof(by)));
+    public void Advance(TimeSpan by) => AdvanceBy(CircuitBreakerOptions.ToNs(by, nameof(by)), nameof(by));
 
     /// <summary>As <see cref="Advance"/>, by exactly <paramref name="nanoseconds"/>.</summary>
-    public void AdvanceNanoseconds(ulong nanoseconds)
+    public void AdvanceNanoseconds(ulong nanoseconds) => AdvanceBy(nanoseconds, nameof(nanoseconds));
+
+    private void AdvanceBy(ulong ns, string paramName)
     {
         ThrowIfDisposed();
         try
         {
-            LbNative.cb_clock_advance(_handle, nanoseconds);
+            LbNative.cb_clock_advance(_handle, ns);
         }
-        catch (ArgumentException e)
+        // cb_clock_advance refuses (CB_EINVAL, no field) a clock that is
+        // not manual, and on a manual one only an advance past 2^64 - 1 ns.
+        catch (NativeArgumentException e) when (_clock != RegistryClock.Manual)
         {
-            if (e.Message.Contains("overflow", StringComparison.Ordinal))
-                throw new ArgumentOutOfRangeException(nameof(nanoseconds), e.Message);
-            throw new InvalidOperationException(e.Message, e);
+            throw new InvalidOperationException(
+                $"the registry's clock is RegistryClock.{_clock}: only a RegistryClock.Manual clock is advanced", e);
+        }
+        catch (NativeArgumentException)
+        {
+            throw new ArgumentOutOfRangeException(paramName,
+                $"advancing the clock (now {NowNanoseconds} ns) by {ns} ns would pass {ulong.MaxValue} ns");
         }
     }
 
@@ -234,8 +249,8 @@ public sealed class Registry : IDisposable
     /// UTF-8 and unique in the registry.
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
-    /// <exception cref="ArgumentException">The name is empty, too long, or holds a NUL or a lone surrogate.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">An option is out of range: the library's message names the field, ParamName the option.</exception>
+    /// <exception cref="ArgumentException">The name is empty, too long, or holds a NUL or a lone surrogate (ParamName "name"); an option is set that the policy ignores (ParamName: that option).</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range: ParamName and the message name the <see cref="CircuitBreakerOptions"/> property.</exception>
     /// <exception cref="BreakerExistsException">The name is taken.</exception>
     /// <exception cref="RegistryFullException">The registry holds its capacity.</exception>
     public CircuitBreaker Create(string name, CircuitBreakerOptions? options = null)
@@ -249,9 +264,9 @@ public sealed class Registry : IDisposable
         {
             handle = LbNative.cb_create(_handle, name, config);
         }
-        catch (ArgumentException e) when (e.Message.StartsWith("cb_config", StringComparison.Ordinal))
+        catch (NativeArgumentException e)
         {
-            throw new ArgumentOutOfRangeException(CircuitBreakerOptions.OptionFor(e.Message), e.Message);
+            throw ConfigErrors.Refused(e, options, name);
         }
         CircuitBreaker breaker;
         try
@@ -282,9 +297,9 @@ public sealed class Registry : IDisposable
     /// destroyed through this object, nor by disposing the registry.
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
-    /// <exception cref="ArgumentException">The name is empty, too long, or holds a NUL or a lone surrogate.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">An option is out of range: the library's message names the field, ParamName the option.</exception>
-    /// <exception cref="BreakerExistsException">A breaker has the name with another configuration.</exception>
+    /// <exception cref="ArgumentException">The name is empty, too long, or holds a NUL or a lone surrogate (ParamName "name"); an option is set that the policy ignores (ParamName: that option).</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range: ParamName and the message name the <see cref="CircuitBreakerOptions"/> property.</exception>
+    /// <exception cref="BreakerExistsException">A breaker has the name with another configuration: <see cref="BreakerExistsException.Option"/> names the first option that differs.</exception>
     /// <exception cref="RegistryFullException">It must be created and the registry holds its capacity.</exception>
     public CircuitBreaker GetOrCreate(string name, CircuitBreakerOptions? options = null)
     {
@@ -297,9 +312,18 @@ public sealed class Registry : IDisposable
         {
             handle = LbNative.cb_get_or_create(_handle, name, config);
         }
-        catch (ArgumentException e) when (e.Message.StartsWith("cb_config", StringComparison.Ordinal))
+        catch (NativeArgumentException e)
         {
-            throw new ArgumentOutOfRangeException(CircuitBreakerOptions.OptionFor(e.Message), e.Message);
+            throw ConfigErrors.Refused(e, options, name);
+        }
+        catch (BreakerExistsException e)
+        {
+            string? option = ConfigErrors.OptionFor(e.Field);
+            throw new BreakerExistsException(e.Status,
+                option is null
+                    ? $"a breaker named '{name}' exists with another configuration"
+                    : $"a breaker named '{name}' exists with another {option} (CircuitBreaker.Options reads its configuration)",
+                option);
         }
         return new CircuitBreaker(this, handle, name, options.ShouldHandle, ownsHandle: false);
     }
@@ -350,7 +374,15 @@ public sealed class Registry : IDisposable
     public void SelectEvents(EventKinds kinds)
     {
         ThrowIfDisposed();
-        LbNative.cb_events_select(_handle, (uint)kinds);
+        try
+        {
+            LbNative.cb_events_select(_handle, (uint)kinds);
+        }
+        catch (NativeArgumentException)
+        {
+            throw new ArgumentOutOfRangeException(nameof(kinds),
+                $"kinds must be a combination of EventKinds.{EventKinds.Transitions} and EventKinds.{EventKinds.Rejections}, got {(int)kinds}");
+        }
     }
 
     /// <summary>Takes up to <paramref name="max"/> events, oldest first (the order in which each breaker's transitions happened).</summary>
@@ -440,7 +472,7 @@ public sealed class Registry : IDisposable
         RegistryHandle returned = LbNative.lb_default_registry();
         IntPtr raw = returned.DangerousGetHandle();
         returned.SetHandleAsInvalid();
-        return new Registry(new RegistryHandle(raw, ownsHandle: false), isDefault: true);
+        return new Registry(new RegistryHandle(raw, ownsHandle: false), isDefault: true, RegistryClock.Monotonic);
     }
 
     private static readonly UTF8Encoding s_strictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
@@ -461,8 +493,7 @@ public sealed class Registry : IDisposable
     }
 
     private static uint ToUInt(int value, string option) =>
-        value >= 0 ? (uint)value
-                   : throw new ArgumentOutOfRangeException(option, value, $"{option} must not be negative");
+        value >= 0 ? (uint)value : throw ConfigErrors.Negative(option, value);
 
     private void ThrowIfDisposed()
     {

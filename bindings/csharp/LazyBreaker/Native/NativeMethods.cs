@@ -56,4 +56,10 @@ internal static unsafe class NativeMethods
     internal static extern IntPtr cb_last_error_message();
 
     internal static string LastErrorMessage() => Marshal.PtrToStringUTF8(cb_last_error_message()) ?? "";
+
+    /// <summary>The field at fault in the calling thread's last failing call (NULL when none).</summary>
+    [DllImport(Library, EntryPoint = "cb_last_error_field", ExactSpelling = true)]
+    internal static extern IntPtr cb_last_error_field();
+
+    internal static string? LastErrorField() => Marshal.PtrToStringUTF8(cb_last_error_field());
 }
