@@ -69,3 +69,29 @@ inline cb_stats stats(cb_handle h) {
   REQUIRE(cb_stats_get(h, &s) == CB_OK);
   return s;
 }
+
+// A rate policy's configuration (failure_threshold, which it ignores, at
+// its default), with a 1 µs open duration.
+inline cb_config count_window(uint32_t size, uint32_t minimum, double rate) {
+  cb_config c = config(5, 1000);
+  c.policy = CB_POLICY_COUNT_WINDOW;
+  c.window_size = size;
+  c.minimum_calls = minimum;
+  c.failure_rate_threshold = rate;
+  return c;
+}
+
+inline cb_config time_window(uint64_t duration, uint32_t buckets, uint32_t minimum, double rate) {
+  cb_config c = config(5, 1000);
+  c.policy = CB_POLICY_TIME_WINDOW;
+  c.window_duration_ns = duration;
+  c.window_buckets = buckets;
+  c.minimum_calls = minimum;
+  c.failure_rate_threshold = rate;
+  return c;
+}
+
+// n calls, each admitted and reported with `outcome`.
+inline void calls(cb_handle h, int n, int outcome) {
+  for (int i = 0; i < n; ++i) call(h, outcome);
+}

@@ -11,29 +11,6 @@
 
 namespace {
 
-cb_config count_window(uint32_t size, uint32_t minimum, double rate) {
-  cb_config c = config(1, 1000);
-  c.policy = CB_POLICY_COUNT_WINDOW;
-  c.window_size = size;
-  c.minimum_calls = minimum;
-  c.failure_rate_threshold = rate;
-  return c;
-}
-
-cb_config time_window(uint64_t duration, uint32_t buckets, uint32_t minimum, double rate) {
-  cb_config c = config(1, 1000);
-  c.policy = CB_POLICY_TIME_WINDOW;
-  c.window_duration_ns = duration;
-  c.window_buckets = buckets;
-  c.minimum_calls = minimum;
-  c.failure_rate_threshold = rate;
-  return c;
-}
-
-void calls(cb_handle h, int n, int outcome) {
-  for (int i = 0; i < n; ++i) call(h, outcome);
-}
-
 // A call that takes `ns` on the manual clock.
 void timed_call(ManualRegistry &r, cb_handle h, uint64_t ns, int outcome) {
   const cb_ticket t = admit(h);

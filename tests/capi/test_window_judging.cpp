@@ -7,29 +7,6 @@
 
 namespace {
 
-cb_config count_window(uint32_t size, uint32_t minimum, double rate) {
-  cb_config c = config(1000, 1000);
-  c.policy = CB_POLICY_COUNT_WINDOW;
-  c.window_size = size;
-  c.minimum_calls = minimum;
-  c.failure_rate_threshold = rate;
-  return c;
-}
-
-cb_config time_window(uint64_t duration, uint32_t buckets, uint32_t minimum, double rate) {
-  cb_config c = config(1000, 1000);
-  c.policy = CB_POLICY_TIME_WINDOW;
-  c.window_duration_ns = duration;
-  c.window_buckets = buckets;
-  c.minimum_calls = minimum;
-  c.failure_rate_threshold = rate;
-  return c;
-}
-
-void calls(cb_handle h, int n, int outcome) {
-  for (int i = 0; i < n; ++i) call(h, outcome);
-}
-
 // A count window of 100 (25 buckets of 4, so a full window holds 97 to 100
 // outcomes) brought to 100 outcomes, 49 of them failed, the failures last:
 // no failure reached 0.5 when it was judged (k failures of 51 + k). The
