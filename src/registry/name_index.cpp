@@ -152,7 +152,7 @@ uint64_t NameIndex::hash(std::string_view name) {
 }
 
 NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t slot) {
-  const uint32_t tag = NameBucket::tag_of_hash(h);
+  const uint32_t tag = TaggedBucket::tag_of_hash(h);
   const uint64_t mine_claimed = bucket(tag, slot, kClaimed);
 
   uint64_t mine = mask_ + 1;  // distance of our claim from home
@@ -202,7 +202,7 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t 
 }
 
 void NameIndex::erase_left(uint64_t h, uint32_t slot) {
-  const uint32_t tag = NameBucket::tag_of_hash(h);
+  const uint32_t tag = TaggedBucket::tag_of_hash(h);
   const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {
     uint64_t b = at(h, d).load(kSeqCst);
@@ -215,7 +215,7 @@ void NameIndex::erase_left(uint64_t h, uint32_t slot) {
 
 uint32_t NameIndex::find(std::string_view name) const {
   const uint64_t h = hash(name);
-  const uint32_t tag = NameBucket::tag_of_hash(h);
+  const uint32_t tag = TaggedBucket::tag_of_hash(h);
   const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {
     const uint64_t b = at(h, d).load(kSeqCst);
@@ -226,7 +226,7 @@ uint32_t NameIndex::find(std::string_view name) const {
 }
 
 bool NameIndex::erase(uint64_t h, uint32_t slot) {
-  const uint32_t tag = NameBucket::tag_of_hash(h);
+  const uint32_t tag = TaggedBucket::tag_of_hash(h);
   const uint64_t named = bucket(tag, slot, kNamed);
   const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {

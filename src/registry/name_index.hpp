@@ -2,7 +2,7 @@
 // linear probing over a fixed table of 64-bit buckets, index based so that it
 // can live in a mapped file.
 //
-// Buckets are NameBucket words (registry/words.hpp). A bucket goes EMPTY ->
+// Buckets are TaggedBucket words (registry/words.hpp). A bucket goes EMPTY ->
 // CLAIMED -> NAMED -> GONE -> CLAIMED ..., never back to EMPTY, so an EMPTY
 // bucket ends every probe sequence that reaches it.
 //
@@ -174,15 +174,15 @@ class NameIndex {
   void erase_left(uint64_t h, uint32_t slot);
 
  private:
-  using Kind = NameBucket::Kind;
-  static constexpr Kind kEmpty = NameBucket::kEmpty, kClaimed = NameBucket::kClaimed,
-                        kNamed = NameBucket::kNamed, kGone = NameBucket::kGone;
+  using Kind = TaggedBucket::Kind;
+  static constexpr Kind kEmpty = TaggedBucket::kEmpty, kClaimed = TaggedBucket::kClaimed,
+                        kNamed = TaggedBucket::kNamed, kGone = TaggedBucket::kGone;
   static constexpr uint64_t bucket(uint32_t tag, uint32_t slot, Kind kind) {
-    return NameBucket::pack(tag, slot, kind);
+    return TaggedBucket::pack(tag, slot, kind);
   }
-  static constexpr Kind kind(uint64_t b) { return NameBucket::kind(b); }
-  static constexpr uint32_t tag(uint64_t b) { return NameBucket::tag(b); }
-  static constexpr uint32_t slot(uint64_t b) { return NameBucket::slot(b); }
+  static constexpr Kind kind(uint64_t b) { return TaggedBucket::kind(b); }
+  static constexpr uint32_t tag(uint64_t b) { return TaggedBucket::tag(b); }
+  static constexpr uint32_t slot(uint64_t b) { return TaggedBucket::index(b); }
 
   std::atomic<uint64_t> &at(uint64_t home, uint64_t distance) const {
     return buckets_[(home + distance) & mask_];

@@ -357,7 +357,7 @@ void Registry::release_file_stripes() {
 bool Registry::reclaim_stripe(uint32_t f, uint64_t dead_owner) {
   FileHeader &h = *file_.header();
   // Ours while we finish its fold: the process that died holds nothing.
-  const uint64_t mine = ProcessId::self() | (uint64_t(1) << 63);
+  const uint64_t mine = OwnerWord::reclaiming(ProcessId::self());
   uint64_t expected = dead_owner;
   if (!h.stripe_owner[f].compare_exchange_strong(expected, mine, std::memory_order_acq_rel))
     return false;

@@ -270,18 +270,11 @@ class Registry final : private SharedCounters, private StaleSlots {
   }
   static bool claim_hook(uint32_t s);
 
-  // A shared registry's record, per slot, of a create or destroy in
-  // progress: which process (ProcessId) does it, and which it is; 0 when
-  // none is. A process that dies inside one leaves it, and what it left
-  // half done is found by it: its name-index entry is taken out of the way
-  // of the next create of the name (stale()), its slot given back by the
-  // next open of the file (finish_left_work()).
-  struct Pending {
-    static constexpr uint64_t kCreating = uint64_t(1) << 62, kDestroying = uint64_t(1) << 61,
-                              kFinishing = uint64_t(1) << 60;
-    static constexpr uint64_t kFlags = kCreating | kDestroying | kFinishing;
-    static constexpr uint64_t owner(uint64_t p) { return p & ~kFlags; }
-  };
+  // A shared registry's Pending records (registry/words.hpp): what a
+  // process that died inside a create or destroy left half done is found
+  // by them: its name-index entry is taken out of the way of the next
+  // create of the name (stale()), its slot given back by the next open of
+  // the file (finish_left_work()).
   bool stale(uint32_t slot, bool claimed) const override;
   // What of a registry file's arena holds an index out of range (which a
   // call would follow out of its array), or nullptr if nothing does.

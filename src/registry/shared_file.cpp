@@ -98,10 +98,6 @@ uint64_t start_time(long pid) {
   return p != nullptr ? strtoull(p + 1, nullptr, 10) : 0;
 }
 
-uint64_t owner_word(long pid, uint64_t started) {
-  return uint64_t(uint32_t(pid)) << 32 | uint32_t(started);
-}
-
 }  // namespace
 
 uint64_t FileHeader::compute_checksum() const {
@@ -133,25 +129,26 @@ uint64_t ProcessId::self() {
   static std::atomic<uint64_t> cached{0};
   const long pid = getpid();
   uint64_t c = cached.load(std::memory_order_relaxed);
-  if (c != 0 && long(c >> 32) == pid) return c;
-  c = owner_word(pid, start_time(pid));
+  if (c != 0 && long(OwnerWord::pid(c)) == pid) return c;
+  c = OwnerWord::pack(uint32_t(pid), start_time(pid));
   cached.store(c, std::memory_order_relaxed);
   return c;
 }
 
 bool ProcessId::alive(uint64_t owner) {
-  // The top bit marks a stripe being reclaimed (Registry::reclaim_stripe).
-  const long pid = long((owner >> 32) & 0x7fffffff);
+  // (Whether the stripe is being reclaimed, OwnerWord::Reclaiming, says
+  // nothing of the process.)
+  const long pid = long(OwnerWord::pid(owner));
   if (pid <= 0) return false;
   if (kill(pid_t(pid), 0) != 0 && errno == ESRCH) return false;
   const uint64_t started = start_time(pid);
   // Unreadable (another user's /proc, hidepid): alive, to be safe.
-  return started == 0 || uint32_t(started) == uint32_t(owner);
+  return started == 0 || uint32_t(started) == OwnerWord::started(owner);
 }
 
 bool ProcessId::maps(uint64_t owner, uint64_t dev, uint64_t ino) {
   char path[64];
-  snprintf(path, sizeof path, "/proc/%ld/maps", long((owner >> 32) & 0x7fffffff));
+  snprintf(path, sizeof path, "/proc/%ld/maps", long(OwnerWord::pid(owner)));
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno != ENOENT && errno != ESRCH;
   // Each line: "start-end perms offset major:minor inode path", the device
