@@ -244,171 +244,7 @@ namespace {
 // Keeps a registry's event mask and its chunks' lean-rejection flags in
 // agreement when two threads change the mask at once.
 SetupLock g_event_masks;
-
-// The open shared registries, for the stripe claims of new threads and for
-// forked children. A thread's first counted call takes the lock once.
-SetupLock g_shared;
-Registry *g_shared_open[Registry::kMaxRegistryIds];  // under g_shared
-uint32_t g_shared_count = 0;                         // under g_shared
-
-__attribute__((constructor)) void forget_shared_stripes_in_forked_children() {
-  pthread_atfork(nullptr, nullptr, [] { Registry::forget_stripes_in_child(); });
-}
 }  // namespace
-
-void Registry::forget_stripes_in_child() {
-  // The child is one thread: no lock is held by another (g_shared's holder,
-  // if any, was a thread of the parent: the lock is made anew).
-  new (&g_shared) SetupLock();
-  if (g_shared_count == 0) return;
-  // The stripes it counted in are its parent's: it takes its own as its
-  // threads count.
-  for (uint32_t k = 0; k < g_shared_count; ++k) {
-    Registry *r = g_shared_open[k];
-    for (uint32_t s = 0; s < kMaxExclusiveStripes; ++s) {
-      if (r->file_stripe_[s] == kNoStripe) continue;
-      Space::map_stripe(s, r->base_, r->slots_, -1, 0);
-      mmap(&r->held_[size_t(s) * r->slots_], size_t(r->slots_) * sizeof(uint64_t),
-           PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-      r->file_stripe_[s] = kNoStripe;
-    }
-  }
-  forget_stripe_owners();
-}
-
-bool Registry::claim_hook(uint32_t s) {
-  SetupLock::Held lock(g_shared);
-  for (uint32_t k = 0; k < g_shared_count; ++k)
-    if (!g_shared_open[k]->attach_stripe(s)) return false;
-  return true;
-}
-
-// Another open registry of this process on the same file (under g_shared),
-// whose stripe `s` counts in file stripe `f`: then ours does too, as the
-// same thread writes both.
-bool Registry::sibling_counts_in(uint32_t s, uint32_t f) const {
-  for (uint32_t k = 0; k < g_shared_count; ++k) {
-    const Registry *r = g_shared_open[k];
-    if (r != this && r->file_dev_ == file_dev_ && r->file_ino_ == file_ino_ &&
-        r->file_stripe_[s] == f)
-      return true;
-  }
-  return false;
-}
-
-bool Registry::attach_stripe(uint32_t s) {
-  if (s >= Space::exclusive_stripes()) return false;
-  if (file_stripe_[s] != kNoStripe) return true;
-  FileHeader &h = *file_.header();
-  const uint64_t me = ProcessId::self();
-  uint32_t f = kFileStripes;
-  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k)
-    if (sibling_counts_in(s, k)) f = k;
-  const bool shared_with_sibling = f != kFileStripes;
-  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k) {
-    uint64_t free_owner = 0;
-    if (h.stripe_owner[k].compare_exchange_strong(free_owner, me, std::memory_order_acq_rel)) f = k;
-  }
-  // None free: one a dead process held.
-  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k) {
-    const uint64_t owner = h.stripe_owner[k].load(std::memory_order_acquire);
-    if (owner != me && !ProcessId::alive(owner) && reclaim_stripe(k, owner)) {
-      uint64_t free_owner = 0;
-      if (h.stripe_owner[k].compare_exchange_strong(free_owner, me, std::memory_order_acq_rel))
-        f = k;
-    }
-  }
-  if (f == kFileStripes) return false;
-  // A stripe free with its sequence word odd is a damaged file's (an owner
-  // lets go only between folds): ours now, no fold is in it.
-  if (uint64_t seq = h.sequence[f].n.load(std::memory_order_acquire);
-      !shared_with_sibling && (seq & 1) != 0 &&
-      h.sequence[f].n.compare_exchange_strong(seq, seq + 1, std::memory_order_acq_rel))
-    h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-  void *held = &held_[size_t(s) * slots_];
-  if (!Space::map_stripe(s, base_, slots_, file_.fd, file_layout_.stripe_cells_at(f)) ||
-      mmap(held, size_t(slots_) * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-           file_.fd, off_t(file_layout_.stripe_held_at(f))) != held) {
-    Space::map_stripe(s, base_, slots_, -1, 0);
-    if (!shared_with_sibling) h.stripe_owner[f].store(0, std::memory_order_release);
-    return false;
-  }
-  // Published before the thread counts in the stripe, so that a reader
-  // that sees a count there also sums the stripe.
-  uint32_t used = h.stripes_used.load(std::memory_order_relaxed);
-  while (used < f + 1 && !h.stripes_used.compare_exchange_weak(
-                             used, f + 1, std::memory_order_release, std::memory_order_relaxed)) {
-  }
-  file_stripe_[s] = uint8_t(f);
-  return true;
-}
-
-void Registry::release_file_stripes() {
-  FileHeader &h = *file_.header();
-  const uint64_t me = ProcessId::self();
-  for (uint32_t s = 0; s < kMaxExclusiveStripes; ++s) {
-    const uint8_t f = file_stripe_[s];
-    uint64_t owner = me;
-    if (f != kNoStripe && !sibling_counts_in(s, f))
-      h.stripe_owner[f].compare_exchange_strong(owner, 0, std::memory_order_acq_rel);
-  }
-}
-
-bool Registry::reclaim_stripe(uint32_t f, uint64_t dead_owner) {
-  FileHeader &h = *file_.header();
-  // Ours while we finish its fold: the process that died holds nothing.
-  const uint64_t mine = OwnerWord::reclaiming(ProcessId::self());
-  uint64_t expected = dead_owner;
-  if (!h.stripe_owner[f].compare_exchange_strong(expected, mine, std::memory_order_acq_rel))
-    return false;
-  const uint64_t seq = h.sequence[f].n.load(std::memory_order_acquire);
-  if ((seq & 1) != 0) {
-    // Stopped inside a fold (fold() below): phase 1 says the totals have
-    // its counts, and the cell may still have them too; phase 0 cannot
-    // tell whether the totals' add happened (it is one instruction before
-    // the phase's store), so the fold is counted as uncertain and left
-    // undone.
-    // A log that names no fold is a damaged file's: uncertain too.
-    const uint64_t log = h.fold_log[f].load(std::memory_order_acquire);
-    if (FoldLog::any(log) && FoldLog::slot(log) < slots_ &&
-        FoldLog::counter(log) < core::kCellFields && FoldLog::phase(log) == 1) {
-      std::atomic<uint16_t> &field =
-          file_cells_[size_t(f) * slots_ + FoldLog::slot(log)].n[FoldLog::counter(log)];
-      const uint16_t v = field.load(std::memory_order_relaxed);
-      if (v >= core::kFoldAt) field.store(uint16_t(v - core::kFoldAt), std::memory_order_release);
-    } else {
-      h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-    }
-    h.fold_log[f].store(0, std::memory_order_relaxed);
-    h.sequence[f].n.store(seq + 1, std::memory_order_release);
-  }
-  // Owner 0: a stripe nobody held, whose fold a reader finished.
-  if (dead_owner != 0) h.stripes_reclaimed.fetch_add(1, std::memory_order_relaxed);
-  h.stripe_owner[f].store(0, std::memory_order_release);
-  return true;
-}
-
-void Registry::fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
-                    core::Counter c) {
-  // core::fold's seqlock, with the file stripe's sequence word, and a log
-  // of where it stands for reclaim_stripe if this process dies inside it.
-  FileHeader &h = *file_.header();
-  const uint32_t f = file_stripe_[stripe];
-  std::atomic<uint64_t> &log = h.fold_log[f];
-  std::atomic<uint64_t> &sequence = h.sequence[f].n;
-  const uint32_t slot = index - base_;
-  // Even, whatever a damaged file's word says: readers wait only while
-  // it is odd.
-  const uint64_t s = (sequence.load(std::memory_order_relaxed) + 1) & ~uint64_t(1);
-  log.store(FoldLog::pack(slot, unsigned(c), 0), std::memory_order_relaxed);
-  sequence.store(s + 1, std::memory_order_release);
-  std::atomic<uint16_t> &field = cell.n[unsigned(c)];
-  totals.n[unsigned(c)].fetch_add(core::kFoldAt, std::memory_order_release);
-  log.store(FoldLog::pack(slot, unsigned(c), 1), std::memory_order_release);
-  field.store(uint16_t(field.load(std::memory_order_relaxed) - core::kFoldAt),
-              std::memory_order_release);
-  sequence.store(s + 2, std::memory_order_release);
-}
 
 Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Registry **out,
                              FileError *err) {
@@ -429,29 +265,20 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   }
   reg->capacity_ = h.capacity;
   reg->slots_ = h.slots;
-  reg->file_layout_ = FileLayout::of(h.slots, a.layout.size());
-  // Its hot lines, totals and the cells of the stripes its threads take are
-  // the file's: the run need not be made writable first.
   if (const Status st = reg->claim_run(true); st != Status::Ok) {
     munmap(own, p.layout.size());
     close_file(file);
     delete reg;
     return st;
   }
-  if (!Space::map_shared_run(reg->base_, reg->slots_, file.fd, reg->file_layout_.hot_at,
-                             reg->file_layout_.totals_at, reg)) {
-    Space::unmap_shared_run(reg->base_, reg->slots_);
+  reg->held_ = at<std::atomic<uint64_t>>(own, p.held_at);
+  reg->file_.emplace(file, FileLayout::of(h.slots, a.layout.size()), reg->base_, reg->slots_,
+                     reg->held_);
+  if (!reg->file_->map_run()) {
     reg->give_up_run();
     munmap(own, p.layout.size());
-    close_file(file);
     delete reg;
     return Status::NoMemory;
-  }
-  reg->file_ = file;
-  struct stat st;
-  if (fstat(file.fd, &st) == 0) {
-    reg->file_dev_ = st.st_dev;
-    reg->file_ino_ = st.st_ino;
   }
   reg->clock_.kind = core::ClockKind(h.clock);
   reg->clock_.manual = &file.header()->manual_ns;
@@ -459,13 +286,10 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   if (reg->clock_.kind == core::ClockKind::Monotonic) reg->clock_.measure_slack();
   reg->private_ = own;
   reg->private_size_ = p.layout.size();
-  reg->place(file.at(reg->file_layout_.arena_at), a, a.log2_buckets);
+  reg->place(reg->file_->arena(), a, a.log2_buckets);
   reg->jitter_seed_ = h.jitter_seed;
-  reg->held_ = at<std::atomic<uint64_t>>(own, p.held_at);
-  reg->held_all_ = reinterpret_cast<std::atomic<uint64_t> *>(file.at(reg->file_layout_.held_at));
-  reg->file_cells_ = reinterpret_cast<core::Cell *>(file.at(reg->file_layout_.cells_at));
+  reg->held_all_ = reg->file_->held_words();
   reg->events_.emplace(at<EventQueue::Cell>(own, p.events_at), p.event_cells);
-  std::fill(std::begin(reg->file_stripe_), std::end(reg->file_stripe_), kNoStripe);
   if (const char *damaged = reg->damaged_part()) {
     err->kind = FileError::Corrupt;
     snprintf(err->message, sizeof err->message,
@@ -473,34 +297,16 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
     Space::unmap_shared_run(reg->base_, reg->slots_);
     reg->give_up_run();
     munmap(reg->private_, reg->private_size_);
-    close_file(reg->file_);
     delete reg;
     return Status::FileError;
   }
   reg->finish_left_work();
-  {
-    // The stripes this process's threads own now get file stripes before
-    // any of them can count here; the threads that take one later get
-    // theirs in claim_hook.
-    SetupLock::Held lock(g_shared);
-    // The stripes of the threads alive now (a thread that takes one after
-    // this read waits for the lock in claim_hook, and finds this registry).
-    const uint64_t owned = stripes_owned();
-    bool attached = true;
-    for (uint32_t s = 0; s < Space::exclusive_stripes() && attached; ++s)
-      if ((owned >> s & 1) != 0) attached = reg->attach_stripe(s);
-    if (!attached) {
-      // Its threads would count where no other process sees.
-      reg->release_file_stripes();
-      Space::unmap_shared_run(reg->base_, reg->slots_);
-      reg->give_up_run();
-      munmap(reg->private_, reg->private_size_);
-      close_file(reg->file_);
-      delete reg;
-      return Status::NoFileStripes;
-    }
-    g_shared_open[g_shared_count++] = reg;
-    set_stripe_claim_hook(&claim_hook);
+  if (!reg->file_->join()) {
+    Space::unmap_shared_run(reg->base_, reg->slots_);
+    reg->give_up_run();
+    munmap(reg->private_, reg->private_size_);
+    delete reg;
+    return Status::NoFileStripes;
   }
   table_[reg->id_].store(reg, std::memory_order_release);
   Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
@@ -525,17 +331,8 @@ void Registry::close(Registry *reg) {
   generation_[reg->id_].fetch_add(1, std::memory_order_release);
   Space::set_lean_rejections(reg->base_, reg->slots_, false);
   if (reg->shared()) {
-    {
-      SetupLock::Held lock(g_shared);
-      std::remove(g_shared_open, g_shared_open + g_shared_count, reg);
-      if (--g_shared_count == 0) set_stripe_claim_hook(nullptr);
-    }
-    // A shared registry's breakers live on in the file: the process's
-    // lines become stale private ones, and it lets go of its stripes
-    // (their counts stay there for the next owner).
-    Space::unmap_shared_run(reg->base_, reg->slots_);
-    SetupLock::Held lock(g_shared);
-    reg->release_file_stripes();
+    // A shared registry's breakers live on in the file.
+    reg->file_->leave();
   } else {
     // Lives end, so the quiet paths (which never announce themselves)
     // refuse every handle into it from here on. A create racing this close
@@ -555,7 +352,6 @@ void Registry::give_back(Registry *reg) {
   // incarnations, so every handle into this one stays stale.
   if (!reg->shared()) reg->retire_lives();
   reg->give_up_run();
-  if (reg->shared()) close_file(reg->file_);
   munmap(reg->private_, reg->private_size_);
   delete reg;
 }
@@ -836,51 +632,6 @@ size_t Registry::list(uint64_t *out, size_t max) const {
   return n;
 }
 
-// A stripe's sequence word odd for longer than a fold takes: its owner
-// died in one (finished at once), or the file is damaged (or a co-tenant
-// wrote it): a reader waits kNobodyNs for an owner that is 0 or not a live
-// process of the file, kAnyoneNs for any other, then finishes the fold
-// (reclaim_stripe) or reads around it (skipped_fold_). Either is counted
-// in the file's uncertain folds.
-struct Registry::OddWatch {
-  static constexpr uint64_t kNobodyNs = 100'000'000, kAnyoneNs = 1'000'000'000;
-  static constexpr uint64_t kGiveUpNs = 2'000'000'000;
-  explicit OddWatch(uint64_t now) : began(now) {}
-  uint64_t began;
-  uint64_t value[kFileStripes] = {};  // the odd word last seen, and since when
-  uint64_t since[kFileStripes] = {};
-};
-
-void Registry::watch_odd_folds(const uint64_t *seen, uint32_t used, OddWatch &watch,
-                               uint64_t now) const {
-  auto *self = const_cast<Registry *>(this);
-  FileHeader &h = *file_.header();
-  for (uint32_t s = 0; s < used; ++s) {
-    if ((seen[s] & 1) == 0 || skips_fold(s, seen[s]) ||
-        h.sequence[s].n.load(std::memory_order_acquire) != seen[s])
-      continue;
-    const uint64_t owner = h.stripe_owner[s].load(std::memory_order_acquire);
-    if (owner != 0 && !ProcessId::alive(owner)) {
-      self->reclaim_stripe(s, owner);
-      continue;
-    }
-    if (watch.value[s] != seen[s]) {
-      watch.value[s] = seen[s];
-      watch.since[s] = now;
-      continue;
-    }
-    const uint64_t odd_for = now - watch.since[s];
-    if (odd_for >= OddWatch::kNobodyNs &&
-        (owner == 0 || !ProcessId::maps(owner, file_dev_, file_ino_))) {
-      self->reclaim_stripe(s, owner);
-    } else if (odd_for >= OddWatch::kAnyoneNs) {
-      uint64_t before = skipped_fold_[s].load(std::memory_order_relaxed);
-      if (before != seen[s] && skipped_fold_[s].compare_exchange_strong(before, seen[s]))
-        h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-    }
-  }
-}
-
 Counts Registry::raw_counts(uint32_t index) const {
   const uint32_t slot = base_ + index;
   // The stripes ever owned: a thread that claims one later counts only
@@ -888,14 +639,14 @@ Counts Registry::raw_counts(uint32_t index) const {
   const uint32_t used = held_stripes();
   static_assert(kFileStripes <= kMaxExclusiveStripes);
   uint64_t seen[kMaxExclusiveStripes];
-  FileHeader *file = file_.header();
+  const FileAttachment *file = file_ ? &*file_ : nullptr;
   auto sequence = [&](uint32_t s) -> const std::atomic<uint64_t> & {
-    return file != nullptr ? file->sequence[s].n : Space::sequence(s).n;
+    return file != nullptr ? file->header().sequence[s].n : Space::sequence(s).n;
   };
   auto cell = [&](uint32_t s) -> const core::Cell & {
-    return file != nullptr ? file_cells_[size_t(s) * slots_ + index] : Space::cell(s, slot);
+    return file != nullptr ? file->cell(s, index) : Space::cell(s, slot);
   };
-  std::optional<OddWatch> watch;  // a shared file's, once a fold takes long
+  std::optional<FileAttachment::OddWatch> watch;  // a shared file's, once a fold takes long
   bool give_up = false;
   for (uint32_t spins = 1;; ++spins) {
     // A seqlock's reader over every used stripe's sequence word: a fold
@@ -905,7 +656,7 @@ Counts Registry::raw_counts(uint32_t index) const {
     bool folding = false;
     for (uint32_t s = 0; s < used; ++s) {
       seen[s] = sequence(s).load(std::memory_order_acquire);
-      folding |= (seen[s] & 1) != 0 && (file == nullptr || !skips_fold(s, seen[s]));
+      folding |= (seen[s] & 1) != 0 && (file == nullptr || !file->skips_fold(s, seen[s]));
     }
     folding &= !give_up;
     if (!folding) {
@@ -939,10 +690,10 @@ Counts Registry::raw_counts(uint32_t index) const {
     if (file != nullptr && spins % 4096 == 0) {
       const uint64_t now = core::Clock::read(CLOCK_MONOTONIC);
       if (!watch) watch.emplace(now);
-      watch_odd_folds(seen, used, *watch, now);
+      file->watch_odd_folds(seen, used, *watch, now);
       // Sequence words that never stay still are a co-tenant's: the
       // counts as they are, then.
-      give_up = now - watch->began > OddWatch::kGiveUpNs;
+      give_up = now - watch->began > FileAttachment::OddWatch::kGiveUpNs;
     }
   }
 }

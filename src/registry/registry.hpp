@@ -16,10 +16,10 @@
 #include "core/breaker.hpp"
 #include "registry/config_table.hpp"
 #include "registry/event_queue.hpp"
+#include "registry/file_attachment.hpp"
 #include "registry/free_list.hpp"
 #include "registry/handle.hpp"
 #include "registry/name_index.hpp"
-#include "registry/shared_file.hpp"
 #include "registry/space.hpp"
 #include "registry/window_pool.hpp"
 #include "registry/words.hpp"
@@ -59,7 +59,7 @@ struct Counts {
 
 enum EventMask : uint32_t { kTransitionEvents = 1, kRejectionEvents = 2 };
 
-class Registry final : private SharedCounters, private StaleSlots {
+class Registry final : private StaleSlots {
  public:
   static constexpr uint32_t kDefaultCapacity = 65536;
   static constexpr uint32_t kDefaultEventCapacity = 1024;
@@ -77,12 +77,9 @@ class Registry final : private SharedCounters, private StaleSlots {
   // no call is inside it any more (registry/grace.hpp). A shared registry's
   // breakers live on in its file.
   static void close(Registry *reg);
-  bool shared() const { return file_.base != nullptr; }
-  // In a forked child: the file stripes the parent's threads held are not
-  // the child's (registry.cpp installs it with pthread_atfork).
-  static void forget_stripes_in_child();
+  bool shared() const { return file_.has_value(); }
   // The file's header, for a shared registry.
-  const FileHeader *file_header() const { return file_.header(); }
+  const FileHeader *file_header() const { return file_ ? &file_->header() : nullptr; }
   // The open registry with this id, or nullptr.
   static Registry *by_id(uint32_t id) {
     return id < kMaxRegistryIds ? table_[id].load(std::memory_order_acquire) : nullptr;
@@ -232,9 +229,7 @@ class Registry final : private SharedCounters, private StaleSlots {
   // stripes ever owned, or the file's (at most its kFileStripes, whatever
   // the file's word says).
   uint32_t held_stripes() const {
-    return shared() ? std::min(file_.header()->stripes_used.load(std::memory_order_acquire),
-                               kFileStripes)
-                    : std::min(stripes_used(), Space::exclusive_stripes());
+    return shared() ? file_->stripes_used() : std::min(stripes_used(), Space::exclusive_stripes());
   }
   // The arena's layout for `capacity` breakers in `slots` slots.
   struct ArenaLayout;
@@ -245,30 +240,6 @@ class Registry final : private SharedCounters, private StaleSlots {
   // Takes an id and a run of the space; NoMemory etc. if it cannot.
   Status claim_run(bool mapped_over = false);
   void give_up_run();
-  // SharedCounters: a fold in the file, logged for a dead owner's finish.
-  void fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
-            core::Counter c) override;
-  // Gives process stripe `s` a file stripe (a shared registry); false if
-  // the file has none free.
-  bool attach_stripe(uint32_t s);
-  bool sibling_counts_in(uint32_t s, uint32_t f) const;
-  // Gives the file stripes back that no other registry of this process on
-  // the same file counts in (under the shared registries' lock).
-  void release_file_stripes();
-  // The file stripe stripe `f`'s owner died holding: its fold finished, it
-  // is free again; false if its owner lives (or another process took it).
-  bool reclaim_stripe(uint32_t f, uint64_t dead_owner);
-  // What raw_counts does, in a shared file, about the stripes whose
-  // sequence words it has seen odd (`seen`, of `used` stripes) at `now`:
-  // OddWatch below, docs/shared-registries.md ("A fold that never ends").
-  struct OddWatch;
-  void watch_odd_folds(const uint64_t *seen, uint32_t used, OddWatch &watch, uint64_t now) const;
-  // Whether a reader gave up waiting for file stripe `s`'s fold, whose
-  // sequence word is `seq` (odd): then it reads around it.
-  bool skips_fold(uint32_t s, uint64_t seq) const {
-    return skipped_fold_[s].load(std::memory_order_relaxed) == seq;
-  }
-  static bool claim_hook(uint32_t s);
 
   // A shared registry's Pending records (registry/words.hpp): what a
   // process that died inside a create or destroy left half done is found
@@ -351,23 +322,14 @@ class Registry final : private SharedCounters, private StaleSlots {
   // words and event queue).
   void *private_ = nullptr;
   size_t private_size_ = 0;
-  // A shared registry's file, and which file stripe each process stripe
-  // counts in (kNoStripe: none yet).
-  static constexpr uint8_t kNoStripe = 0xff;
-  MappedFile file_;
-  FileLayout file_layout_{};
-  uint8_t file_stripe_[kMaxExclusiveStripes];
-  core::Cell *file_cells_ = nullptr;  // [kFileStripes][slots_]
-  // Per file stripe: the odd sequence word a reader of this process stopped
-  // waiting on (its fold took longer than any fold does), or 0.
-  mutable std::atomic<uint64_t> skipped_fold_[kFileStripes] = {};
-  uint64_t file_dev_ = 0, file_ino_ = 0;      // which file, to tell siblings
   std::atomic<uint64_t> *pending_ = nullptr;  // [slots_] Pending words
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
   std::optional<NameStore> names_;
   std::optional<FreeList> free_;
   std::optional<NameIndex> index_;
+  // A shared registry's: its file, mapped over its run.
+  std::optional<FileAttachment> file_;
 };
 
 }  // namespace lazybreaker::registry
