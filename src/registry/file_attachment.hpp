@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "core/counters.hpp"
 #include "registry/shared_file.hpp"
@@ -67,9 +68,8 @@ class FileAttachment final : public SharedCounters {
   void fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
             core::Counter c) override;
 
-  // What a reader does, in a shared file, about the stripes whose sequence
-  // words it has seen odd (`seen`, of `used` stripes) at `now`: OddWatch
-  // (file_attachment.cpp), docs/shared-registries.md ("A fold that never
+  // How long a reader has seen odd sequence words (a fold in flight), for
+  // repair_stuck_folds: docs/shared-registries.md ("A fold that never
   // ends").
   struct OddWatch {
     static constexpr uint64_t kNobodyNs = 100'000'000, kAnyoneNs = 1'000'000'000;
@@ -79,7 +79,13 @@ class FileAttachment final : public SharedCounters {
     uint64_t value[kFileStripes] = {};  // the odd word last seen, and since when
     uint64_t since[kFileStripes] = {};
   };
-  void watch_odd_folds(const uint64_t *seen, uint32_t used, OddWatch &watch, uint64_t now) const;
+  // The repair a reader takes on, now and then while it waits, of the
+  // stripes whose sequence words it has seen odd (`seen`, of `used`
+  // stripes; `watch` kept between its calls, begun by the first): a dead
+  // owner's fold is finished at once, a fold that stays odd too long is
+  // finished or read around (repair.cpp). True once the reader has waited
+  // long enough to take the counts as they stand.
+  bool repair_stuck_folds(const uint64_t *seen, uint32_t used, std::optional<OddWatch> &watch);
   // Whether a reader gave up waiting for file stripe `s`'s fold, whose
   // sequence word is `seq` (odd): then it reads around it.
   bool skips_fold(uint32_t s, uint64_t seq) const {
@@ -95,7 +101,8 @@ class FileAttachment final : public SharedCounters {
   // the same file counts in (under the attachments' lock).
   void release_stripes();
   // The file stripe stripe `f`'s owner died holding: its fold finished, it
-  // is free again; false if its owner lives (or another process took it).
+  // is free again; false if its owner lives (or another process took it)
+  // (repair.cpp).
   bool reclaim_stripe(uint32_t f, uint64_t dead_owner);
   static bool claim_hook(uint32_t s);
 
@@ -109,7 +116,7 @@ class FileAttachment final : public SharedCounters {
   uint8_t file_stripe_[kMaxExclusiveStripes];
   // Per file stripe: the odd sequence word a reader of this process stopped
   // waiting on (its fold took longer than any fold does), or 0.
-  mutable std::atomic<uint64_t> skipped_fold_[kFileStripes] = {};
+  std::atomic<uint64_t> skipped_fold_[kFileStripes] = {};
 };
 
 }  // namespace lazybreaker::registry

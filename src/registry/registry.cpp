@@ -157,9 +157,9 @@ void Registry::place(void *arena, const ArenaLayout &a, unsigned log2_buckets) {
                    at<std::atomic<uint32_t>>(arena, a.block_links_at[k]), capacity_);
   windows_.place_scratch(at<std::atomic<uint64_t>>(arena, a.scratch_at));
   free_.emplace(state.free_slots, at<std::atomic<uint32_t>>(arena, a.links_at), capacity_, slots_);
-  pending_ = at<std::atomic<uint64_t>>(arena, a.pending_at);
+  if (shared()) pending_.emplace(at<std::atomic<uint64_t>>(arena, a.pending_at), hot_);
   index_.emplace(state.longest_name_probe, at<std::atomic<uint64_t>>(arena, a.buckets_at),
-                 log2_buckets, *names_, shared() ? static_cast<const StaleSlots *>(this) : nullptr);
+                 log2_buckets, *names_, pending_ ? &*pending_ : nullptr);
   prefer_huge_pages(at<char>(arena, a.buckets_at), sizeof(uint64_t) << log2_buckets);
 }
 
@@ -379,9 +379,9 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   const uint32_t i = *index;
   // Ours alone from here: recorded at once, so that what a death here
   // leaves is found (Pending).
-  if (creating != 0) pending_[i].store(creating, std::memory_order_release);
+  if (creating != 0) pending_->store(i, creating);
   auto give_back = [&] {
-    if (creating != 0) pending_[i].store(0, std::memory_order_release);
+    if (creating != 0) pending_->store(i, 0);
     free_->push(i);
   };
   // The slot is ours alone until begin_life publishes it. Every breaker
@@ -404,7 +404,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   // This life's counts start where the slot's last life left them. A slot
   // never counted in leaves its base zero and untouched, so a fresh
   // registry's bases cost no memory.
-  const Counts now = raw_counts(i);
+  const Counts now = settled_counts(i);
   if (std::any_of(std::begin(now.n), std::end(now.n), [](uint64_t n) { return n != 0; }))
     for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
       counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
@@ -426,8 +426,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
     return Status::BadHandle;
   }
   // A destroy may have taken the record over already (destroy()).
-  uint64_t expected = creating;
-  if (creating != 0) pending_[i].compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  if (creating != 0) pending_->clear_create(i, creating);
   *handle = this->handle(i, incarnation);
   return Status::Ok;
 }
@@ -511,7 +510,7 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   if (!core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
     return Status::BadHandle;
   const uint64_t destroying = shared() ? ProcessId::self() | Pending::kDestroying : 0;
-  if (destroying != 0 && !take_pending(i, incarnation, destroying)) return Status::BadHandle;
+  if (destroying != 0 && !pending_->take(i, incarnation, destroying)) return Status::BadHandle;
   // The name is read, and its home bucket's load started, before the life
   // ends: if it ends by our hand, no other life came between, so the name
   // was this life's (and stays it: the slot is ours alone then).
@@ -528,96 +527,12 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   names_->release(i);
   release_refs(i);
   // Before the push: the slot's next create records its own.
-  if (destroying != 0) pending_[i].store(0, std::memory_order_release);
+  if (destroying != 0) pending_->store(i, 0);
   if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
     retire_slot();
   else
     free_->push(i);
   return Status::Ok;
-}
-
-bool Registry::take_pending(uint32_t i, uint32_t incarnation, uint64_t destroying) {
-  for (uint64_t p = pending_[i].load(std::memory_order_acquire);;) {
-    if (!core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
-      return false;
-    // Free, a create that has begun this life and not yet cleared its
-    // record (only that is left of it), or a destroy by a dead process: take
-    // it. Another live destroy of this life: it wins.
-    const bool ours_to_take =
-        p == 0 || (p & Pending::kCreating) != 0 ||
-        ((p & Pending::kDestroying) != 0 && !ProcessId::alive(Pending::owner(p)));
-    if (!ours_to_take) return false;
-    if (pending_[i].compare_exchange_strong(p, destroying, std::memory_order_acq_rel)) {
-      if (core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
-        return true;
-      pending_[i].store(0, std::memory_order_release);
-      return false;
-    }
-  }
-}
-
-const char *Registry::damaged_part() const {
-  if (!free_->consistent()) return "free slots";
-  if (!configs_->consistent(capacity_)) return "configurations";
-  if (!windows_.consistent()) return "free windows";
-  if (!names_->consistent(slots_)) return "names";
-  if (!index_->consistent(slots_)) return "name index";
-  for (uint32_t i = 0, end = free_->high_water(); i < end; ++i) {
-    const uint64_t refs = slot_refs_[i].load(std::memory_order_relaxed);
-    if (SlotRefs::config(refs) >= capacity_ ||
-        !WindowPool::valid(SlotRefs::window(refs), capacity_))
-      return "slots' references";
-    // The configuration of a live breaker (a free slot's may be any
-    // entry's, and is read only by calls racing a destroy).
-    if (core::StateWord::state(hot_[i].word.load(std::memory_order_relaxed)) != core::State::Free &&
-        !stored_config_plausible(configs_->cell(SlotRefs::config(refs))))
-      return "configurations";
-  }
-  return nullptr;
-}
-
-bool Registry::stale(uint32_t slot, bool claimed) const {
-  // A name-index entry's slot is not free unless a create or destroy of it
-  // is recorded (create() records before it inserts, destroy() before it
-  // ends the life, and both clear the record after): free and unrecorded
-  // is a damaged file's, free and recorded by the dead is what a death left.
-  // A claimed entry's slot is never alive (its life begins once the entry
-  // is named): alive is a damaged file's too.
-  const uint64_t p = pending_[slot].load(std::memory_order_acquire);
-  const bool free =
-      core::StateWord::state(hot_[slot].word.load(std::memory_order_acquire)) == core::State::Free;
-  if ((p & Pending::kFinishing) != 0) return false;
-  return free ? p == 0 || !ProcessId::alive(Pending::owner(p)) : claimed;
-}
-
-void Registry::finish_left_work() {
-  const uint64_t finishing = ProcessId::self() | Pending::kFinishing;
-  for (uint32_t i = 0, end = free_->high_water(); i < end; ++i) {
-    uint64_t p = pending_[i].load(std::memory_order_acquire);
-    if (p == 0 || ProcessId::alive(Pending::owner(p)) ||
-        !pending_[i].compare_exchange_strong(p, finishing, std::memory_order_acq_rel))
-      continue;
-    // A live breaker: its create got as far as its life (all but the
-    // record), or its destroy had not ended it. Nothing else to do.
-    if (core::StateWord::state(hot_[i].word.load(std::memory_order_acquire)) != core::State::Free) {
-      pending_[i].store(0, std::memory_order_release);
-      continue;
-    }
-    // A create that died before the life began, or a destroy after the life
-    // ended: out of the index, its name's space back, the slot back. Its
-    // configuration entry and window block may stay taken (which it had
-    // taken or given back is not recorded): the bound in
-    // docs/shared-registries.md.
-    char name[NameStore::kMaxBytes + 1];
-    const size_t len = names_->read(i, name);
-    if (len > 0) index_->erase_left(NameIndex::hash(std::string_view(name, len)), i);
-    names_->release(i);
-    pending_[i].store(0, std::memory_order_release);
-    if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
-      retire_slot();
-    else
-      free_->push(i);
-  }
 }
 
 size_t Registry::list(uint64_t *out, size_t max) const {
@@ -632,74 +547,62 @@ size_t Registry::list(uint64_t *out, size_t max) const {
   return n;
 }
 
-Counts Registry::raw_counts(uint32_t index) const {
+std::optional<Counts> Registry::raw_counts(uint32_t index, uint32_t used, uint64_t *seen,
+                                           bool around) const {
   const uint32_t slot = base_ + index;
+  const FileAttachment *file = file_ ? &*file_ : nullptr;
+  auto sequence = [&](uint32_t s) -> const std::atomic<uint64_t> & {
+    return file != nullptr ? file->header().sequence[s].n : Space::sequence(s).n;
+  };
+  // A fold anywhere between the two readings moves counts between a cell
+  // and the totals, which this would see twice or not at all (core::fold).
+  bool folding = false;
+  for (uint32_t s = 0; s < used; ++s) {
+    seen[s] = sequence(s).load(std::memory_order_acquire);
+    folding |= (seen[s] & 1) != 0 && (file == nullptr || !file->skips_fold(s, seen[s]));
+  }
+  if (folding && !around) return std::nullopt;
+  Counts c{};
+  const core::Totals &totals = Space::totals(slot);
+  // Acquire loads (plain loads on x86-64): a count seen here that a fold
+  // moved, or that was made after one, shows the fold's sequence change
+  // below.
+  for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
+    c.n[k] = totals.n[k].load(std::memory_order_acquire);
+  for (uint32_t s = 0; s < used; ++s) {
+    const core::Cell &own = file != nullptr ? file->cell(s, index) : Space::cell(s, slot);
+    for (unsigned k = 0; k < core::kCellFields; ++k)
+      c.n[k] += own.n[k].load(std::memory_order_acquire);
+  }
+  for (uint32_t s = 0; s < used && !around; ++s)
+    if (sequence(s).load(std::memory_order_relaxed) != seen[s]) return std::nullopt;
+  c.trips = hot_[index].trips.load(std::memory_order_relaxed);
+  return c;
+}
+
+Counts Registry::settled_counts(uint32_t index) {
   // The stripes ever owned: a thread that claims one later counts only
   // calls made during this read, which it may or may not see.
   const uint32_t used = held_stripes();
   static_assert(kFileStripes <= kMaxExclusiveStripes);
   uint64_t seen[kMaxExclusiveStripes];
-  const FileAttachment *file = file_ ? &*file_ : nullptr;
-  auto sequence = [&](uint32_t s) -> const std::atomic<uint64_t> & {
-    return file != nullptr ? file->header().sequence[s].n : Space::sequence(s).n;
-  };
-  auto cell = [&](uint32_t s) -> const core::Cell & {
-    return file != nullptr ? file->cell(s, index) : Space::cell(s, slot);
-  };
   std::optional<FileAttachment::OddWatch> watch;  // a shared file's, once a fold takes long
   bool give_up = false;
   for (uint32_t spins = 1;; ++spins) {
-    // A seqlock's reader over every used stripe's sequence word: a fold
-    // anywhere between the two readings moves counts between a cell and
-    // the totals, which this would see twice or not at all, so it reads
-    // again (core::fold).
-    bool folding = false;
-    for (uint32_t s = 0; s < used; ++s) {
-      seen[s] = sequence(s).load(std::memory_order_acquire);
-      folding |= (seen[s] & 1) != 0 && (file == nullptr || !file->skips_fold(s, seen[s]));
-    }
-    folding &= !give_up;
-    if (!folding) {
-      Counts c{};
-      const core::Totals &totals = Space::totals(slot);
-      // Acquire loads (plain loads on x86-64): a count seen here that a
-      // fold moved, or that was made after one, shows the fold's sequence
-      // change below.
-      for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
-        c.n[k] = totals.n[k].load(std::memory_order_acquire);
-      for (uint32_t s = 0; s < used; ++s) {
-        const core::Cell &own = cell(s);
-        for (unsigned k = 0; k < core::kCellFields; ++k)
-          c.n[k] += own.n[k].load(std::memory_order_acquire);
-      }
-      bool moved = false;
-      for (uint32_t s = 0; s < used && !moved && !give_up; ++s)
-        moved = sequence(s).load(std::memory_order_relaxed) != seen[s];
-      if (!moved) {
-        c.trips = hot_[index].trips.load(std::memory_order_relaxed);
-        return c;
-      }
-    }
-    // A fold is a few instructions; its thread may have been preempted,
-    // and then this waits for it to run, without a system call. In a
-    // shared registry it may be a process that died in the middle of one:
-    // now and then, this finishes the folds of dead owners.
+    if (const std::optional<Counts> c = raw_counts(index, used, seen, give_up)) return *c;
+      // A fold is a few instructions; its thread may have been preempted,
+      // and then this waits for it to run, without a system call. In a
+      // shared registry it may be a process that died in the middle of one:
+      // now and then, this finishes the folds of dead owners.
 #if defined(__x86_64__)
     __builtin_ia32_pause();
 #endif
-    if (file != nullptr && spins % 4096 == 0) {
-      const uint64_t now = core::Clock::read(CLOCK_MONOTONIC);
-      if (!watch) watch.emplace(now);
-      file->watch_odd_folds(seen, used, *watch, now);
-      // Sequence words that never stay still are a co-tenant's: the
-      // counts as they are, then.
-      give_up = now - watch->began > FileAttachment::OddWatch::kGiveUpNs;
-    }
+    if (file_ && spins % 4096 == 0) give_up = file_->repair_stuck_folds(seen, used, watch);
   }
 }
 
-Counts Registry::counts(uint32_t index) const {
-  Counts c = raw_counts(index);
+Counts Registry::counts(uint32_t index) {
+  Counts c = settled_counts(index);
   for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
     c.n[k] -= counts_base_[index][k].load(std::memory_order_relaxed);
   return c;

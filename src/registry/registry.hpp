@@ -20,6 +20,7 @@
 #include "registry/free_list.hpp"
 #include "registry/handle.hpp"
 #include "registry/name_index.hpp"
+#include "registry/repair.hpp"
 #include "registry/space.hpp"
 #include "registry/window_pool.hpp"
 #include "registry/words.hpp"
@@ -59,7 +60,7 @@ struct Counts {
 
 enum EventMask : uint32_t { kTransitionEvents = 1, kRejectionEvents = 2 };
 
-class Registry final : private StaleSlots {
+class Registry final {
  public:
   static constexpr uint32_t kDefaultCapacity = 65536;
   static constexpr uint32_t kDefaultEventCapacity = 1024;
@@ -204,7 +205,9 @@ class Registry final : private StaleSlots {
   Status get_or_create(std::string_view name, const core::Config &cfg, uint64_t *handle);
   Status destroy(uint32_t index, uint32_t incarnation);
   // Counters since the breaker was created; the caller validates the handle.
-  Counts counts(uint32_t index) const;
+  // Not const: in a shared registry, a fold a dead or stuck process left
+  // in flight is repaired on the way (settled_counts).
+  Counts counts(uint32_t index);
   // The name of the breaker in its `incarnation`-th life (into buf, of
   // more than NameStore::kMaxBytes bytes, with a terminator); false if that
   // life is over (or ended while the name was read: its space may hold
@@ -241,19 +244,12 @@ class Registry final : private StaleSlots {
   Status claim_run(bool mapped_over = false);
   void give_up_run();
 
-  // A shared registry's Pending records (registry/words.hpp): what a
-  // process that died inside a create or destroy left half done is found
-  // by them: its name-index entry is taken out of the way of the next
-  // create of the name (stale()), its slot given back by the next open of
-  // the file (finish_left_work()).
-  bool stale(uint32_t slot, bool claimed) const override;
-  // What of a registry file's arena holds an index out of range (which a
-  // call would follow out of its array), or nullptr if nothing does.
+  // Crash repair (registry/repair.cpp). What of a registry file's arena
+  // holds an index out of range (which a call would follow out of its
+  // array), or nullptr if nothing does.
   const char *damaged_part() const;
-  // Records a destroy of the `incarnation`-th life of slot `i` (Pending);
-  // false if that life is over or another live process destroys it.
-  bool take_pending(uint32_t i, uint32_t incarnation, uint64_t destroying);
-  // Given back: the slots whose create or destroy a dead process left.
+  // Given back: the slots whose create or destroy a dead process left
+  // (PendingRecords).
   void finish_left_work();
 
   // The breaker at `index`, with its configuration and window found through
@@ -281,7 +277,17 @@ class Registry final : private StaleSlots {
     hot_[index].word.fetch_add(0, std::memory_order_seq_cst);
     return table_[id_].load(std::memory_order_seq_cst) == this;
   }
-  Counts raw_counts(uint32_t index) const;
+  // One read of the counts of the breaker at `index`, summed over `used`
+  // stripes, if no fold moved counts between a cell and the totals meanwhile
+  // (a seqlock's reader over every used stripe's sequence word, as first read
+  // into `seen`); nullopt if one may have. `around`: reads around the folds
+  // in flight. Reads only.
+  std::optional<Counts> raw_counts(uint32_t index, uint32_t used, uint64_t *seen,
+                                   bool around) const;
+  // raw_counts once no fold is in flight: waits for it, and in a shared
+  // registry repairs the folds that do not end (FileAttachment::
+  // repair_stuck_folds).
+  Counts settled_counts(uint32_t index);
   const core::ConfigCell &config(uint32_t index) const {
     return configs_->cell(SlotRefs::config(slot_refs_[index].load(std::memory_order_relaxed)));
   }
@@ -322,7 +328,7 @@ class Registry final : private StaleSlots {
   // words and event queue).
   void *private_ = nullptr;
   size_t private_size_ = 0;
-  std::atomic<uint64_t> *pending_ = nullptr;  // [slots_] Pending words
+  std::optional<PendingRecords> pending_;  // a shared registry's, in its file
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
   std::optional<NameStore> names_;

@@ -21,6 +21,7 @@
 #include "core/config_check.hpp"
 #include "core/mix.hpp"
 #include "lazybreaker/lazybreaker.h"
+#include "registry/repair.hpp"
 #include "registry/space.hpp"
 
 namespace lazybreaker::registry {
@@ -368,28 +369,14 @@ void carry_over_boot(const MappedFile &f, const FileLayout &l, const uint8_t boo
     h.clock_offset_ns = beyond > now ? beyond - now : 0;
   }
   auto *cells = reinterpret_cast<core::Cell *>(f.at(l.cells_at));
-  auto *totals = reinterpret_cast<core::Totals *>(f.at(l.totals_at));
   for (uint32_t s = 0; s < kFileStripes; ++s) {
-    const uint64_t seq = h.sequence[s].n.load(std::memory_order_relaxed);
-    if ((seq & 1) != 0) {
-      const uint64_t log = h.fold_log[s].load(std::memory_order_relaxed);
-      if (FoldLog::any(log) && FoldLog::slot(log) < h.slots &&
-          FoldLog::counter(log) < core::kCellFields) {
-        std::atomic<uint16_t> &field =
-            cells[size_t(s) * h.slots + FoldLog::slot(log)].n[FoldLog::counter(log)];
-        const uint16_t v = field.load(std::memory_order_relaxed);
-        if (FoldLog::phase(log) == 1) {
-          if (v >= core::kFoldAt) field.store(uint16_t(v - core::kFoldAt));
-        } else {
-          h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-        }
-      }
-      h.sequence[s].n.store(seq + 1, std::memory_order_relaxed);
-    }
+    // A phase-0 fold is counted as uncertain; a log that names no fold (a
+    // damaged file's) is not counted here, as it never was after a reboot
+    // (a reader's reclaim_stripe counts it).
+    finish_fold(h, cells, h.slots, s);
     h.fold_log[s].store(0, std::memory_order_relaxed);
     h.stripe_owner[s].store(0, std::memory_order_relaxed);
   }
-  (void)totals;
   std::memset(f.at(l.held_at), 0, size_t(kFileStripes) * h.slots * sizeof(uint64_t));
   std::memcpy(h.boot_id, boot, 16);
   h.checksum = h.compute_checksum();
