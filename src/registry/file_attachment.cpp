@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iterator>
 #include <new>
+#include <utility>
 
 #include "registry/setup_lock.hpp"
 
@@ -26,16 +27,16 @@ __attribute__((constructor)) void forget_shared_stripes_in_forked_children() {
 }
 }  // namespace
 
-FileAttachment::FileAttachment(const MappedFile &file, const FileLayout &layout, uint32_t base,
+FileAttachment::FileAttachment(MappedFile &&file, const FileLayout &layout, uint32_t base,
                                uint32_t slots, std::atomic<uint64_t> *own_held)
-    : file_(file),
+    : file_(std::move(file)),
       layout_(layout),
       base_(base),
       slots_(slots),
       own_held_(own_held),
-      cells_(reinterpret_cast<core::Cell *>(file.at(layout.cells_at))) {
+      cells_(reinterpret_cast<core::Cell *>(file_.at(layout.cells_at))) {
   struct stat st;
-  if (fstat(file.fd, &st) == 0) {
+  if (fstat(file_.fd, &st) == 0) {
     dev_ = st.st_dev;
     ino_ = st.st_ino;
   }
@@ -45,10 +46,17 @@ FileAttachment::FileAttachment(const MappedFile &file, const FileLayout &layout,
 bool FileAttachment::map_run() {
   // Its hot lines, totals and the cells of the stripes its threads take are
   // the file's: the run need not be made writable first.
+  run_mapped_ = true;
   if (Space::map_shared_run(base_, slots_, file_.fd, layout_.hot_at, layout_.totals_at, this))
     return true;
-  Space::unmap_shared_run(base_, slots_);
+  unmap_run();
   return false;
+}
+
+void FileAttachment::unmap_run() {
+  if (!run_mapped_) return;
+  Space::unmap_shared_run(base_, slots_);
+  run_mapped_ = false;
 }
 
 bool FileAttachment::join() {
@@ -77,7 +85,7 @@ void FileAttachment::leave() {
     std::remove(g_attached, g_attached + g_attached_count, this);
     if (--g_attached_count == 0) set_stripe_claim_hook(nullptr);
   }
-  Space::unmap_shared_run(base_, slots_);
+  unmap_run();
   SetupLock::Held lock(g_shared);
   release_stripes();
 }

@@ -25,9 +25,11 @@ class FileAttachment final : public SharedCounters {
   // Over the open `file` (closed with the attachment) of that layout, for a
   // registry of run `base`, `slots` slots, whose process stripes' own held
   // words are `own_held` ([kMaxExclusiveStripes][slots], private).
-  FileAttachment(const MappedFile &file, const FileLayout &layout, uint32_t base, uint32_t slots,
+  FileAttachment(MappedFile &&file, const FileLayout &layout, uint32_t base, uint32_t slots,
                  std::atomic<uint64_t> *own_held);
-  ~FileAttachment() { close_file(file_); }
+  // The run's lines become the process's own again if leave() has not
+  // made them so; the file is closed.
+  ~FileAttachment() { unmap_run(); }
   FileAttachment(const FileAttachment &) = delete;
   FileAttachment &operator=(const FileAttachment &) = delete;
 
@@ -60,6 +62,8 @@ class FileAttachment final : public SharedCounters {
   // and the file stripes go back (their counts stay there for the next
   // owner).
   void leave();
+  // Undoes map_run() alone (a registry that never joined), once.
+  void unmap_run();
   // In a forked child: the file stripes the parent's threads held are not
   // the child's (installed with pthread_atfork).
   static void forget_stripes_in_child();
@@ -108,6 +112,7 @@ class FileAttachment final : public SharedCounters {
 
   MappedFile file_;
   FileLayout layout_;
+  bool run_mapped_ = false;
   uint32_t base_, slots_;
   std::atomic<uint64_t> *own_held_;
   core::Cell *cells_;           // [kFileStripes][slots_]

@@ -195,6 +195,15 @@ class NameIndex {
   bool names_match(uint64_t b, uint32_t tag, std::string_view name) const {
     return this->tag(b) == tag && names_.equals(slot(b), name);
   }
+  // insert()'s steps. Claims the first EMPTY or GONE bucket of the probe
+  // sequence of hash `h` with `claimed`: its distance from home, or
+  // mask_ + 1 when none is left.
+  uint64_t claim(uint64_t h, uint64_t claimed);
+  // Whether the bucket `cell` (loaded as `b`) holds a twin of `name` that
+  // wins over the claim of `slot` (NAMED, or CLAIMED `nearer` home than
+  // ours); a twin that loses, or that a dead process left, is made GONE.
+  bool twin_wins(std::atomic<uint64_t> &cell, uint64_t b, uint32_t tag, std::string_view name,
+                 uint32_t slot, bool nearer) const;
 
   std::atomic<uint64_t> *buckets_;
   uint64_t mask_;

@@ -204,6 +204,27 @@ void *reserve(size_t bytes) {
 }
 }  // namespace
 
+Registry::~Registry() {
+  // In the order they were taken, undone backwards: the run must be the
+  // process's own again before it goes back to the space.
+  if (file_) file_->unmap_run();
+  if (id_ != 0) give_up_run();
+  if (private_ != nullptr) munmap(private_, private_size_);
+}
+
+bool Registry::reserve_private(size_t bytes) {
+  private_ = reserve(bytes);
+  private_size_ = private_ != nullptr ? bytes : 0;
+  return private_ != nullptr;
+}
+
+Status Registry::publish(Owned reg, Registry **out) {
+  table_[reg->id_].store(reg.get(), std::memory_order_release);
+  Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
+  *out = reg.release();
+  return Status::Ok;
+}
+
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
   Grace::collect();
@@ -212,39 +233,20 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   const uint32_t slots = Space::run_slots(capacity);
   const ArenaLayout a = arena_layout(capacity, slots);
   const PrivateLayout p(a.layout, slots, event_capacity);
-  void *arena = reserve(p.layout.size());
-  if (arena == nullptr) return Status::NoMemory;
-  auto *reg = new (std::nothrow) Registry();
-  if (reg == nullptr) {
-    munmap(arena, p.layout.size());
-    return Status::NoMemory;
-  }
+  Owned reg(new (std::nothrow) Registry());
+  if (!reg || !reg->reserve_private(p.layout.size())) return Status::NoMemory;
   reg->capacity_ = capacity;
   reg->slots_ = slots;
-  if (const Status st = reg->claim_run(); st != Status::Ok) {
-    munmap(arena, p.layout.size());
-    delete reg;
-    return st;
-  }
+  if (const Status st = reg->claim_run(); st != Status::Ok) return st;
   reg->clock_.kind = clock;
   if (clock == core::ClockKind::Monotonic) reg->clock_.measure_slack();
-  reg->private_ = arena;
-  reg->private_size_ = p.layout.size();
+  void *arena = reg->private_;
   reg->place(arena, a, a.log2_buckets);
-  reg->jitter_seed_ = jitter_seed(reg) + reg->base_;
+  reg->jitter_seed_ = jitter_seed(reg.get()) + reg->base_;
   reg->held_ = reg->held_all_ = at<std::atomic<uint64_t>>(arena, p.held_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, p.events_at), p.event_cells);
-  table_[reg->id_].store(reg, std::memory_order_release);
-  Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
-  *out = reg;
-  return Status::Ok;
+  return publish(std::move(reg), out);
 }
-
-namespace {
-// Keeps a registry's event mask and its chunks' lean-rejection flags in
-// agreement when two threads change the mask at once.
-SetupLock g_event_masks;
-}  // namespace
 
 Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Registry **out,
                              FileError *err) {
@@ -253,66 +255,43 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   r.arena_bytes = &arena_bytes;
   MappedFile file;
   if (!open_file(r, &file, err)) return Status::FileError;
-  const FileHeader &h = *file.header();
-  auto *reg = new (std::nothrow) Registry();
+  // In the mapping, which the attachment keeps.
+  FileHeader &h = *file.header();
   const ArenaLayout a = arena_layout(h.capacity, h.slots);
   const PrivateLayout p(Layout{}, h.slots, event_capacity);
-  void *own = reg != nullptr ? reserve(p.layout.size()) : nullptr;
-  if (own == nullptr) {
-    delete reg;
-    close_file(file);
-    return Status::NoMemory;
-  }
+  Owned reg(new (std::nothrow) Registry());
+  if (!reg || !reg->reserve_private(p.layout.size())) return Status::NoMemory;
   reg->capacity_ = h.capacity;
   reg->slots_ = h.slots;
-  if (const Status st = reg->claim_run(true); st != Status::Ok) {
-    munmap(own, p.layout.size());
-    close_file(file);
-    delete reg;
-    return st;
-  }
-  reg->held_ = at<std::atomic<uint64_t>>(own, p.held_at);
-  reg->file_.emplace(file, FileLayout::of(h.slots, a.layout.size()), reg->base_, reg->slots_,
-                     reg->held_);
-  if (!reg->file_->map_run()) {
-    reg->give_up_run();
-    munmap(own, p.layout.size());
-    delete reg;
-    return Status::NoMemory;
-  }
+  if (const Status st = reg->claim_run(true); st != Status::Ok) return st;
+  reg->held_ = at<std::atomic<uint64_t>>(reg->private_, p.held_at);
+  reg->file_.emplace(std::move(file), FileLayout::of(h.slots, a.layout.size()), reg->base_,
+                     reg->slots_, reg->held_);
+  if (!reg->file_->map_run()) return Status::NoMemory;
   reg->clock_.kind = core::ClockKind(h.clock);
-  reg->clock_.manual = &file.header()->manual_ns;
+  reg->clock_.manual = &h.manual_ns;
   reg->clock_.offset_ns = h.clock_offset_ns;
   if (reg->clock_.kind == core::ClockKind::Monotonic) reg->clock_.measure_slack();
-  reg->private_ = own;
-  reg->private_size_ = p.layout.size();
   reg->place(reg->file_->arena(), a, a.log2_buckets);
   reg->jitter_seed_ = h.jitter_seed;
   reg->held_all_ = reg->file_->held_words();
-  reg->events_.emplace(at<EventQueue::Cell>(own, p.events_at), p.event_cells);
+  reg->events_.emplace(at<EventQueue::Cell>(reg->private_, p.events_at), p.event_cells);
   if (const char *damaged = reg->damaged_part()) {
     err->kind = FileError::Corrupt;
     snprintf(err->message, sizeof err->message,
              "%s: the file's %s are damaged (an index out of range)", req.path, damaged);
-    Space::unmap_shared_run(reg->base_, reg->slots_);
-    reg->give_up_run();
-    munmap(reg->private_, reg->private_size_);
-    delete reg;
     return Status::FileError;
   }
   reg->finish_left_work();
-  if (!reg->file_->join()) {
-    Space::unmap_shared_run(reg->base_, reg->slots_);
-    reg->give_up_run();
-    munmap(reg->private_, reg->private_size_);
-    delete reg;
-    return Status::NoFileStripes;
-  }
-  table_[reg->id_].store(reg, std::memory_order_release);
-  Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
-  *out = reg;
-  return Status::Ok;
+  if (!reg->file_->join()) return Status::NoFileStripes;
+  return publish(std::move(reg), out);
 }
+
+namespace {
+// Keeps a registry's event mask and its chunks' lean-rejection flags in
+// agreement when two threads change the mask at once.
+SetupLock g_event_masks;
+}  // namespace
 
 void Registry::set_event_mask(uint32_t mask) {
   SetupLock::Held lock(g_event_masks);
@@ -351,8 +330,6 @@ void Registry::give_back(Registry *reg) {
   // ends now, before its slots go on to the next registry with their
   // incarnations, so every handle into this one stays stale.
   if (!reg->shared()) reg->retire_lives();
-  reg->give_up_run();
-  munmap(reg->private_, reg->private_size_);
   delete reg;
 }
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -228,6 +229,20 @@ class Registry final {
 
  private:
   Registry() = default;
+  // Gives back what it holds: the run, its private memory, its file.
+  ~Registry();
+  Registry(const Registry &) = delete;
+  Registry &operator=(const Registry &) = delete;
+  // A registry being opened, given back whole if the open fails.
+  struct Discard {
+    void operator()(Registry *r) const { delete r; }
+  };
+  using Owned = std::unique_ptr<Registry, Discard>;
+  // Reserves `bytes` of private memory (the whole arena, or a shared
+  // registry's own held words and event queue); false if it cannot.
+  bool reserve_private(size_t bytes);
+  // Makes the opened `reg` the open registry of its id, into `*out`.
+  static Status publish(Owned reg, Registry **out);
   // The stripes whose held words and cells a reader sums: the process's
   // stripes ever owned, or the file's (at most its kFileStripes, whatever
   // the file's word says).

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <utility>
 
 #include "core/breaker.hpp"
 #include "core/config_check.hpp"
@@ -537,14 +538,28 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   if (!created && std::memcmp(boot, f.header()->boot_id, 16) != 0)
     carry_over_boot(f, FileLayout::of(h.slots, req.arena_bytes(h.capacity, h.slots)), boot);
   flock(fd, LOCK_UN);
-  *out = f;
+  *out = std::move(f);
   return true;
 }
 
 void close_file(MappedFile &f) {
   if (f.base != nullptr) munmap(f.base, f.bytes);
   if (f.fd >= 0) ::close(f.fd);
-  f = MappedFile{};
+  f.fd = -1;
+  f.base = nullptr;
+  f.bytes = 0;
 }
+
+MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
+  if (this != &other) {
+    close_file(*this);
+    std::swap(fd, other.fd);
+    std::swap(base, other.base);
+    std::swap(bytes, other.bytes);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() { close_file(*this); }
 
 }  // namespace lazybreaker::registry

@@ -97,11 +97,22 @@ struct ProcessId {
   static bool maps(uint64_t owner, uint64_t dev, uint64_t ino);
 };
 
-// The open file: mapped whole, shared.
+// The open file: mapped whole, shared; unmapped and closed with the object
+// (or by close_file).
 struct MappedFile {
   int fd = -1;
   void *base = nullptr;
   size_t bytes = 0;
+
+  MappedFile() = default;
+  MappedFile(int fd_, void *base_, size_t bytes_) : fd(fd_), base(base_), bytes(bytes_) {}
+  MappedFile(MappedFile &&other) noexcept : fd(other.fd), base(other.base), bytes(other.bytes) {
+    other.fd = -1;
+    other.base = nullptr;
+    other.bytes = 0;
+  }
+  MappedFile &operator=(MappedFile &&other) noexcept;
+  ~MappedFile();
   FileHeader *header() const { return static_cast<FileHeader *>(base); }
   char *at(size_t offset) const { return static_cast<char *>(base) + offset; }
 };
