@@ -129,7 +129,7 @@ class NameStore {
 
 // Says whether the slot a bucket names was left in the middle of a create
 // or destroy by a process that died (a shared registry's): its bucket may
-// then be taken out of the way (Registry::PendingWork).
+// then be taken out of the way (PendingRecords, registry/repair.hpp).
 class StaleSlots {
  public:
   // `claimed`: the bucket is claimed (an insert in progress), else named.

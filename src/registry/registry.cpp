@@ -1,4 +1,5 @@
 #include "registry/registry.hpp"
+#include "registry/arena.hpp"
 #include "registry/grace.hpp"
 #include "registry/setup_lock.hpp"
 
@@ -44,29 +45,6 @@ void give_back_id(uint32_t id) {
 }  // namespace
 
 namespace {
-
-size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
-
-// Carves consecutive, cache-line aligned arrays out of one reservation.
-class Layout {
- public:
-  template <typename T>
-  size_t add(size_t count) {
-    const size_t at = align_up(size_, 64);
-    size_ = at + count * sizeof(T);
-    return at;
-  }
-  size_t size() const { return align_up(size_, 4096); }
-
- private:
-  size_t size_ = 0;
-};
-
-template <typename T>
-T *at(void *base, size_t offset) {
-  return reinterpret_cast<T *>(static_cast<char *>(base) + offset);
-}
-
 // A registry's jitter seed: random where the kernel has entropy at hand
 // (never waiting for it), otherwise the clock and the registry's address,
 // so that breakers of different registries and runs do not retry in step.
@@ -76,92 +54,12 @@ uint64_t jitter_seed(const void *reg) {
     seed = core::Clock::read(CLOCK_MONOTONIC) ^ (reinterpret_cast<uintptr_t>(reg) << 16);
   return seed;
 }
-
-// The name index is read at random, one bucket per create, lookup and
-// destroy: on 4 KB pages nearly each of those missed the TLB, a page walk
-// of a few hundred ns in a virtual machine, the largest part of creating a
-// breaker in a large registry. Huge pages make that walk rare. Random
-// hashing touches every 4 KB page of a table after a few thousand names
-// anyway, so a table of several huge pages costs no more memory on them;
-// smaller tables are left alone. Best effort: without transparent huge
-// pages nothing changes.
-void prefer_huge_pages(void *begin, size_t bytes) {
-  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-  if (bytes < 2 * kHuge) return;
-  const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t to = (reinterpret_cast<uintptr_t>(begin) + bytes) & ~(kHuge - 1);
-  if (from < to) madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
-}
-
 }  // namespace
 
 // Made with new (std::nothrow): an over-aligned Registry would take the
 // aligned operator new, which a program's replaced operator new does not
 // cover (tests/capi/test_alloc_failure.cpp).
 static_assert(alignof(Registry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
-
-// Where each array of a registry's arena begins: the same for a private
-// registry and a shared one's file (for which the held words and the event
-// queue are private, and come after it).
-struct Registry::ArenaLayout {
-  size_t state_at, refs_at, base_at, name_refs_at, name_words_at, entries_at, entry_refs_at,
-      entry_links_at, config_buckets_at, blocks_at[WindowPool::kClasses],
-      block_links_at[WindowPool::kClasses], scratch_at, links_at, buckets_at, pending_at;
-  unsigned log2_buckets;
-  Layout layout;
-};
-
-Registry::ArenaLayout Registry::arena_layout(uint32_t capacity, uint32_t slots) {
-  ArenaLayout a{};
-  a.log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
-  Layout &layout = a.layout;
-  a.state_at = layout.add<RegistryState>(1);
-  a.refs_at = layout.add<std::atomic<uint64_t>>(slots);
-  a.base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
-  a.name_refs_at = layout.add<std::atomic<uint64_t>>(slots);
-  a.name_words_at = layout.add<std::atomic<uint64_t>>(NameStore::words_needed(capacity, slots));
-  // Every breaker alive at once could have a configuration of its own, and
-  // a window of any class.
-  a.entries_at = layout.add<core::ConfigCell>(capacity);
-  a.entry_refs_at = layout.add<std::atomic<uint64_t>>(capacity);
-  a.entry_links_at = layout.add<std::atomic<uint32_t>>(capacity);
-  a.config_buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << a.log2_buckets);
-  for (unsigned k = 0; k < WindowPool::kClasses; ++k) {
-    a.blocks_at[k] =
-        layout.add<std::atomic<uint64_t>>(size_t(capacity) * WindowPool::block_words(k));
-    a.block_links_at[k] = layout.add<std::atomic<uint32_t>>(capacity);
-  }
-  a.scratch_at = layout.add<std::atomic<uint64_t>>(WindowPool::kScratchWords);
-  a.links_at = layout.add<std::atomic<uint32_t>>(slots);
-  a.buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << a.log2_buckets);
-  a.pending_at = layout.add<std::atomic<uint64_t>>(slots);
-  return a;
-}
-
-size_t Registry::arena_bytes(uint32_t capacity, uint32_t slots) {
-  return arena_layout(capacity, slots).layout.size();
-}
-
-void Registry::place(void *arena, const ArenaLayout &a, unsigned log2_buckets) {
-  auto &state = *at<RegistryState>(arena, a.state_at);
-  slot_refs_ = at<std::atomic<uint64_t>>(arena, a.refs_at);
-  configs_.emplace(state.configs, at<core::ConfigCell>(arena, a.entries_at),
-                   at<std::atomic<uint64_t>>(arena, a.entry_refs_at),
-                   at<std::atomic<uint32_t>>(arena, a.entry_links_at),
-                   at<std::atomic<uint64_t>>(arena, a.config_buckets_at), log2_buckets, capacity_);
-  counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, a.base_at);
-  names_.emplace(state.names, at<std::atomic<uint64_t>>(arena, a.name_refs_at),
-                 at<std::atomic<uint64_t>>(arena, a.name_words_at), capacity_, slots_);
-  for (unsigned k = 0; k < WindowPool::kClasses; ++k)
-    windows_.place(state.windows, k, at<std::atomic<uint64_t>>(arena, a.blocks_at[k]),
-                   at<std::atomic<uint32_t>>(arena, a.block_links_at[k]), capacity_);
-  windows_.place_scratch(at<std::atomic<uint64_t>>(arena, a.scratch_at));
-  free_.emplace(state.free_slots, at<std::atomic<uint32_t>>(arena, a.links_at), capacity_, slots_);
-  if (shared()) pending_.emplace(at<std::atomic<uint64_t>>(arena, a.pending_at), hot_);
-  index_.emplace(state.longest_name_probe, at<std::atomic<uint64_t>>(arena, a.buckets_at),
-                 log2_buckets, *names_, pending_ ? &*pending_ : nullptr);
-  prefer_huge_pages(at<char>(arena, a.buckets_at), sizeof(uint64_t) << log2_buckets);
-}
 
 Status Registry::claim_run(bool mapped_over) {
   const uint32_t id = take_id();
@@ -181,41 +79,12 @@ void Registry::give_up_run() {
   give_back_id(id_);
 }
 
-namespace {
-// The private part: held words [kMaxExclusiveStripes][slots], then the
-// event queue.
-struct PrivateLayout {
-  size_t held_at, events_at;
-  uint32_t event_cells;
-  Layout layout;
-  PrivateLayout(Layout base, uint32_t slots, uint32_t event_capacity) : layout(base) {
-    event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
-    held_at = layout.add<std::atomic<uint64_t>>(size_t(kMaxExclusiveStripes) * slots);
-    events_at = layout.add<EventQueue::Cell>(event_cells);
-  }
-};
-
-void *reserve(size_t bytes) {
-  // Reserved, not committed: pages are touched only as slots are used, and
-  // zero-filled memory is a valid empty state for every array.
-  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
-}
-}  // namespace
-
 Registry::~Registry() {
   // In the order they were taken, undone backwards: the run must be the
   // process's own again before it goes back to the space.
   if (file_) file_->unmap_run();
   if (id_ != 0) give_up_run();
   if (private_ != nullptr) munmap(private_, private_size_);
-}
-
-bool Registry::reserve_private(size_t bytes) {
-  private_ = reserve(bytes);
-  private_size_ = private_ != nullptr ? bytes : 0;
-  return private_ != nullptr;
 }
 
 Status Registry::publish(Owned reg, Registry **out) {

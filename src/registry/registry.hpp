@@ -249,7 +249,8 @@ class Registry final {
   uint32_t held_stripes() const {
     return shared() ? file_->stripes_used() : std::min(stripes_used(), Space::exclusive_stripes());
   }
-  // The arena's layout for `capacity` breakers in `slots` slots.
+  // The arena's layout for `capacity` breakers in `slots` slots (registry/arena.hpp;
+  // these three are arena.cpp's).
   struct ArenaLayout;
   static ArenaLayout arena_layout(uint32_t capacity, uint32_t slots);
   static size_t arena_bytes(uint32_t capacity, uint32_t slots);
