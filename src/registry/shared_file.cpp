@@ -469,6 +469,56 @@ bool lock_file(int fd, const char *path, FileError *err) {
 
 }  // namespace
 
+namespace {
+
+// Opens the existing file at the path for reading and writing, into `*fd`.
+bool open_existing(const FileRequest &req, int *fd, FileError *err) {
+  // A create never goes through a symlink at the path (O_NOFOLLOW).
+  *fd = ::open(req.path, O_RDWR | O_CLOEXEC | (req.create ? O_NOFOLLOW : 0));
+  if (*fd >= 0) return true;
+  struct stat link;
+  const int e = errno;
+  if ((e == ELOOP || e == ENOENT) && lstat(req.path, &link) == 0 && S_ISLNK(link.st_mode))
+    return symlink_refused(req, err);
+  if (e == ENOENT && req.create)  // linked by another process, removed since
+    return failed(err, FileError::Missing,
+                  "%s: the file was removed while this opened it (try again)", req.path);
+  if (e == ENOENT)
+    return failed(err, FileError::Missing,
+                  "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
+  if (e == EISDIR)
+    return failed(err, FileError::Version, "%s: a directory, not a registry file", req.path);
+  errno = e;
+  return failed_errno(err, req.path, "cannot open it for reading and writing");
+}
+
+// Reads and checks the header of the locked file `fd` into `h` (zeroed
+// past the checksummed part).
+bool read_header(const FileRequest &req, int fd, FileHeader *h, FileError *err) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return failed_errno(err, req.path, "cannot stat it");
+  if (!S_ISREG(st.st_mode))
+    return failed(err, FileError::Version, "%s: not a regular file", req.path);
+  std::memset(static_cast<void *>(h), 0, sizeof *h);
+  const size_t fixed = offsetof(FileHeader, checksum) + sizeof h->checksum;
+  if (size_t(st.st_size) < fixed) {
+    if (st.st_size >= 8 && pread(fd, h->magic, 8, 0) == 8 &&
+        std::memcmp(h->magic, FileHeader::kMagic, 8) == 0)
+      return failed(err, FileError::Corrupt,
+                    "%s: the file is %lld bytes, shorter than a registry header", req.path,
+                    (long long)st.st_size);
+    return failed(err, FileError::Version,
+                  "%s: not a lazybreaker registry file (%lld bytes, no header)", req.path,
+                  (long long)st.st_size);
+  }
+  if (pread(fd, h, fixed, 0) != ssize_t(fixed))
+    return failed_errno(err, req.path, "cannot read the header");
+  return check_header(req, *h, size_t(st.st_size), err) &&
+         check_allocated(fd, size_t(st.st_size), req.path, err);
+}
+
+}  // namespace
+
 bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   int fd = -1;
   bool created = false;
@@ -479,26 +529,7 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
       return false;
     }
   }
-  if (fd < 0) {
-    // A create never goes through a symlink at the path (O_NOFOLLOW).
-    fd = ::open(req.path, O_RDWR | O_CLOEXEC | (req.create ? O_NOFOLLOW : 0));
-    if (fd < 0) {
-      struct stat link;
-      const int e = errno;
-      if ((e == ELOOP || e == ENOENT) && lstat(req.path, &link) == 0 && S_ISLNK(link.st_mode))
-        return symlink_refused(req, err);
-      errno = e;
-      if (errno == ENOENT && req.create)  // linked by another process, removed since
-        return failed(err, FileError::Missing,
-                      "%s: the file was removed while this opened it (try again)", req.path);
-      if (errno == ENOENT)
-        return failed(err, FileError::Missing,
-                      "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
-      if (errno == EISDIR)
-        return failed(err, FileError::Version, "%s: a directory, not a registry file", req.path);
-      return failed_errno(err, req.path, "cannot open it for reading and writing");
-    }
-  }
+  if (fd < 0 && !open_existing(req, &fd, err)) return false;
   auto give_up = [&](bool result) {
     ::close(fd);
     return result;
@@ -508,28 +539,8 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   // opening it then waits (kLockWaitNs at most), and a process killed
   // holding it lets go.
   if (!lock_file(fd, req.path, err)) return give_up(false);
-  struct stat st;
-  if (fstat(fd, &st) != 0) return give_up(failed_errno(err, req.path, "cannot stat it"));
-  if (!S_ISREG(st.st_mode))
-    return give_up(failed(err, FileError::Version, "%s: not a regular file", req.path));
   FileHeader h;
-  std::memset(static_cast<void *>(&h), 0, sizeof h);
-  const size_t fixed = offsetof(FileHeader, checksum) + sizeof h.checksum;
-  if (size_t(st.st_size) < fixed) {
-    if (st.st_size >= 8 && pread(fd, h.magic, 8, 0) == 8 &&
-        std::memcmp(h.magic, FileHeader::kMagic, 8) == 0)
-      return give_up(failed(err, FileError::Corrupt,
-                            "%s: the file is %lld bytes, shorter than a registry header", req.path,
-                            (long long)st.st_size));
-    return give_up(failed(err, FileError::Version,
-                          "%s: not a lazybreaker registry file (%lld bytes, no header)", req.path,
-                          (long long)st.st_size));
-  }
-  if (pread(fd, &h, fixed, 0) != ssize_t(fixed))
-    return give_up(failed_errno(err, req.path, "cannot read the header"));
-  if (!check_header(req, h, size_t(st.st_size), err) ||
-      !check_allocated(fd, size_t(st.st_size), req.path, err))
-    return give_up(false);
+  if (!read_header(req, fd, &h, err)) return give_up(false);
   void *base = mmap(nullptr, h.file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) return give_up(failed_errno(err, req.path, "cannot map it"));
   MappedFile f{fd, base, size_t(h.file_bytes)};
