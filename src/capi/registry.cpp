@@ -22,15 +22,14 @@ using lazybreaker::registry::Registry;
 
 namespace {
 
-int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_registry **out) {
-  const bool has_flags = LB_HAS(cb_registry_options, opts.struct_size, flags);
-  const bool has_mode = LB_HAS(cb_registry_options, opts.struct_size, mode);
-  const uint32_t flags = has_flags ? opts.flags : 0;
-  const uint32_t mode = has_mode ? opts.mode : 0;
-  constexpr uint32_t kKnown = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE | CB_REGISTRY_ANY_OWNER;
-  if ((flags & ~kKnown) != 0)
+constexpr uint32_t kKnownFlags = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE | CB_REGISTRY_ANY_OWNER;
+
+// CB_OK if the file options of `opts` can be used, else the error (with
+// its message and field).
+int check_file_options(const cb_registry_options &opts, uint32_t flags, uint32_t mode) {
+  if ((flags & ~kKnownFlags) != 0)
     return fail_at(CB_EINVAL, "flags", "cb_registry_options: flags has unknown bits 0x%x",
-                   flags & ~kKnown);
+                   flags & ~kKnownFlags);
   if ((flags & CB_REGISTRY_EXCLUSIVE) != 0 && (flags & CB_REGISTRY_CREATE) == 0)
     return fail_at(CB_EINVAL, "flags",
                    "cb_registry_options: CB_REGISTRY_EXCLUSIVE needs CB_REGISTRY_CREATE as well");
@@ -41,6 +40,38 @@ int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_reg
     return fail_at(CB_EINVAL, "mode",
                    "cb_registry_options: mode must be permission bits 0..0777, got 0%o", mode);
   if (opts.path[0] == '\0') return fail_at(CB_EINVAL, "path", "cb_registry_options: path is empty");
+  return CB_OK;
+}
+
+// The status of a file that could not be opened.
+int file_error_code(lazybreaker::registry::FileError::Kind kind) {
+  using K = lazybreaker::registry::FileError;
+  switch (kind) {
+    case K::Missing:
+      return CB_ENOENT;
+    case K::Exists:
+      return CB_EEXIST;
+    case K::Permission:
+      return CB_EPERM;
+    case K::Version:
+      return CB_EVERSION;
+    case K::Corrupt:
+      return CB_ECORRUPT;
+    case K::Disagrees:
+      return CB_EINVAL;
+    case K::NoMemory:
+      return CB_ENOMEM;
+    case K::Busy:
+      return CB_EBUSY;
+    default:
+      return CB_EIO;
+  }
+}
+
+int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_registry **out) {
+  const uint32_t flags = LB_HAS(cb_registry_options, opts.struct_size, flags) ? opts.flags : 0;
+  const uint32_t mode = LB_HAS(cb_registry_options, opts.struct_size, mode) ? opts.mode : 0;
+  if (const int code = check_file_options(opts, flags, mode); code != CB_OK) return code;
   lazybreaker::registry::FileRequest req{};
   req.path = opts.path;
   req.create = (flags & CB_REGISTRY_CREATE) != 0;
@@ -54,19 +85,8 @@ int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_reg
   lazybreaker::registry::FileError err;
   Registry *r = nullptr;
   const lazybreaker::registry::Status st = Registry::open_shared(req, event_capacity, &r, &err);
-  if (st == lazybreaker::registry::Status::FileError) {
-    using K = lazybreaker::registry::FileError;
-    const int code = err.kind == K::Missing      ? CB_ENOENT
-                     : err.kind == K::Exists     ? CB_EEXIST
-                     : err.kind == K::Permission ? CB_EPERM
-                     : err.kind == K::Version    ? CB_EVERSION
-                     : err.kind == K::Corrupt    ? CB_ECORRUPT
-                     : err.kind == K::Disagrees  ? CB_EINVAL
-                     : err.kind == K::NoMemory   ? CB_ENOMEM
-                     : err.kind == K::Busy       ? CB_EBUSY
-                                                 : CB_EIO;
-    return fail(code, "cb_registry_open: %s", err.message);
-  }
+  if (st == lazybreaker::registry::Status::FileError)
+    return fail(file_error_code(err.kind), "cb_registry_open: %s", err.message);
   if (const int code = status_to_code(st, "cb_registry_open"); code != CB_OK) return code;
   *out = to_public(r);
   return CB_OK;

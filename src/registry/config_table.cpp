@@ -22,13 +22,13 @@ uint64_t ConfigTable::hash(const core::ConfigCell::Words &w) {
 }
 
 std::optional<uint32_t> ConfigTable::find(const core::ConfigCell::Words &w, uint64_t hash) {
-  const uint32_t tag = uint32_t(hash >> ConfigBucket::kTagShift);
+  const uint32_t tag = TaggedBucket::tag_of_hash(hash);
   const uint64_t longest = longest_probe_.load(kAcquire);
   for (uint64_t d = 0; d <= longest && d <= mask_; ++d) {
     const uint64_t b = at(hash, d).load(kAcquire);
-    if (ConfigBucket::kind(b) == ConfigBucket::kEmpty) break;
-    if (ConfigBucket::kind(b) != ConfigBucket::kNamed || ConfigBucket::tag(b) != tag) continue;
-    const uint32_t e = ConfigBucket::entry(b);
+    if (TaggedBucket::kind(b) == TaggedBucket::kEmpty) break;
+    if (TaggedBucket::kind(b) != TaggedBucket::kNamed || TaggedBucket::tag(b) != tag) continue;
+    const uint32_t e = TaggedBucket::index(b);
     if (e >= capacity_) continue;  // a damaged registry file's
     // A failed exchange reloads the references: in another life the
     // configuration is compared again (it was written before that life's
@@ -41,14 +41,14 @@ std::optional<uint32_t> ConfigTable::find(const core::ConfigCell::Words &w, uint
 
 void ConfigTable::publish(uint32_t entry, uint64_t hash) {
   const uint64_t named =
-      ConfigBucket::pack(uint32_t(hash >> ConfigBucket::kTagShift), entry, ConfigBucket::kNamed);
+      TaggedBucket::pack(TaggedBucket::tag_of_hash(hash), entry, TaggedBucket::kNamed);
   // At most `capacity` buckets are NAMED, fewer than half of them: a free
   // one is always found (but in a damaged registry file: then the entry is
   // found by no other breaker's configuration, and freed all the same).
   for (uint64_t d = 0; d <= mask_; ++d) {
     std::atomic<uint64_t> &bucket = at(hash, d);
     uint64_t cur = bucket.load(kRelaxed);
-    while (ConfigBucket::kind(cur) != ConfigBucket::kNamed) {
+    while (TaggedBucket::kind(cur) != TaggedBucket::kNamed) {
       // Raised first, so a reader that sees the bucket searches far enough.
       for (uint64_t l = longest_probe_.load(kRelaxed);
            l < d && !longest_probe_.compare_exchange_weak(l, d, kRelaxed);) {
@@ -86,8 +86,8 @@ void ConfigTable::release(uint32_t entry) {
     const uint64_t b = bucket.load(kAcquire);
     // Only this entry's one NAMED bucket names it, and only its last
     // reference changes that bucket.
-    if (ConfigBucket::kind(b) == ConfigBucket::kNamed && ConfigBucket::entry(b) == entry) {
-      bucket.store(ConfigBucket::gone(b), std::memory_order_release);
+    if (TaggedBucket::kind(b) == TaggedBucket::kNamed && TaggedBucket::index(b) == entry) {
+      bucket.store(TaggedBucket::gone(b), std::memory_order_release);
       break;
     }
   }
@@ -98,7 +98,7 @@ bool ConfigTable::consistent(uint32_t capacity) const {
   if (!free_.consistent() || longest_probe_.load(kRelaxed) > mask_) return false;
   for (uint64_t i = 0; i <= mask_; ++i) {
     const uint64_t b = buckets_[i].load(kRelaxed);
-    if (ConfigBucket::kind(b) != ConfigBucket::kEmpty && ConfigBucket::entry(b) >= capacity)
+    if (TaggedBucket::kind(b) != TaggedBucket::kEmpty && TaggedBucket::index(b) >= capacity)
       return false;
   }
   return true;

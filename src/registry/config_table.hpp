@@ -8,7 +8,7 @@
 // configuration of its own; a registry holds at most `capacity` breakers,
 // and each holds one reference). A hash index of at least twice as many
 // buckets finds them: open addressing with linear probing, buckets
-// ConfigBucket words, the tag the top of the configuration's hash.
+// TaggedBucket words, the tag the top of the configuration's hash.
 //
 // Taking a reference: find a NAMED bucket with the tag, load the entry's
 // ConfigRefs, compare the configuration, and add one to the references if

@@ -151,20 +151,38 @@ uint64_t NameIndex::hash(std::string_view name) {
   return h;
 }
 
-NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t slot) {
-  const uint32_t tag = NameBucket::tag_of_hash(h);
-  const uint64_t mine_claimed = bucket(tag, slot, kClaimed);
-
-  uint64_t mine = mask_ + 1;  // distance of our claim from home
+uint64_t NameIndex::claim(uint64_t h, uint64_t claimed) {
   for (uint64_t d = 0; d <= mask_;) {
     uint64_t b = at(h, d).load(kSeqCst);
     if ((kind(b) == kEmpty || kind(b) == kGone) &&
-        at(h, d).compare_exchange_strong(b, mine_claimed, kSeqCst)) {
-      mine = d;
-      break;
-    }
+        at(h, d).compare_exchange_strong(b, claimed, kSeqCst))
+      return d;
     if (kind(b) != kEmpty && kind(b) != kGone) ++d;  // else retry this bucket
   }
+  return mask_ + 1;
+}
+
+bool NameIndex::twin_wins(std::atomic<uint64_t> &cell, uint64_t b, uint32_t tag,
+                          std::string_view name, uint32_t slot, bool nearer) const {
+  while ((kind(b) == kNamed || kind(b) == kClaimed) && names_match(b, tag, name)) {
+    const uint64_t gone = bucket(tag, NameIndex::slot(b), kGone);
+    // A twin that a dead process left (a shared registry's) is in nobody's
+    // way: it goes, as a destroy would have made it go.
+    if (stale_ != nullptr && NameIndex::slot(b) != slot &&
+        stale_->stale(NameIndex::slot(b), kind(b) == kClaimed)) {
+      if (cell.compare_exchange_strong(b, gone, kSeqCst)) return false;
+      continue;
+    }
+    if (kind(b) == kNamed || nearer) return true;
+    if (cell.compare_exchange_strong(b, gone, kSeqCst)) return false;  // a later twin, now out
+  }
+  return false;
+}
+
+NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t slot) {
+  const uint32_t tag = TaggedBucket::tag_of_hash(h);
+  const uint64_t mine_claimed = bucket(tag, slot, kClaimed);
+  const uint64_t mine = claim(h, mine_claimed);  // distance of our claim from home
   if (mine > mask_) return Insert::Full;
   uint64_t longest = longest_probe_.load(kSeqCst);
   while (longest < mine && !longest_probe_.compare_exchange_weak(longest, mine, kSeqCst)) {
@@ -174,24 +192,9 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t 
   const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit && !lost; ++d) {
     if (d == mine) continue;
-    uint64_t b = at(h, d).load(kSeqCst);
+    const uint64_t b = at(h, d).load(kSeqCst);
     if (kind(b) == kEmpty) break;
-    while (!lost && (kind(b) == kNamed || kind(b) == kClaimed) && names_match(b, tag, name)) {
-      // A twin that a dead process left (a shared registry's) is in nobody's
-      // way: it goes, as a destroy would have made it go.
-      if (stale_ != nullptr && NameIndex::slot(b) != slot &&
-          stale_->stale(NameIndex::slot(b), kind(b) == kClaimed)) {
-        if (at(h, d).compare_exchange_strong(b, bucket(tag, NameIndex::slot(b), kGone), kSeqCst))
-          break;
-        continue;
-      }
-      if (kind(b) == kNamed || d < mine) {
-        lost = true;
-      } else if (at(h, d).compare_exchange_strong(b, bucket(tag, NameIndex::slot(b), kGone),
-                                                  kSeqCst)) {
-        break;  // a later twin, now out of the race
-      }
-    }
+    lost = twin_wins(at(h, d), b, tag, name, slot, d < mine);
   }
   uint64_t expected = mine_claimed;
   if (!lost && at(h, mine).compare_exchange_strong(expected, bucket(tag, slot, kNamed), kSeqCst))
@@ -202,7 +205,7 @@ NameIndex::Insert NameIndex::insert(std::string_view name, uint64_t h, uint32_t 
 }
 
 void NameIndex::erase_left(uint64_t h, uint32_t slot) {
-  const uint32_t tag = NameBucket::tag_of_hash(h);
+  const uint32_t tag = TaggedBucket::tag_of_hash(h);
   const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {
     uint64_t b = at(h, d).load(kSeqCst);
@@ -215,7 +218,7 @@ void NameIndex::erase_left(uint64_t h, uint32_t slot) {
 
 uint32_t NameIndex::find(std::string_view name) const {
   const uint64_t h = hash(name);
-  const uint32_t tag = NameBucket::tag_of_hash(h);
+  const uint32_t tag = TaggedBucket::tag_of_hash(h);
   const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {
     const uint64_t b = at(h, d).load(kSeqCst);
@@ -226,7 +229,7 @@ uint32_t NameIndex::find(std::string_view name) const {
 }
 
 bool NameIndex::erase(uint64_t h, uint32_t slot) {
-  const uint32_t tag = NameBucket::tag_of_hash(h);
+  const uint32_t tag = TaggedBucket::tag_of_hash(h);
   const uint64_t named = bucket(tag, slot, kNamed);
   const uint64_t limit = probe_limit();
   for (uint64_t d = 0; d <= limit; ++d) {

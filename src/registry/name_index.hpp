@@ -2,7 +2,7 @@
 // linear probing over a fixed table of 64-bit buckets, index based so that it
 // can live in a mapped file.
 //
-// Buckets are NameBucket words (registry/words.hpp). A bucket goes EMPTY ->
+// Buckets are TaggedBucket words (registry/words.hpp). A bucket goes EMPTY ->
 // CLAIMED -> NAMED -> GONE -> CLAIMED ..., never back to EMPTY, so an EMPTY
 // bucket ends every probe sequence that reaches it.
 //
@@ -129,7 +129,7 @@ class NameStore {
 
 // Says whether the slot a bucket names was left in the middle of a create
 // or destroy by a process that died (a shared registry's): its bucket may
-// then be taken out of the way (Registry::PendingWork).
+// then be taken out of the way (PendingRecords, registry/repair.hpp).
 class StaleSlots {
  public:
   // `claimed`: the bucket is claimed (an insert in progress), else named.
@@ -174,15 +174,15 @@ class NameIndex {
   void erase_left(uint64_t h, uint32_t slot);
 
  private:
-  using Kind = NameBucket::Kind;
-  static constexpr Kind kEmpty = NameBucket::kEmpty, kClaimed = NameBucket::kClaimed,
-                        kNamed = NameBucket::kNamed, kGone = NameBucket::kGone;
+  using Kind = TaggedBucket::Kind;
+  static constexpr Kind kEmpty = TaggedBucket::kEmpty, kClaimed = TaggedBucket::kClaimed,
+                        kNamed = TaggedBucket::kNamed, kGone = TaggedBucket::kGone;
   static constexpr uint64_t bucket(uint32_t tag, uint32_t slot, Kind kind) {
-    return NameBucket::pack(tag, slot, kind);
+    return TaggedBucket::pack(tag, slot, kind);
   }
-  static constexpr Kind kind(uint64_t b) { return NameBucket::kind(b); }
-  static constexpr uint32_t tag(uint64_t b) { return NameBucket::tag(b); }
-  static constexpr uint32_t slot(uint64_t b) { return NameBucket::slot(b); }
+  static constexpr Kind kind(uint64_t b) { return TaggedBucket::kind(b); }
+  static constexpr uint32_t tag(uint64_t b) { return TaggedBucket::tag(b); }
+  static constexpr uint32_t slot(uint64_t b) { return TaggedBucket::index(b); }
 
   std::atomic<uint64_t> &at(uint64_t home, uint64_t distance) const {
     return buckets_[(home + distance) & mask_];
@@ -195,6 +195,15 @@ class NameIndex {
   bool names_match(uint64_t b, uint32_t tag, std::string_view name) const {
     return this->tag(b) == tag && names_.equals(slot(b), name);
   }
+  // insert()'s steps. Claims the first EMPTY or GONE bucket of the probe
+  // sequence of hash `h` with `claimed`: its distance from home, or
+  // mask_ + 1 when none is left.
+  uint64_t claim(uint64_t h, uint64_t claimed);
+  // Whether the bucket `cell` (loaded as `b`) holds a twin of `name` that
+  // wins over the claim of `slot` (NAMED, or CLAIMED `nearer` home than
+  // ours); a twin that loses, or that a dead process left, is made GONE.
+  bool twin_wins(std::atomic<uint64_t> &cell, uint64_t b, uint32_t tag, std::string_view name,
+                 uint32_t slot, bool nearer) const;
 
   std::atomic<uint64_t> *buckets_;
   uint64_t mask_;

@@ -1,4 +1,5 @@
 #include "registry/registry.hpp"
+#include "registry/arena.hpp"
 #include "registry/grace.hpp"
 #include "registry/setup_lock.hpp"
 
@@ -44,29 +45,6 @@ void give_back_id(uint32_t id) {
 }  // namespace
 
 namespace {
-
-size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
-
-// Carves consecutive, cache-line aligned arrays out of one reservation.
-class Layout {
- public:
-  template <typename T>
-  size_t add(size_t count) {
-    const size_t at = align_up(size_, 64);
-    size_ = at + count * sizeof(T);
-    return at;
-  }
-  size_t size() const { return align_up(size_, 4096); }
-
- private:
-  size_t size_ = 0;
-};
-
-template <typename T>
-T *at(void *base, size_t offset) {
-  return reinterpret_cast<T *>(static_cast<char *>(base) + offset);
-}
-
 // A registry's jitter seed: random where the kernel has entropy at hand
 // (never waiting for it), otherwise the clock and the registry's address,
 // so that breakers of different registries and runs do not retry in step.
@@ -76,92 +54,12 @@ uint64_t jitter_seed(const void *reg) {
     seed = core::Clock::read(CLOCK_MONOTONIC) ^ (reinterpret_cast<uintptr_t>(reg) << 16);
   return seed;
 }
-
-// The name index is read at random, one bucket per create, lookup and
-// destroy: on 4 KB pages nearly each of those missed the TLB, a page walk
-// of a few hundred ns in a virtual machine, the largest part of creating a
-// breaker in a large registry. Huge pages make that walk rare. Random
-// hashing touches every 4 KB page of a table after a few thousand names
-// anyway, so a table of several huge pages costs no more memory on them;
-// smaller tables are left alone. Best effort: without transparent huge
-// pages nothing changes.
-void prefer_huge_pages(void *begin, size_t bytes) {
-  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-  if (bytes < 2 * kHuge) return;
-  const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t to = (reinterpret_cast<uintptr_t>(begin) + bytes) & ~(kHuge - 1);
-  if (from < to) madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
-}
-
 }  // namespace
 
 // Made with new (std::nothrow): an over-aligned Registry would take the
 // aligned operator new, which a program's replaced operator new does not
 // cover (tests/capi/test_alloc_failure.cpp).
 static_assert(alignof(Registry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
-
-// Where each array of a registry's arena begins: the same for a private
-// registry and a shared one's file (for which the held words and the event
-// queue are private, and come after it).
-struct Registry::ArenaLayout {
-  size_t state_at, refs_at, base_at, name_refs_at, name_words_at, entries_at, entry_refs_at,
-      entry_links_at, config_buckets_at, blocks_at[WindowPool::kClasses],
-      block_links_at[WindowPool::kClasses], scratch_at, links_at, buckets_at, pending_at;
-  unsigned log2_buckets;
-  Layout layout;
-};
-
-Registry::ArenaLayout Registry::arena_layout(uint32_t capacity, uint32_t slots) {
-  ArenaLayout a{};
-  a.log2_buckets = unsigned(std::bit_width(std::bit_ceil(uint64_t(capacity) * 2) - 1));
-  Layout &layout = a.layout;
-  a.state_at = layout.add<RegistryState>(1);
-  a.refs_at = layout.add<std::atomic<uint64_t>>(slots);
-  a.base_at = layout.add<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(slots);
-  a.name_refs_at = layout.add<std::atomic<uint64_t>>(slots);
-  a.name_words_at = layout.add<std::atomic<uint64_t>>(NameStore::words_needed(capacity, slots));
-  // Every breaker alive at once could have a configuration of its own, and
-  // a window of any class.
-  a.entries_at = layout.add<core::ConfigCell>(capacity);
-  a.entry_refs_at = layout.add<std::atomic<uint64_t>>(capacity);
-  a.entry_links_at = layout.add<std::atomic<uint32_t>>(capacity);
-  a.config_buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << a.log2_buckets);
-  for (unsigned k = 0; k < WindowPool::kClasses; ++k) {
-    a.blocks_at[k] =
-        layout.add<std::atomic<uint64_t>>(size_t(capacity) * WindowPool::block_words(k));
-    a.block_links_at[k] = layout.add<std::atomic<uint32_t>>(capacity);
-  }
-  a.scratch_at = layout.add<std::atomic<uint64_t>>(WindowPool::kScratchWords);
-  a.links_at = layout.add<std::atomic<uint32_t>>(slots);
-  a.buckets_at = layout.add<std::atomic<uint64_t>>(size_t(1) << a.log2_buckets);
-  a.pending_at = layout.add<std::atomic<uint64_t>>(slots);
-  return a;
-}
-
-size_t Registry::arena_bytes(uint32_t capacity, uint32_t slots) {
-  return arena_layout(capacity, slots).layout.size();
-}
-
-void Registry::place(void *arena, const ArenaLayout &a, unsigned log2_buckets) {
-  auto &state = *at<RegistryState>(arena, a.state_at);
-  slot_refs_ = at<std::atomic<uint64_t>>(arena, a.refs_at);
-  configs_.emplace(state.configs, at<core::ConfigCell>(arena, a.entries_at),
-                   at<std::atomic<uint64_t>>(arena, a.entry_refs_at),
-                   at<std::atomic<uint32_t>>(arena, a.entry_links_at),
-                   at<std::atomic<uint64_t>>(arena, a.config_buckets_at), log2_buckets, capacity_);
-  counts_base_ = at<std::atomic<uint64_t>[unsigned(core::Counter::Count)]>(arena, a.base_at);
-  names_.emplace(state.names, at<std::atomic<uint64_t>>(arena, a.name_refs_at),
-                 at<std::atomic<uint64_t>>(arena, a.name_words_at), capacity_, slots_);
-  for (unsigned k = 0; k < WindowPool::kClasses; ++k)
-    windows_.place(state.windows, k, at<std::atomic<uint64_t>>(arena, a.blocks_at[k]),
-                   at<std::atomic<uint32_t>>(arena, a.block_links_at[k]), capacity_);
-  windows_.place_scratch(at<std::atomic<uint64_t>>(arena, a.scratch_at));
-  free_.emplace(state.free_slots, at<std::atomic<uint32_t>>(arena, a.links_at), capacity_, slots_);
-  pending_ = at<std::atomic<uint64_t>>(arena, a.pending_at);
-  index_.emplace(state.longest_name_probe, at<std::atomic<uint64_t>>(arena, a.buckets_at),
-                 log2_buckets, *names_, shared() ? static_cast<const StaleSlots *>(this) : nullptr);
-  prefer_huge_pages(at<char>(arena, a.buckets_at), sizeof(uint64_t) << log2_buckets);
-}
 
 Status Registry::claim_run(bool mapped_over) {
   const uint32_t id = take_id();
@@ -181,28 +79,20 @@ void Registry::give_up_run() {
   give_back_id(id_);
 }
 
-namespace {
-// The private part: held words [kMaxExclusiveStripes][slots], then the
-// event queue.
-struct PrivateLayout {
-  size_t held_at, events_at;
-  uint32_t event_cells;
-  Layout layout;
-  PrivateLayout(Layout base, uint32_t slots, uint32_t event_capacity) : layout(base) {
-    event_cells = std::bit_ceil(std::max<uint32_t>(event_capacity, 2));
-    held_at = layout.add<std::atomic<uint64_t>>(size_t(kMaxExclusiveStripes) * slots);
-    events_at = layout.add<EventQueue::Cell>(event_cells);
-  }
-};
-
-void *reserve(size_t bytes) {
-  // Reserved, not committed: pages are touched only as slots are used, and
-  // zero-filled memory is a valid empty state for every array.
-  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+Registry::~Registry() {
+  // In the order they were taken, undone backwards: the run must be the
+  // process's own again before it goes back to the space.
+  if (file_) file_->unmap_run();
+  if (id_ != 0) give_up_run();
+  if (private_ != nullptr) munmap(private_, private_size_);
 }
-}  // namespace
+
+Status Registry::publish(Owned reg, Registry **out) {
+  table_[reg->id_].store(reg.get(), std::memory_order_release);
+  Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
+  *out = reg.release();
+  return Status::Ok;
+}
 
 Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_capacity,
                       Registry **out) {
@@ -212,202 +102,19 @@ Status Registry::open(uint32_t capacity, core::ClockKind clock, uint32_t event_c
   const uint32_t slots = Space::run_slots(capacity);
   const ArenaLayout a = arena_layout(capacity, slots);
   const PrivateLayout p(a.layout, slots, event_capacity);
-  void *arena = reserve(p.layout.size());
-  if (arena == nullptr) return Status::NoMemory;
-  auto *reg = new (std::nothrow) Registry();
-  if (reg == nullptr) {
-    munmap(arena, p.layout.size());
-    return Status::NoMemory;
-  }
+  Owned reg(new (std::nothrow) Registry());
+  if (!reg || !reg->reserve_private(p.layout.size())) return Status::NoMemory;
   reg->capacity_ = capacity;
   reg->slots_ = slots;
-  if (const Status st = reg->claim_run(); st != Status::Ok) {
-    munmap(arena, p.layout.size());
-    delete reg;
-    return st;
-  }
+  if (const Status st = reg->claim_run(); st != Status::Ok) return st;
   reg->clock_.kind = clock;
   if (clock == core::ClockKind::Monotonic) reg->clock_.measure_slack();
-  reg->private_ = arena;
-  reg->private_size_ = p.layout.size();
+  void *arena = reg->private_;
   reg->place(arena, a, a.log2_buckets);
-  reg->jitter_seed_ = jitter_seed(reg) + reg->base_;
+  reg->jitter_seed_ = jitter_seed(reg.get()) + reg->base_;
   reg->held_ = reg->held_all_ = at<std::atomic<uint64_t>>(arena, p.held_at);
   reg->events_.emplace(at<EventQueue::Cell>(arena, p.events_at), p.event_cells);
-  table_[reg->id_].store(reg, std::memory_order_release);
-  Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
-  *out = reg;
-  return Status::Ok;
-}
-
-namespace {
-// Keeps a registry's event mask and its chunks' lean-rejection flags in
-// agreement when two threads change the mask at once.
-SetupLock g_event_masks;
-
-// The open shared registries, for the stripe claims of new threads and for
-// forked children. A thread's first counted call takes the lock once.
-SetupLock g_shared;
-Registry *g_shared_open[Registry::kMaxRegistryIds];  // under g_shared
-uint32_t g_shared_count = 0;                         // under g_shared
-
-__attribute__((constructor)) void forget_shared_stripes_in_forked_children() {
-  pthread_atfork(nullptr, nullptr, [] { Registry::forget_stripes_in_child(); });
-}
-}  // namespace
-
-void Registry::forget_stripes_in_child() {
-  // The child is one thread: no lock is held by another (g_shared's holder,
-  // if any, was a thread of the parent: the lock is made anew).
-  new (&g_shared) SetupLock();
-  if (g_shared_count == 0) return;
-  // The stripes it counted in are its parent's: it takes its own as its
-  // threads count.
-  for (uint32_t k = 0; k < g_shared_count; ++k) {
-    Registry *r = g_shared_open[k];
-    for (uint32_t s = 0; s < kMaxExclusiveStripes; ++s) {
-      if (r->file_stripe_[s] == kNoStripe) continue;
-      Space::map_stripe(s, r->base_, r->slots_, -1, 0);
-      mmap(&r->held_[size_t(s) * r->slots_], size_t(r->slots_) * sizeof(uint64_t),
-           PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-      r->file_stripe_[s] = kNoStripe;
-    }
-  }
-  forget_stripe_owners();
-}
-
-bool Registry::claim_hook(uint32_t s) {
-  SetupLock::Held lock(g_shared);
-  for (uint32_t k = 0; k < g_shared_count; ++k)
-    if (!g_shared_open[k]->attach_stripe(s)) return false;
-  return true;
-}
-
-// Another open registry of this process on the same file (under g_shared),
-// whose stripe `s` counts in file stripe `f`: then ours does too, as the
-// same thread writes both.
-bool Registry::sibling_counts_in(uint32_t s, uint32_t f) const {
-  for (uint32_t k = 0; k < g_shared_count; ++k) {
-    const Registry *r = g_shared_open[k];
-    if (r != this && r->file_dev_ == file_dev_ && r->file_ino_ == file_ino_ &&
-        r->file_stripe_[s] == f)
-      return true;
-  }
-  return false;
-}
-
-bool Registry::attach_stripe(uint32_t s) {
-  if (s >= Space::exclusive_stripes()) return false;
-  if (file_stripe_[s] != kNoStripe) return true;
-  FileHeader &h = *file_.header();
-  const uint64_t me = ProcessId::self();
-  uint32_t f = kFileStripes;
-  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k)
-    if (sibling_counts_in(s, k)) f = k;
-  const bool shared_with_sibling = f != kFileStripes;
-  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k) {
-    uint64_t free_owner = 0;
-    if (h.stripe_owner[k].compare_exchange_strong(free_owner, me, std::memory_order_acq_rel)) f = k;
-  }
-  // None free: one a dead process held.
-  for (uint32_t k = 0; k < kFileStripes && f == kFileStripes; ++k) {
-    const uint64_t owner = h.stripe_owner[k].load(std::memory_order_acquire);
-    if (owner != me && !ProcessId::alive(owner) && reclaim_stripe(k, owner)) {
-      uint64_t free_owner = 0;
-      if (h.stripe_owner[k].compare_exchange_strong(free_owner, me, std::memory_order_acq_rel))
-        f = k;
-    }
-  }
-  if (f == kFileStripes) return false;
-  // A stripe free with its sequence word odd is a damaged file's (an owner
-  // lets go only between folds): ours now, no fold is in it.
-  if (uint64_t seq = h.sequence[f].n.load(std::memory_order_acquire);
-      !shared_with_sibling && (seq & 1) != 0 &&
-      h.sequence[f].n.compare_exchange_strong(seq, seq + 1, std::memory_order_acq_rel))
-    h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-  void *held = &held_[size_t(s) * slots_];
-  if (!Space::map_stripe(s, base_, slots_, file_.fd, file_layout_.stripe_cells_at(f)) ||
-      mmap(held, size_t(slots_) * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-           file_.fd, off_t(file_layout_.stripe_held_at(f))) != held) {
-    Space::map_stripe(s, base_, slots_, -1, 0);
-    if (!shared_with_sibling) h.stripe_owner[f].store(0, std::memory_order_release);
-    return false;
-  }
-  // Published before the thread counts in the stripe, so that a reader
-  // that sees a count there also sums the stripe.
-  uint32_t used = h.stripes_used.load(std::memory_order_relaxed);
-  while (used < f + 1 && !h.stripes_used.compare_exchange_weak(
-                             used, f + 1, std::memory_order_release, std::memory_order_relaxed)) {
-  }
-  file_stripe_[s] = uint8_t(f);
-  return true;
-}
-
-void Registry::release_file_stripes() {
-  FileHeader &h = *file_.header();
-  const uint64_t me = ProcessId::self();
-  for (uint32_t s = 0; s < kMaxExclusiveStripes; ++s) {
-    const uint8_t f = file_stripe_[s];
-    uint64_t owner = me;
-    if (f != kNoStripe && !sibling_counts_in(s, f))
-      h.stripe_owner[f].compare_exchange_strong(owner, 0, std::memory_order_acq_rel);
-  }
-}
-
-bool Registry::reclaim_stripe(uint32_t f, uint64_t dead_owner) {
-  FileHeader &h = *file_.header();
-  // Ours while we finish its fold: the process that died holds nothing.
-  const uint64_t mine = ProcessId::self() | (uint64_t(1) << 63);
-  uint64_t expected = dead_owner;
-  if (!h.stripe_owner[f].compare_exchange_strong(expected, mine, std::memory_order_acq_rel))
-    return false;
-  const uint64_t seq = h.sequence[f].n.load(std::memory_order_acquire);
-  if ((seq & 1) != 0) {
-    // Stopped inside a fold (fold() below): phase 1 says the totals have
-    // its counts, and the cell may still have them too; phase 0 cannot
-    // tell whether the totals' add happened (it is one instruction before
-    // the phase's store), so the fold is counted as uncertain and left
-    // undone.
-    // A log that names no fold is a damaged file's: uncertain too.
-    const uint64_t log = h.fold_log[f].load(std::memory_order_acquire);
-    if (FoldLog::any(log) && FoldLog::slot(log) < slots_ &&
-        FoldLog::counter(log) < core::kCellFields && FoldLog::phase(log) == 1) {
-      std::atomic<uint16_t> &field =
-          file_cells_[size_t(f) * slots_ + FoldLog::slot(log)].n[FoldLog::counter(log)];
-      const uint16_t v = field.load(std::memory_order_relaxed);
-      if (v >= core::kFoldAt) field.store(uint16_t(v - core::kFoldAt), std::memory_order_release);
-    } else {
-      h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-    }
-    h.fold_log[f].store(0, std::memory_order_relaxed);
-    h.sequence[f].n.store(seq + 1, std::memory_order_release);
-  }
-  // Owner 0: a stripe nobody held, whose fold a reader finished.
-  if (dead_owner != 0) h.stripes_reclaimed.fetch_add(1, std::memory_order_relaxed);
-  h.stripe_owner[f].store(0, std::memory_order_release);
-  return true;
-}
-
-void Registry::fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
-                    core::Counter c) {
-  // core::fold's seqlock, with the file stripe's sequence word, and a log
-  // of where it stands for reclaim_stripe if this process dies inside it.
-  FileHeader &h = *file_.header();
-  const uint32_t f = file_stripe_[stripe];
-  std::atomic<uint64_t> &log = h.fold_log[f];
-  std::atomic<uint64_t> &sequence = h.sequence[f].n;
-  const uint32_t slot = index - base_;
-  // Even, whatever a damaged file's word says: readers wait only while
-  // it is odd.
-  const uint64_t s = (sequence.load(std::memory_order_relaxed) + 1) & ~uint64_t(1);
-  log.store(FoldLog::pack(slot, unsigned(c), 0), std::memory_order_relaxed);
-  sequence.store(s + 1, std::memory_order_release);
-  std::atomic<uint16_t> &field = cell.n[unsigned(c)];
-  totals.n[unsigned(c)].fetch_add(core::kFoldAt, std::memory_order_release);
-  log.store(FoldLog::pack(slot, unsigned(c), 1), std::memory_order_release);
-  field.store(uint16_t(field.load(std::memory_order_relaxed) - core::kFoldAt),
-              std::memory_order_release);
-  sequence.store(s + 2, std::memory_order_release);
+  return publish(std::move(reg), out);
 }
 
 Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Registry **out,
@@ -417,96 +124,43 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   r.arena_bytes = &arena_bytes;
   MappedFile file;
   if (!open_file(r, &file, err)) return Status::FileError;
-  const FileHeader &h = *file.header();
-  auto *reg = new (std::nothrow) Registry();
+  // In the mapping, which the attachment keeps.
+  FileHeader &h = *file.header();
   const ArenaLayout a = arena_layout(h.capacity, h.slots);
   const PrivateLayout p(Layout{}, h.slots, event_capacity);
-  void *own = reg != nullptr ? reserve(p.layout.size()) : nullptr;
-  if (own == nullptr) {
-    delete reg;
-    close_file(file);
-    return Status::NoMemory;
-  }
+  Owned reg(new (std::nothrow) Registry());
+  if (!reg || !reg->reserve_private(p.layout.size())) return Status::NoMemory;
   reg->capacity_ = h.capacity;
   reg->slots_ = h.slots;
-  reg->file_layout_ = FileLayout::of(h.slots, a.layout.size());
-  // Its hot lines, totals and the cells of the stripes its threads take are
-  // the file's: the run need not be made writable first.
-  if (const Status st = reg->claim_run(true); st != Status::Ok) {
-    munmap(own, p.layout.size());
-    close_file(file);
-    delete reg;
-    return st;
-  }
-  if (!Space::map_shared_run(reg->base_, reg->slots_, file.fd, reg->file_layout_.hot_at,
-                             reg->file_layout_.totals_at, reg)) {
-    Space::unmap_shared_run(reg->base_, reg->slots_);
-    reg->give_up_run();
-    munmap(own, p.layout.size());
-    close_file(file);
-    delete reg;
-    return Status::NoMemory;
-  }
-  reg->file_ = file;
-  struct stat st;
-  if (fstat(file.fd, &st) == 0) {
-    reg->file_dev_ = st.st_dev;
-    reg->file_ino_ = st.st_ino;
-  }
+  if (const Status st = reg->claim_run(true); st != Status::Ok) return st;
+  reg->held_ = at<std::atomic<uint64_t>>(reg->private_, p.held_at);
+  reg->file_.emplace(std::move(file), FileLayout::of(h.slots, a.layout.size()), reg->base_,
+                     reg->slots_, reg->held_);
+  if (!reg->file_->map_run()) return Status::NoMemory;
   reg->clock_.kind = core::ClockKind(h.clock);
-  reg->clock_.manual = &file.header()->manual_ns;
+  reg->clock_.manual = &h.manual_ns;
   reg->clock_.offset_ns = h.clock_offset_ns;
   if (reg->clock_.kind == core::ClockKind::Monotonic) reg->clock_.measure_slack();
-  reg->private_ = own;
-  reg->private_size_ = p.layout.size();
-  reg->place(file.at(reg->file_layout_.arena_at), a, a.log2_buckets);
+  reg->place(reg->file_->arena(), a, a.log2_buckets);
   reg->jitter_seed_ = h.jitter_seed;
-  reg->held_ = at<std::atomic<uint64_t>>(own, p.held_at);
-  reg->held_all_ = reinterpret_cast<std::atomic<uint64_t> *>(file.at(reg->file_layout_.held_at));
-  reg->file_cells_ = reinterpret_cast<core::Cell *>(file.at(reg->file_layout_.cells_at));
-  reg->events_.emplace(at<EventQueue::Cell>(own, p.events_at), p.event_cells);
-  std::fill(std::begin(reg->file_stripe_), std::end(reg->file_stripe_), kNoStripe);
+  reg->held_all_ = reg->file_->held_words();
+  reg->events_.emplace(at<EventQueue::Cell>(reg->private_, p.events_at), p.event_cells);
   if (const char *damaged = reg->damaged_part()) {
     err->kind = FileError::Corrupt;
     snprintf(err->message, sizeof err->message,
              "%s: the file's %s are damaged (an index out of range)", req.path, damaged);
-    Space::unmap_shared_run(reg->base_, reg->slots_);
-    reg->give_up_run();
-    munmap(reg->private_, reg->private_size_);
-    close_file(reg->file_);
-    delete reg;
     return Status::FileError;
   }
   reg->finish_left_work();
-  {
-    // The stripes this process's threads own now get file stripes before
-    // any of them can count here; the threads that take one later get
-    // theirs in claim_hook.
-    SetupLock::Held lock(g_shared);
-    // The stripes of the threads alive now (a thread that takes one after
-    // this read waits for the lock in claim_hook, and finds this registry).
-    const uint64_t owned = stripes_owned();
-    bool attached = true;
-    for (uint32_t s = 0; s < Space::exclusive_stripes() && attached; ++s)
-      if ((owned >> s & 1) != 0) attached = reg->attach_stripe(s);
-    if (!attached) {
-      // Its threads would count where no other process sees.
-      reg->release_file_stripes();
-      Space::unmap_shared_run(reg->base_, reg->slots_);
-      reg->give_up_run();
-      munmap(reg->private_, reg->private_size_);
-      close_file(reg->file_);
-      delete reg;
-      return Status::NoFileStripes;
-    }
-    g_shared_open[g_shared_count++] = reg;
-    set_stripe_claim_hook(&claim_hook);
-  }
-  table_[reg->id_].store(reg, std::memory_order_release);
-  Space::set_lean_rejections(reg->base_, reg->slots_, reg->lean_rejections());
-  *out = reg;
-  return Status::Ok;
+  if (!reg->file_->join()) return Status::NoFileStripes;
+  return publish(std::move(reg), out);
 }
+
+namespace {
+// Keeps a registry's event mask and its chunks' lean-rejection flags in
+// agreement when two threads change the mask at once.
+SetupLock g_event_masks;
+}  // namespace
 
 void Registry::set_event_mask(uint32_t mask) {
   SetupLock::Held lock(g_event_masks);
@@ -525,17 +179,8 @@ void Registry::close(Registry *reg) {
   generation_[reg->id_].fetch_add(1, std::memory_order_release);
   Space::set_lean_rejections(reg->base_, reg->slots_, false);
   if (reg->shared()) {
-    {
-      SetupLock::Held lock(g_shared);
-      std::remove(g_shared_open, g_shared_open + g_shared_count, reg);
-      if (--g_shared_count == 0) set_stripe_claim_hook(nullptr);
-    }
-    // A shared registry's breakers live on in the file: the process's
-    // lines become stale private ones, and it lets go of its stripes
-    // (their counts stay there for the next owner).
-    Space::unmap_shared_run(reg->base_, reg->slots_);
-    SetupLock::Held lock(g_shared);
-    reg->release_file_stripes();
+    // A shared registry's breakers live on in the file.
+    reg->file_->leave();
   } else {
     // Lives end, so the quiet paths (which never announce themselves)
     // refuse every handle into it from here on. A create racing this close
@@ -554,9 +199,6 @@ void Registry::give_back(Registry *reg) {
   // ends now, before its slots go on to the next registry with their
   // incarnations, so every handle into this one stays stale.
   if (!reg->shared()) reg->retire_lives();
-  reg->give_up_run();
-  if (reg->shared()) close_file(reg->file_);
-  munmap(reg->private_, reg->private_size_);
   delete reg;
 }
 
@@ -583,9 +225,9 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   const uint32_t i = *index;
   // Ours alone from here: recorded at once, so that what a death here
   // leaves is found (Pending).
-  if (creating != 0) pending_[i].store(creating, std::memory_order_release);
+  if (creating != 0) pending_->store(i, creating);
   auto give_back = [&] {
-    if (creating != 0) pending_[i].store(0, std::memory_order_release);
+    if (creating != 0) pending_->store(i, 0);
     free_->push(i);
   };
   // The slot is ours alone until begin_life publishes it. Every breaker
@@ -608,7 +250,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   // This life's counts start where the slot's last life left them. A slot
   // never counted in leaves its base zero and untouched, so a fresh
   // registry's bases cost no memory.
-  const Counts now = raw_counts(i);
+  const Counts now = settled_counts(i);
   if (std::any_of(std::begin(now.n), std::end(now.n), [](uint64_t n) { return n != 0; }))
     for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
       counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
@@ -630,8 +272,7 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
     return Status::BadHandle;
   }
   // A destroy may have taken the record over already (destroy()).
-  uint64_t expected = creating;
-  if (creating != 0) pending_[i].compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  if (creating != 0) pending_->clear_create(i, creating);
   *handle = this->handle(i, incarnation);
   return Status::Ok;
 }
@@ -715,7 +356,7 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   if (!core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
     return Status::BadHandle;
   const uint64_t destroying = shared() ? ProcessId::self() | Pending::kDestroying : 0;
-  if (destroying != 0 && !take_pending(i, incarnation, destroying)) return Status::BadHandle;
+  if (destroying != 0 && !pending_->take(i, incarnation, destroying)) return Status::BadHandle;
   // The name is read, and its home bucket's load started, before the life
   // ends: if it ends by our hand, no other life came between, so the name
   // was this life's (and stays it: the slot is ours alone then).
@@ -732,96 +373,12 @@ Status Registry::destroy(uint32_t i, uint32_t incarnation) {
   names_->release(i);
   release_refs(i);
   // Before the push: the slot's next create records its own.
-  if (destroying != 0) pending_[i].store(0, std::memory_order_release);
+  if (destroying != 0) pending_->store(i, 0);
   if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
     retire_slot();
   else
     free_->push(i);
   return Status::Ok;
-}
-
-bool Registry::take_pending(uint32_t i, uint32_t incarnation, uint64_t destroying) {
-  for (uint64_t p = pending_[i].load(std::memory_order_acquire);;) {
-    if (!core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
-      return false;
-    // Free, a create that has begun this life and not yet cleared its
-    // record (only that is left of it), or a destroy by a dead process: take
-    // it. Another live destroy of this life: it wins.
-    const bool ours_to_take =
-        p == 0 || (p & Pending::kCreating) != 0 ||
-        ((p & Pending::kDestroying) != 0 && !ProcessId::alive(Pending::owner(p)));
-    if (!ours_to_take) return false;
-    if (pending_[i].compare_exchange_strong(p, destroying, std::memory_order_acq_rel)) {
-      if (core::StateWord::alive_in(hot_[i].word.load(std::memory_order_acquire), incarnation))
-        return true;
-      pending_[i].store(0, std::memory_order_release);
-      return false;
-    }
-  }
-}
-
-const char *Registry::damaged_part() const {
-  if (!free_->consistent()) return "free slots";
-  if (!configs_->consistent(capacity_)) return "configurations";
-  if (!windows_.consistent()) return "free windows";
-  if (!names_->consistent(slots_)) return "names";
-  if (!index_->consistent(slots_)) return "name index";
-  for (uint32_t i = 0, end = free_->high_water(); i < end; ++i) {
-    const uint64_t refs = slot_refs_[i].load(std::memory_order_relaxed);
-    if (SlotRefs::config(refs) >= capacity_ ||
-        !WindowPool::valid(SlotRefs::window(refs), capacity_))
-      return "slots' references";
-    // The configuration of a live breaker (a free slot's may be any
-    // entry's, and is read only by calls racing a destroy).
-    if (core::StateWord::state(hot_[i].word.load(std::memory_order_relaxed)) != core::State::Free &&
-        !stored_config_plausible(configs_->cell(SlotRefs::config(refs))))
-      return "configurations";
-  }
-  return nullptr;
-}
-
-bool Registry::stale(uint32_t slot, bool claimed) const {
-  // A name-index entry's slot is not free unless a create or destroy of it
-  // is recorded (create() records before it inserts, destroy() before it
-  // ends the life, and both clear the record after): free and unrecorded
-  // is a damaged file's, free and recorded by the dead is what a death left.
-  // A claimed entry's slot is never alive (its life begins once the entry
-  // is named): alive is a damaged file's too.
-  const uint64_t p = pending_[slot].load(std::memory_order_acquire);
-  const bool free =
-      core::StateWord::state(hot_[slot].word.load(std::memory_order_acquire)) == core::State::Free;
-  if ((p & Pending::kFinishing) != 0) return false;
-  return free ? p == 0 || !ProcessId::alive(Pending::owner(p)) : claimed;
-}
-
-void Registry::finish_left_work() {
-  const uint64_t finishing = ProcessId::self() | Pending::kFinishing;
-  for (uint32_t i = 0, end = free_->high_water(); i < end; ++i) {
-    uint64_t p = pending_[i].load(std::memory_order_acquire);
-    if (p == 0 || ProcessId::alive(Pending::owner(p)) ||
-        !pending_[i].compare_exchange_strong(p, finishing, std::memory_order_acq_rel))
-      continue;
-    // A live breaker: its create got as far as its life (all but the
-    // record), or its destroy had not ended it. Nothing else to do.
-    if (core::StateWord::state(hot_[i].word.load(std::memory_order_acquire)) != core::State::Free) {
-      pending_[i].store(0, std::memory_order_release);
-      continue;
-    }
-    // A create that died before the life began, or a destroy after the life
-    // ended: out of the index, its name's space back, the slot back. Its
-    // configuration entry and window block may stay taken (which it had
-    // taken or given back is not recorded): the bound in
-    // docs/shared-registries.md.
-    char name[NameStore::kMaxBytes + 1];
-    const size_t len = names_->read(i, name);
-    if (len > 0) index_->erase_left(NameIndex::hash(std::string_view(name, len)), i);
-    names_->release(i);
-    pending_[i].store(0, std::memory_order_release);
-    if (core::StateWord::retired(hot_[i].word.load(std::memory_order_acquire)))
-      retire_slot();
-    else
-      free_->push(i);
-  }
 }
 
 size_t Registry::list(uint64_t *out, size_t max) const {
@@ -836,119 +393,62 @@ size_t Registry::list(uint64_t *out, size_t max) const {
   return n;
 }
 
-// A stripe's sequence word odd for longer than a fold takes: its owner
-// died in one (finished at once), or the file is damaged (or a co-tenant
-// wrote it): a reader waits kNobodyNs for an owner that is 0 or not a live
-// process of the file, kAnyoneNs for any other, then finishes the fold
-// (reclaim_stripe) or reads around it (skipped_fold_). Either is counted
-// in the file's uncertain folds.
-struct Registry::OddWatch {
-  static constexpr uint64_t kNobodyNs = 100'000'000, kAnyoneNs = 1'000'000'000;
-  static constexpr uint64_t kGiveUpNs = 2'000'000'000;
-  explicit OddWatch(uint64_t now) : began(now) {}
-  uint64_t began;
-  uint64_t value[kFileStripes] = {};  // the odd word last seen, and since when
-  uint64_t since[kFileStripes] = {};
-};
-
-void Registry::watch_odd_folds(const uint64_t *seen, uint32_t used, OddWatch &watch,
-                               uint64_t now) const {
-  auto *self = const_cast<Registry *>(this);
-  FileHeader &h = *file_.header();
+std::optional<Counts> Registry::raw_counts(uint32_t index, uint32_t used, uint64_t *seen,
+                                           bool around) const {
+  const uint32_t slot = base_ + index;
+  const FileAttachment *file = file_ ? &*file_ : nullptr;
+  auto sequence = [&](uint32_t s) -> const std::atomic<uint64_t> & {
+    return file != nullptr ? file->header().sequence[s].n : Space::sequence(s).n;
+  };
+  // A fold anywhere between the two readings moves counts between a cell
+  // and the totals, which this would see twice or not at all (core::fold).
+  bool folding = false;
   for (uint32_t s = 0; s < used; ++s) {
-    if ((seen[s] & 1) == 0 || skips_fold(s, seen[s]) ||
-        h.sequence[s].n.load(std::memory_order_acquire) != seen[s])
-      continue;
-    const uint64_t owner = h.stripe_owner[s].load(std::memory_order_acquire);
-    if (owner != 0 && !ProcessId::alive(owner)) {
-      self->reclaim_stripe(s, owner);
-      continue;
-    }
-    if (watch.value[s] != seen[s]) {
-      watch.value[s] = seen[s];
-      watch.since[s] = now;
-      continue;
-    }
-    const uint64_t odd_for = now - watch.since[s];
-    if (odd_for >= OddWatch::kNobodyNs &&
-        (owner == 0 || !ProcessId::maps(owner, file_dev_, file_ino_))) {
-      self->reclaim_stripe(s, owner);
-    } else if (odd_for >= OddWatch::kAnyoneNs) {
-      uint64_t before = skipped_fold_[s].load(std::memory_order_relaxed);
-      if (before != seen[s] && skipped_fold_[s].compare_exchange_strong(before, seen[s]))
-        h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-    }
+    seen[s] = sequence(s).load(std::memory_order_acquire);
+    folding |= (seen[s] & 1) != 0 && (file == nullptr || !file->skips_fold(s, seen[s]));
   }
+  if (folding && !around) return std::nullopt;
+  Counts c{};
+  const core::Totals &totals = Space::totals(slot);
+  // Acquire loads (plain loads on x86-64): a count seen here that a fold
+  // moved, or that was made after one, shows the fold's sequence change
+  // below.
+  for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
+    c.n[k] = totals.n[k].load(std::memory_order_acquire);
+  for (uint32_t s = 0; s < used; ++s) {
+    const core::Cell &own = file != nullptr ? file->cell(s, index) : Space::cell(s, slot);
+    for (unsigned k = 0; k < core::kCellFields; ++k)
+      c.n[k] += own.n[k].load(std::memory_order_acquire);
+  }
+  for (uint32_t s = 0; s < used && !around; ++s)
+    if (sequence(s).load(std::memory_order_relaxed) != seen[s]) return std::nullopt;
+  c.trips = hot_[index].trips.load(std::memory_order_relaxed);
+  return c;
 }
 
-Counts Registry::raw_counts(uint32_t index) const {
-  const uint32_t slot = base_ + index;
+Counts Registry::settled_counts(uint32_t index) {
   // The stripes ever owned: a thread that claims one later counts only
   // calls made during this read, which it may or may not see.
   const uint32_t used = held_stripes();
   static_assert(kFileStripes <= kMaxExclusiveStripes);
   uint64_t seen[kMaxExclusiveStripes];
-  FileHeader *file = file_.header();
-  auto sequence = [&](uint32_t s) -> const std::atomic<uint64_t> & {
-    return file != nullptr ? file->sequence[s].n : Space::sequence(s).n;
-  };
-  auto cell = [&](uint32_t s) -> const core::Cell & {
-    return file != nullptr ? file_cells_[size_t(s) * slots_ + index] : Space::cell(s, slot);
-  };
-  std::optional<OddWatch> watch;  // a shared file's, once a fold takes long
+  std::optional<FileAttachment::OddWatch> watch;  // a shared file's, once a fold takes long
   bool give_up = false;
   for (uint32_t spins = 1;; ++spins) {
-    // A seqlock's reader over every used stripe's sequence word: a fold
-    // anywhere between the two readings moves counts between a cell and
-    // the totals, which this would see twice or not at all, so it reads
-    // again (core::fold).
-    bool folding = false;
-    for (uint32_t s = 0; s < used; ++s) {
-      seen[s] = sequence(s).load(std::memory_order_acquire);
-      folding |= (seen[s] & 1) != 0 && (file == nullptr || !skips_fold(s, seen[s]));
-    }
-    folding &= !give_up;
-    if (!folding) {
-      Counts c{};
-      const core::Totals &totals = Space::totals(slot);
-      // Acquire loads (plain loads on x86-64): a count seen here that a
-      // fold moved, or that was made after one, shows the fold's sequence
-      // change below.
-      for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
-        c.n[k] = totals.n[k].load(std::memory_order_acquire);
-      for (uint32_t s = 0; s < used; ++s) {
-        const core::Cell &own = cell(s);
-        for (unsigned k = 0; k < core::kCellFields; ++k)
-          c.n[k] += own.n[k].load(std::memory_order_acquire);
-      }
-      bool moved = false;
-      for (uint32_t s = 0; s < used && !moved && !give_up; ++s)
-        moved = sequence(s).load(std::memory_order_relaxed) != seen[s];
-      if (!moved) {
-        c.trips = hot_[index].trips.load(std::memory_order_relaxed);
-        return c;
-      }
-    }
-    // A fold is a few instructions; its thread may have been preempted,
-    // and then this waits for it to run, without a system call. In a
-    // shared registry it may be a process that died in the middle of one:
-    // now and then, this finishes the folds of dead owners.
+    if (const std::optional<Counts> c = raw_counts(index, used, seen, give_up)) return *c;
+      // A fold is a few instructions; its thread may have been preempted,
+      // and then this waits for it to run, without a system call. In a
+      // shared registry it may be a process that died in the middle of one:
+      // now and then, this finishes the folds of dead owners.
 #if defined(__x86_64__)
     __builtin_ia32_pause();
 #endif
-    if (file != nullptr && spins % 4096 == 0) {
-      const uint64_t now = core::Clock::read(CLOCK_MONOTONIC);
-      if (!watch) watch.emplace(now);
-      watch_odd_folds(seen, used, *watch, now);
-      // Sequence words that never stay still are a co-tenant's: the
-      // counts as they are, then.
-      give_up = now - watch->began > OddWatch::kGiveUpNs;
-    }
+    if (file_ && spins % 4096 == 0) give_up = file_->repair_stuck_folds(seen, used, watch);
   }
 }
 
-Counts Registry::counts(uint32_t index) const {
-  Counts c = raw_counts(index);
+Counts Registry::counts(uint32_t index) {
+  Counts c = settled_counts(index);
   for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
     c.n[k] -= counts_base_[index][k].load(std::memory_order_relaxed);
   return c;

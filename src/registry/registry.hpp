@@ -10,16 +10,18 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 
 #include "core/breaker.hpp"
 #include "registry/config_table.hpp"
 #include "registry/event_queue.hpp"
+#include "registry/file_attachment.hpp"
 #include "registry/free_list.hpp"
 #include "registry/handle.hpp"
 #include "registry/name_index.hpp"
-#include "registry/shared_file.hpp"
+#include "registry/repair.hpp"
 #include "registry/space.hpp"
 #include "registry/window_pool.hpp"
 #include "registry/words.hpp"
@@ -59,7 +61,7 @@ struct Counts {
 
 enum EventMask : uint32_t { kTransitionEvents = 1, kRejectionEvents = 2 };
 
-class Registry final : private SharedCounters, private StaleSlots {
+class Registry final {
  public:
   static constexpr uint32_t kDefaultCapacity = 65536;
   static constexpr uint32_t kDefaultEventCapacity = 1024;
@@ -77,12 +79,9 @@ class Registry final : private SharedCounters, private StaleSlots {
   // no call is inside it any more (registry/grace.hpp). A shared registry's
   // breakers live on in its file.
   static void close(Registry *reg);
-  bool shared() const { return file_.base != nullptr; }
-  // In a forked child: the file stripes the parent's threads held are not
-  // the child's (registry.cpp installs it with pthread_atfork).
-  static void forget_stripes_in_child();
+  bool shared() const { return file_.has_value(); }
   // The file's header, for a shared registry.
-  const FileHeader *file_header() const { return file_.header(); }
+  const FileHeader *file_header() const { return file_ ? &file_->header() : nullptr; }
   // The open registry with this id, or nullptr.
   static Registry *by_id(uint32_t id) {
     return id < kMaxRegistryIds ? table_[id].load(std::memory_order_acquire) : nullptr;
@@ -207,7 +206,9 @@ class Registry final : private SharedCounters, private StaleSlots {
   Status get_or_create(std::string_view name, const core::Config &cfg, uint64_t *handle);
   Status destroy(uint32_t index, uint32_t incarnation);
   // Counters since the breaker was created; the caller validates the handle.
-  Counts counts(uint32_t index) const;
+  // Not const: in a shared registry, a fold a dead or stuck process left
+  // in flight is repaired on the way (settled_counts).
+  Counts counts(uint32_t index);
   // The name of the breaker in its `incarnation`-th life (into buf, of
   // more than NameStore::kMaxBytes bytes, with a terminator); false if that
   // life is over (or ended while the name was read: its space may hold
@@ -228,15 +229,28 @@ class Registry final : private SharedCounters, private StaleSlots {
 
  private:
   Registry() = default;
+  // Gives back what it holds: the run, its private memory, its file.
+  ~Registry();
+  Registry(const Registry &) = delete;
+  Registry &operator=(const Registry &) = delete;
+  // A registry being opened, given back whole if the open fails.
+  struct Discard {
+    void operator()(Registry *r) const { delete r; }
+  };
+  using Owned = std::unique_ptr<Registry, Discard>;
+  // Reserves `bytes` of private memory (the whole arena, or a shared
+  // registry's own held words and event queue); false if it cannot.
+  bool reserve_private(size_t bytes);
+  // Makes the opened `reg` the open registry of its id, into `*out`.
+  static Status publish(Owned reg, Registry **out);
   // The stripes whose held words and cells a reader sums: the process's
   // stripes ever owned, or the file's (at most its kFileStripes, whatever
   // the file's word says).
   uint32_t held_stripes() const {
-    return shared() ? std::min(file_.header()->stripes_used.load(std::memory_order_acquire),
-                               kFileStripes)
-                    : std::min(stripes_used(), Space::exclusive_stripes());
+    return shared() ? file_->stripes_used() : std::min(stripes_used(), Space::exclusive_stripes());
   }
-  // The arena's layout for `capacity` breakers in `slots` slots.
+  // The arena's layout for `capacity` breakers in `slots` slots (registry/arena.hpp;
+  // these three are arena.cpp's).
   struct ArenaLayout;
   static ArenaLayout arena_layout(uint32_t capacity, uint32_t slots);
   static size_t arena_bytes(uint32_t capacity, uint32_t slots);
@@ -245,51 +259,13 @@ class Registry final : private SharedCounters, private StaleSlots {
   // Takes an id and a run of the space; NoMemory etc. if it cannot.
   Status claim_run(bool mapped_over = false);
   void give_up_run();
-  // SharedCounters: a fold in the file, logged for a dead owner's finish.
-  void fold(uint32_t stripe, core::Cell &cell, core::Totals &totals, uint32_t index,
-            core::Counter c) override;
-  // Gives process stripe `s` a file stripe (a shared registry); false if
-  // the file has none free.
-  bool attach_stripe(uint32_t s);
-  bool sibling_counts_in(uint32_t s, uint32_t f) const;
-  // Gives the file stripes back that no other registry of this process on
-  // the same file counts in (under the shared registries' lock).
-  void release_file_stripes();
-  // The file stripe stripe `f`'s owner died holding: its fold finished, it
-  // is free again; false if its owner lives (or another process took it).
-  bool reclaim_stripe(uint32_t f, uint64_t dead_owner);
-  // What raw_counts does, in a shared file, about the stripes whose
-  // sequence words it has seen odd (`seen`, of `used` stripes) at `now`:
-  // OddWatch below, docs/shared-registries.md ("A fold that never ends").
-  struct OddWatch;
-  void watch_odd_folds(const uint64_t *seen, uint32_t used, OddWatch &watch, uint64_t now) const;
-  // Whether a reader gave up waiting for file stripe `s`'s fold, whose
-  // sequence word is `seq` (odd): then it reads around it.
-  bool skips_fold(uint32_t s, uint64_t seq) const {
-    return skipped_fold_[s].load(std::memory_order_relaxed) == seq;
-  }
-  static bool claim_hook(uint32_t s);
 
-  // A shared registry's record, per slot, of a create or destroy in
-  // progress: which process (ProcessId) does it, and which it is; 0 when
-  // none is. A process that dies inside one leaves it, and what it left
-  // half done is found by it: its name-index entry is taken out of the way
-  // of the next create of the name (stale()), its slot given back by the
-  // next open of the file (finish_left_work()).
-  struct Pending {
-    static constexpr uint64_t kCreating = uint64_t(1) << 62, kDestroying = uint64_t(1) << 61,
-                              kFinishing = uint64_t(1) << 60;
-    static constexpr uint64_t kFlags = kCreating | kDestroying | kFinishing;
-    static constexpr uint64_t owner(uint64_t p) { return p & ~kFlags; }
-  };
-  bool stale(uint32_t slot, bool claimed) const override;
-  // What of a registry file's arena holds an index out of range (which a
-  // call would follow out of its array), or nullptr if nothing does.
+  // Crash repair (registry/repair.cpp). What of a registry file's arena
+  // holds an index out of range (which a call would follow out of its
+  // array), or nullptr if nothing does.
   const char *damaged_part() const;
-  // Records a destroy of the `incarnation`-th life of slot `i` (Pending);
-  // false if that life is over or another live process destroys it.
-  bool take_pending(uint32_t i, uint32_t incarnation, uint64_t destroying);
-  // Given back: the slots whose create or destroy a dead process left.
+  // Given back: the slots whose create or destroy a dead process left
+  // (PendingRecords).
   void finish_left_work();
 
   // The breaker at `index`, with its configuration and window found through
@@ -317,7 +293,17 @@ class Registry final : private SharedCounters, private StaleSlots {
     hot_[index].word.fetch_add(0, std::memory_order_seq_cst);
     return table_[id_].load(std::memory_order_seq_cst) == this;
   }
-  Counts raw_counts(uint32_t index) const;
+  // One read of the counts of the breaker at `index`, summed over `used`
+  // stripes, if no fold moved counts between a cell and the totals meanwhile
+  // (a seqlock's reader over every used stripe's sequence word, as first read
+  // into `seen`); nullopt if one may have. `around`: reads around the folds
+  // in flight. Reads only.
+  std::optional<Counts> raw_counts(uint32_t index, uint32_t used, uint64_t *seen,
+                                   bool around) const;
+  // raw_counts once no fold is in flight: waits for it, and in a shared
+  // registry repairs the folds that do not end (FileAttachment::
+  // repair_stuck_folds).
+  Counts settled_counts(uint32_t index);
   const core::ConfigCell &config(uint32_t index) const {
     return configs_->cell(SlotRefs::config(slot_refs_[index].load(std::memory_order_relaxed)));
   }
@@ -358,23 +344,14 @@ class Registry final : private SharedCounters, private StaleSlots {
   // words and event queue).
   void *private_ = nullptr;
   size_t private_size_ = 0;
-  // A shared registry's file, and which file stripe each process stripe
-  // counts in (kNoStripe: none yet).
-  static constexpr uint8_t kNoStripe = 0xff;
-  MappedFile file_;
-  FileLayout file_layout_{};
-  uint8_t file_stripe_[kMaxExclusiveStripes];
-  core::Cell *file_cells_ = nullptr;  // [kFileStripes][slots_]
-  // Per file stripe: the odd sequence word a reader of this process stopped
-  // waiting on (its fold took longer than any fold does), or 0.
-  mutable std::atomic<uint64_t> skipped_fold_[kFileStripes] = {};
-  uint64_t file_dev_ = 0, file_ino_ = 0;      // which file, to tell siblings
-  std::atomic<uint64_t> *pending_ = nullptr;  // [slots_] Pending words
+  std::optional<PendingRecords> pending_;  // a shared registry's, in its file
   std::optional<EventQueue> events_;
   std::atomic<uint32_t> event_mask_{kTransitionEvents};
   std::optional<NameStore> names_;
   std::optional<FreeList> free_;
   std::optional<NameIndex> index_;
+  // A shared registry's: its file, mapped over its run.
+  std::optional<FileAttachment> file_;
 };
 
 }  // namespace lazybreaker::registry

@@ -16,11 +16,13 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <utility>
 
 #include "core/breaker.hpp"
 #include "core/config_check.hpp"
 #include "core/mix.hpp"
 #include "lazybreaker/lazybreaker.h"
+#include "registry/repair.hpp"
 #include "registry/space.hpp"
 
 namespace lazybreaker::registry {
@@ -98,10 +100,6 @@ uint64_t start_time(long pid) {
   return p != nullptr ? strtoull(p + 1, nullptr, 10) : 0;
 }
 
-uint64_t owner_word(long pid, uint64_t started) {
-  return uint64_t(uint32_t(pid)) << 32 | uint32_t(started);
-}
-
 }  // namespace
 
 uint64_t FileHeader::compute_checksum() const {
@@ -133,25 +131,26 @@ uint64_t ProcessId::self() {
   static std::atomic<uint64_t> cached{0};
   const long pid = getpid();
   uint64_t c = cached.load(std::memory_order_relaxed);
-  if (c != 0 && long(c >> 32) == pid) return c;
-  c = owner_word(pid, start_time(pid));
+  if (c != 0 && long(OwnerWord::pid(c)) == pid) return c;
+  c = OwnerWord::pack(uint32_t(pid), start_time(pid));
   cached.store(c, std::memory_order_relaxed);
   return c;
 }
 
 bool ProcessId::alive(uint64_t owner) {
-  // The top bit marks a stripe being reclaimed (Registry::reclaim_stripe).
-  const long pid = long((owner >> 32) & 0x7fffffff);
+  // (Whether the stripe is being reclaimed, OwnerWord::Reclaiming, says
+  // nothing of the process.)
+  const long pid = long(OwnerWord::pid(owner));
   if (pid <= 0) return false;
   if (kill(pid_t(pid), 0) != 0 && errno == ESRCH) return false;
   const uint64_t started = start_time(pid);
   // Unreadable (another user's /proc, hidepid): alive, to be safe.
-  return started == 0 || uint32_t(started) == uint32_t(owner);
+  return started == 0 || uint32_t(started) == OwnerWord::started(owner);
 }
 
 bool ProcessId::maps(uint64_t owner, uint64_t dev, uint64_t ino) {
   char path[64];
-  snprintf(path, sizeof path, "/proc/%ld/maps", long((owner >> 32) & 0x7fffffff));
+  snprintf(path, sizeof path, "/proc/%ld/maps", long(OwnerWord::pid(owner)));
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno != ENOENT && errno != ESRCH;
   // Each line: "start-end perms offset major:minor inode path", the device
@@ -371,28 +370,14 @@ void carry_over_boot(const MappedFile &f, const FileLayout &l, const uint8_t boo
     h.clock_offset_ns = beyond > now ? beyond - now : 0;
   }
   auto *cells = reinterpret_cast<core::Cell *>(f.at(l.cells_at));
-  auto *totals = reinterpret_cast<core::Totals *>(f.at(l.totals_at));
   for (uint32_t s = 0; s < kFileStripes; ++s) {
-    const uint64_t seq = h.sequence[s].n.load(std::memory_order_relaxed);
-    if ((seq & 1) != 0) {
-      const uint64_t log = h.fold_log[s].load(std::memory_order_relaxed);
-      if (FoldLog::any(log) && FoldLog::slot(log) < h.slots &&
-          FoldLog::counter(log) < core::kCellFields) {
-        std::atomic<uint16_t> &field =
-            cells[size_t(s) * h.slots + FoldLog::slot(log)].n[FoldLog::counter(log)];
-        const uint16_t v = field.load(std::memory_order_relaxed);
-        if (FoldLog::phase(log) == 1) {
-          if (v >= core::kFoldAt) field.store(uint16_t(v - core::kFoldAt));
-        } else {
-          h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
-        }
-      }
-      h.sequence[s].n.store(seq + 1, std::memory_order_relaxed);
-    }
+    // A phase-0 fold is counted as uncertain; a log that names no fold (a
+    // damaged file's) is not counted here, as it never was after a reboot
+    // (a reader's reclaim_stripe counts it).
+    finish_fold(h, cells, h.slots, s);
     h.fold_log[s].store(0, std::memory_order_relaxed);
     h.stripe_owner[s].store(0, std::memory_order_relaxed);
   }
-  (void)totals;
   std::memset(f.at(l.held_at), 0, size_t(kFileStripes) * h.slots * sizeof(uint64_t));
   std::memcpy(h.boot_id, boot, 16);
   h.checksum = h.compute_checksum();
@@ -484,6 +469,56 @@ bool lock_file(int fd, const char *path, FileError *err) {
 
 }  // namespace
 
+namespace {
+
+// Opens the existing file at the path for reading and writing, into `*fd`.
+bool open_existing(const FileRequest &req, int *fd, FileError *err) {
+  // A create never goes through a symlink at the path (O_NOFOLLOW).
+  *fd = ::open(req.path, O_RDWR | O_CLOEXEC | (req.create ? O_NOFOLLOW : 0));
+  if (*fd >= 0) return true;
+  struct stat link;
+  const int e = errno;
+  if ((e == ELOOP || e == ENOENT) && lstat(req.path, &link) == 0 && S_ISLNK(link.st_mode))
+    return symlink_refused(req, err);
+  if (e == ENOENT && req.create)  // linked by another process, removed since
+    return failed(err, FileError::Missing,
+                  "%s: the file was removed while this opened it (try again)", req.path);
+  if (e == ENOENT)
+    return failed(err, FileError::Missing,
+                  "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
+  if (e == EISDIR)
+    return failed(err, FileError::Version, "%s: a directory, not a registry file", req.path);
+  errno = e;
+  return failed_errno(err, req.path, "cannot open it for reading and writing");
+}
+
+// Reads and checks the header of the locked file `fd` into `h` (zeroed
+// past the checksummed part).
+bool read_header(const FileRequest &req, int fd, FileHeader *h, FileError *err) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return failed_errno(err, req.path, "cannot stat it");
+  if (!S_ISREG(st.st_mode))
+    return failed(err, FileError::Version, "%s: not a regular file", req.path);
+  std::memset(static_cast<void *>(h), 0, sizeof *h);
+  const size_t fixed = offsetof(FileHeader, checksum) + sizeof h->checksum;
+  if (size_t(st.st_size) < fixed) {
+    if (st.st_size >= 8 && pread(fd, h->magic, 8, 0) == 8 &&
+        std::memcmp(h->magic, FileHeader::kMagic, 8) == 0)
+      return failed(err, FileError::Corrupt,
+                    "%s: the file is %lld bytes, shorter than a registry header", req.path,
+                    (long long)st.st_size);
+    return failed(err, FileError::Version,
+                  "%s: not a lazybreaker registry file (%lld bytes, no header)", req.path,
+                  (long long)st.st_size);
+  }
+  if (pread(fd, h, fixed, 0) != ssize_t(fixed))
+    return failed_errno(err, req.path, "cannot read the header");
+  return check_header(req, *h, size_t(st.st_size), err) &&
+         check_allocated(fd, size_t(st.st_size), req.path, err);
+}
+
+}  // namespace
+
 bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   int fd = -1;
   bool created = false;
@@ -494,26 +529,7 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
       return false;
     }
   }
-  if (fd < 0) {
-    // A create never goes through a symlink at the path (O_NOFOLLOW).
-    fd = ::open(req.path, O_RDWR | O_CLOEXEC | (req.create ? O_NOFOLLOW : 0));
-    if (fd < 0) {
-      struct stat link;
-      const int e = errno;
-      if ((e == ELOOP || e == ENOENT) && lstat(req.path, &link) == 0 && S_ISLNK(link.st_mode))
-        return symlink_refused(req, err);
-      errno = e;
-      if (errno == ENOENT && req.create)  // linked by another process, removed since
-        return failed(err, FileError::Missing,
-                      "%s: the file was removed while this opened it (try again)", req.path);
-      if (errno == ENOENT)
-        return failed(err, FileError::Missing,
-                      "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
-      if (errno == EISDIR)
-        return failed(err, FileError::Version, "%s: a directory, not a registry file", req.path);
-      return failed_errno(err, req.path, "cannot open it for reading and writing");
-    }
-  }
+  if (fd < 0 && !open_existing(req, &fd, err)) return false;
   auto give_up = [&](bool result) {
     ::close(fd);
     return result;
@@ -523,28 +539,8 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   // opening it then waits (kLockWaitNs at most), and a process killed
   // holding it lets go.
   if (!lock_file(fd, req.path, err)) return give_up(false);
-  struct stat st;
-  if (fstat(fd, &st) != 0) return give_up(failed_errno(err, req.path, "cannot stat it"));
-  if (!S_ISREG(st.st_mode))
-    return give_up(failed(err, FileError::Version, "%s: not a regular file", req.path));
   FileHeader h;
-  std::memset(static_cast<void *>(&h), 0, sizeof h);
-  const size_t fixed = offsetof(FileHeader, checksum) + sizeof h.checksum;
-  if (size_t(st.st_size) < fixed) {
-    if (st.st_size >= 8 && pread(fd, h.magic, 8, 0) == 8 &&
-        std::memcmp(h.magic, FileHeader::kMagic, 8) == 0)
-      return give_up(failed(err, FileError::Corrupt,
-                            "%s: the file is %lld bytes, shorter than a registry header", req.path,
-                            (long long)st.st_size));
-    return give_up(failed(err, FileError::Version,
-                          "%s: not a lazybreaker registry file (%lld bytes, no header)", req.path,
-                          (long long)st.st_size));
-  }
-  if (pread(fd, &h, fixed, 0) != ssize_t(fixed))
-    return give_up(failed_errno(err, req.path, "cannot read the header"));
-  if (!check_header(req, h, size_t(st.st_size), err) ||
-      !check_allocated(fd, size_t(st.st_size), req.path, err))
-    return give_up(false);
+  if (!read_header(req, fd, &h, err)) return give_up(false);
   void *base = mmap(nullptr, h.file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) return give_up(failed_errno(err, req.path, "cannot map it"));
   MappedFile f{fd, base, size_t(h.file_bytes)};
@@ -553,14 +549,28 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   if (!created && std::memcmp(boot, f.header()->boot_id, 16) != 0)
     carry_over_boot(f, FileLayout::of(h.slots, req.arena_bytes(h.capacity, h.slots)), boot);
   flock(fd, LOCK_UN);
-  *out = f;
+  *out = std::move(f);
   return true;
 }
 
 void close_file(MappedFile &f) {
   if (f.base != nullptr) munmap(f.base, f.bytes);
   if (f.fd >= 0) ::close(f.fd);
-  f = MappedFile{};
+  f.fd = -1;
+  f.base = nullptr;
+  f.bytes = 0;
 }
+
+MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
+  if (this != &other) {
+    close_file(*this);
+    std::swap(fd, other.fd);
+    std::swap(base, other.base);
+    std::swap(bytes, other.bytes);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() { close_file(*this); }
 
 }  // namespace lazybreaker::registry

@@ -25,6 +25,7 @@
 
 #include "core/breaker.hpp"
 #include "core/counters.hpp"
+#include "registry/words.hpp"
 
 namespace lazybreaker::registry {
 
@@ -63,27 +64,14 @@ struct FileHeader {
   // for each): docs/shared-registries.md, "Crash safety".
   std::atomic<uint64_t> uncertain_folds;
   std::atomic<uint64_t> stripes_reclaimed;  // from dead processes
-  // Per stripe: its owner (ProcessId::self(): pid and start time), 0 free.
+  // Per stripe: its owner (an OwnerWord: ProcessId::self()), 0 free.
   alignas(64) std::atomic<uint64_t> stripe_owner[kFileStripes];
-  // Per stripe: the fold in progress (FoldLog), for a dead owner's.
+  // Per stripe: the fold in progress (FoldLog, registry/words.hpp), for a
+  // dead owner's.
   std::atomic<uint64_t> fold_log[kFileStripes];
   core::StripeSequence sequence[kFileStripes];
 
   uint64_t compute_checksum() const;
-};
-
-// Where a stripe's owner stood in a fold (core::fold), kept so that the
-// fold of a process killed in the middle of one can be finished:
-// [slot + 1 : 32 | counter : 8 | phase : 8], phase 1 once the totals have
-// the fold's counts.
-struct FoldLog {
-  static constexpr uint64_t pack(uint32_t slot, unsigned counter, unsigned phase) {
-    return (uint64_t(slot) + 1) << 32 | uint64_t(counter) << 8 | phase;
-  }
-  static constexpr bool any(uint64_t l) { return (l >> 32) != 0; }
-  static constexpr uint32_t slot(uint64_t l) { return uint32_t(l >> 32) - 1; }
-  static constexpr unsigned counter(uint64_t l) { return unsigned(l >> 8) & 0xff; }
-  static constexpr unsigned phase(uint64_t l) { return unsigned(l) & 0xff; }
 };
 
 // Where each section of a file of `slots` slots and an arena of
@@ -98,7 +86,7 @@ struct FileLayout {
 };
 
 // A process as a stripe owner: its pid and its start time (so that a
-// reused pid is not taken for the dead process), never 0.
+// reused pid is not taken for the dead process) in an OwnerWord, never 0.
 struct ProcessId {
   static uint64_t self();
   // False only when the owner is known to be dead.
@@ -109,11 +97,22 @@ struct ProcessId {
   static bool maps(uint64_t owner, uint64_t dev, uint64_t ino);
 };
 
-// The open file: mapped whole, shared.
+// The open file: mapped whole, shared; unmapped and closed with the object
+// (or by close_file).
 struct MappedFile {
   int fd = -1;
   void *base = nullptr;
   size_t bytes = 0;
+
+  MappedFile() = default;
+  MappedFile(int fd_, void *base_, size_t bytes_) : fd(fd_), base(base_), bytes(bytes_) {}
+  MappedFile(MappedFile &&other) noexcept : fd(other.fd), base(other.base), bytes(other.bytes) {
+    other.fd = -1;
+    other.base = nullptr;
+    other.bytes = 0;
+  }
+  MappedFile &operator=(MappedFile &&other) noexcept;
+  ~MappedFile();
   FileHeader *header() const { return static_cast<FileHeader *>(base); }
   char *at(size_t offset) const { return static_cast<char *>(base) + offset; }
 };
