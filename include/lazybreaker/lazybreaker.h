@@ -249,11 +249,8 @@ typedef struct cb_registry_options {
 #define CB_REGISTRY_ANY_OWNER 4u
 /** @} */
 
-/** The largest capacity a registry may have (and the size of the default
- *  registry). */
-#define CB_MAX_CAPACITY 4194304u
-/** The largest event queue. @since 1.1 */
-#define CB_MAX_EVENT_CAPACITY 1048576u
+/* CB_MAX_CAPACITY and CB_MAX_EVENT_CAPACITY, the largest registry and
+ * event queue: lists.h. */
 /** Capacity of a registry file created with capacity 0: a file holds about
  *  3.7 KB per breaker of capacity, all allocated when it is created
  *  (docs/shared-registries.md, "Capacity"). @since 1.2 */

@@ -39,6 +39,15 @@
 #define CB_MAX_BACKOFF_MULTIPLIER 1000.0
 /** @} */
 
+/** @name Registry limits
+ *  @{ */
+/** The largest capacity a registry may have (and the size of the default
+ *  registry). */
+#define CB_MAX_CAPACITY 4194304u
+/** The largest event queue. @since 1.1 */
+#define CB_MAX_EVENT_CAPACITY 1048576u
+/** @} */
+
 /** Every status: X(code, description). cb_strerror(code) is
  *  "<code>: <description>"; cb_status_name(code) is "<code>". */
 #define CB_STATUS_LIST(X)                                           \

@@ -1,6 +1,7 @@
 // The C ABI's registry functions: open, close, the default registry, the
 // clock, the breaker list.
-#include "registry/registry.hpp"
+#include <iterator>
+
 #include "capi/errors.hpp"
 #include "capi/resolve.hpp"
 #include "capi/status.hpp"
@@ -8,6 +9,7 @@
 #include "capi/versioned.hpp"
 #include "lazybreaker/lazybreaker.h"
 #include "registry/grace.hpp"
+#include "registry/registry.hpp"
 
 using lazybreaker::capi::check_struct_size;
 using lazybreaker::capi::default_registry;
@@ -68,6 +70,21 @@ int file_error_code(lazybreaker::registry::FileError::Kind kind) {
   }
 }
 
+// A file the registry refused, with what to do about it in the flags' words.
+int refuse_file(const lazybreaker::registry::FileError &err) {
+  using E = lazybreaker::registry::FileError;
+  static const char *const kRemedies[] = {
+      "",
+      " (pass CB_REGISTRY_CREATE to create it)",
+      " (pass CB_REGISTRY_ANY_OWNER to use it anyway, or open it without CB_REGISTRY_CREATE)",
+      " (name the file, or open an existing one without CB_REGISTRY_CREATE)",
+  };
+  static_assert(std::size(kRemedies) == E::NameTheFile + 1);
+  const char *version = err.other_layout ? " (this is lazybreaker " CB_VERSION_STRING ")" : "";
+  return fail_at(file_error_code(err.kind), err.field, "cb_registry_open: %s%s%s", err.message,
+                 kRemedies[err.remedy], version);
+}
+
 int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_registry **out) {
   const uint32_t flags = LB_HAS(cb_registry_options, opts.struct_size, flags) ? opts.flags : 0;
   const uint32_t mode = LB_HAS(cb_registry_options, opts.struct_size, mode) ? opts.mode : 0;
@@ -85,8 +102,7 @@ int open_shared(const cb_registry_options &opts, uint32_t event_capacity, cb_reg
   lazybreaker::registry::FileError err;
   Registry *r = nullptr;
   const lazybreaker::registry::Status st = Registry::open_shared(req, event_capacity, &r, &err);
-  if (st == lazybreaker::registry::Status::FileError)
-    return fail(file_error_code(err.kind), "cb_registry_open: %s", err.message);
+  if (st == lazybreaker::registry::Status::FileError) return refuse_file(err);
   if (const int code = status_to_code(st, "cb_registry_open"); code != CB_OK) return code;
   *out = to_public(r);
   return CB_OK;

@@ -21,7 +21,7 @@
 #include "core/breaker.hpp"
 #include "core/config_check.hpp"
 #include "core/mix.hpp"
-#include "lazybreaker/lazybreaker.h"
+#include "lazybreaker/lists.h"
 #include "registry/repair.hpp"
 #include "registry/space.hpp"
 
@@ -203,10 +203,12 @@ bool check_header(const FileRequest &req, const FileHeader &h, size_t size, File
     return failed(err, FileError::Version,
                   "%s: not a lazybreaker registry file (its first 8 bytes are not the magic)",
                   path);
-  if (h.layout_version != kFileLayoutVersion)
+  if (h.layout_version != kFileLayoutVersion) {
+    err->other_layout = true;
     return failed(err, FileError::Version,
-                  "%s: the file has layout version %u; this library (%s) reads layout version %u",
-                  path, h.layout_version, CB_VERSION_STRING, kFileLayoutVersion);
+                  "%s: the file has layout version %u; this library reads layout version %u", path,
+                  h.layout_version, kFileLayoutVersion);
+  }
   if (h.checksum != h.compute_checksum())
     return failed(err, FileError::Corrupt,
                   "%s: the header's checksum is wrong (the header was changed or damaged)", path);
@@ -225,15 +227,18 @@ bool check_header(const FileRequest &req, const FileHeader &h, size_t size, File
     return failed(err, FileError::Corrupt,
                   "%s: the file is %zu bytes, but its header says %llu (truncated or extended?)",
                   path, size, (unsigned long long)h.file_bytes);
-  if (req.capacity != 0 && req.capacity != h.capacity)
+  if (req.capacity != 0 && req.capacity != h.capacity) {
+    err->field = "capacity";
     return failed(err, FileError::Disagrees,
-                  "%s: the file has capacity %u, the options ask for %u (pass 0 to take the "
-                  "file's)",
-                  path, h.capacity, req.capacity);
-  if (req.clock_given && req.clock != h.clock)
+                  "%s: the file has capacity %u, the options ask for %u (0 takes the file's)", path,
+                  h.capacity, req.capacity);
+  }
+  if (req.clock_given && req.clock != h.clock) {
+    auto kind = [](uint32_t clock) { return clock == 1 ? "manual" : "monotonic"; };
+    err->field = "clock";
     return failed(err, FileError::Disagrees, "%s: the file's clock is %s, the options ask for %s",
-                  path, h.clock == 1 ? "CB_CLOCK_MANUAL" : "CB_CLOCK_MONOTONIC",
-                  req.clock == 1 ? "CB_CLOCK_MANUAL" : "CB_CLOCK_MONOTONIC");
+                  path, kind(h.clock), kind(req.clock));
+  }
   return true;
 }
 
@@ -401,10 +406,10 @@ bool symlink_refused(const FileRequest &req, FileError *err) {
   if (!req.create)
     return failed(err, FileError::Missing, "%s: a symbolic link to %s, which does not exist",
                   req.path, target);
+  err->remedy = FileError::NameTheFile;
   return failed(err, FileError::Permission,
-                "%s: a symbolic link to %s%s; with CB_REGISTRY_CREATE a registry file is "
-                "created or used only at the path itself, never through a symlink (name the "
-                "file, or open an existing one without CB_REGISTRY_CREATE)",
+                "%s: a symbolic link to %s%s; a create makes or uses a registry file only at the "
+                "path itself, never through a symlink",
                 req.path, target, exists ? "" : ", which does not exist");
 }
 
@@ -434,11 +439,11 @@ bool trusted_for_create(const FileRequest &req, int fd, FileError *err) {
     snprintf(why, sizeof why,
              "others may write it, and the create's mode 0%03o does not grant that",
              unsigned(mode));
+  err->remedy = FileError::TrustOrOpen;
   return failed(err, FileError::Permission,
                 "%s: an existing file owned by uid %u%s with mode 0%03o: %s; a create uses an "
                 "existing file only if this process's user or root owns it and others may write "
-                "it only if the create's mode grants that (pass CB_REGISTRY_ANY_OWNER to use it "
-                "anyway, or open it without CB_REGISTRY_CREATE)",
+                "it only if the create's mode grants that",
                 req.path, unsigned(st.st_uid), name, unsigned(st.st_mode & 07777), why);
 }
 
@@ -483,9 +488,10 @@ bool open_existing(const FileRequest &req, int *fd, FileError *err) {
   if (e == ENOENT && req.create)  // linked by another process, removed since
     return failed(err, FileError::Missing,
                   "%s: the file was removed while this opened it (try again)", req.path);
-  if (e == ENOENT)
-    return failed(err, FileError::Missing,
-                  "%s: no such file (pass CB_REGISTRY_CREATE to create it)", req.path);
+  if (e == ENOENT) {
+    err->remedy = FileError::CreateIt;
+    return failed(err, FileError::Missing, "%s: no such file", req.path);
+  }
   if (e == EISDIR)
     return failed(err, FileError::Version, "%s: a directory, not a registry file", req.path);
   errno = e;

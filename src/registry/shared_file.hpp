@@ -120,7 +120,15 @@ struct MappedFile {
 // Why opening failed: the status and a message naming the file.
 struct FileError {
   enum Kind { None, Missing, Exists, Permission, Version, Corrupt, Io, Disagrees, NoMemory, Busy };
+  // What the caller may do about it, which the C API says in its own flags'
+  // words (capi/registry.cpp): the registry speaks no ABI.
+  enum Remedy { NoRemedy, CreateIt, TrustOrOpen, NameTheFile };
   Kind kind = None;
+  Remedy remedy = NoRemedy;
+  // The request's field at fault ("capacity", "clock"), or nullptr.
+  const char *field = nullptr;
+  // A file of another layout version (the C API names its own version).
+  bool other_layout = false;
   char message[600] = {};
 };
 

@@ -439,12 +439,16 @@ TEST_CASE("opening: a missing file, an existing one, options that disagree, file
   CHECK(open_code(f.path, 0) == CB_ENOENT);
   CHECK(message_has(f.path.c_str()));
   CHECK(open_code(f.path, CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE, 2048) == CB_OK);
+  CHECK(message_has("(pass CB_REGISTRY_CREATE to create it)"));
+  CHECK(cb_last_error_field() == nullptr);
   CHECK(open_code(f.path, CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE) == CB_EEXIST);
   CHECK(open_code(f.path, CB_REGISTRY_CREATE, 2048) == CB_OK);
   CHECK(open_code(f.path, 0, 4096) == CB_EINVAL);
   CHECK(message_has("capacity 2048"));
+  CHECK(std::string(cb_last_error_field()) == "capacity");
   CHECK(open_code(f.path, 0, 0, CB_CLOCK_MONOTONIC) == CB_EINVAL);
-  CHECK(message_has("clock"));
+  CHECK(message_has("the file's clock is manual, the options ask for monotonic"));
+  CHECK(std::string(cb_last_error_field()) == "clock");
   struct stat st;
   REQUIRE(stat(f.path.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0600);

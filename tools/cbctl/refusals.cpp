@@ -190,16 +190,16 @@ std::optional<std::string> open_words(const std::string &path, const OpenRequest
   if (status == CB_ENOENT) return missing_file(path, request);
   if (status == CB_EPERM && request.create) return untrusted_file(path, request);
   if (status != CB_EINVAL) return std::nullopt;
+  // A capacity in range the library names is one the file disagrees with.
+  if (field == "capacity" && request.capacity <= CB_MAX_CAPACITY)
+    return "--capacity " + std::to_string(request.capacity) +
+           " is not the file's capacity (without --capacity, cbctl takes the file's)";
   if (field == "capacity")
     return "--capacity " + std::to_string(request.capacity) + " must be at most " +
            std::to_string(CB_MAX_CAPACITY);
   if (field == "mode")
     return "--mode " + mode_text(request.mode) + " must be permission bits, at most 0777";
   if (field == "path") return "the file's name must not be empty";
-  // No field: the file disagrees with the options, and cbctl gives only one.
-  if (field.empty() && request.capacity != 0)
-    return "--capacity " + std::to_string(request.capacity) +
-           " is not the file's capacity (without --capacity, cbctl takes the file's)";
   return std::nullopt;
 }
 

@@ -153,10 +153,11 @@ public sealed class OptionErrorTests : IDisposable
         {
             Path = path, Capacity = 128, Clock = RegistryClock.Manual,
         }));
-        Assert.Equal("options", capacity.ParamName);
-        Assert.Equal($"the registry file '{path}' has another Capacity than 128 or another Clock than RegistryClock.Manual " +
-                     "(leave Capacity unset to take the file's)", Text(capacity));
+        Assert.Equal(nameof(RegistryOptions.Capacity), capacity.ParamName);
+        Assert.Equal($"the registry file '{path}' has another Capacity than 128 (leave Capacity unset to take the file's)",
+                     Text(capacity));
         var clock = Assert.Throws<ArgumentException>(() => Registry.Open(new RegistryOptions { Path = path }));
+        Assert.Equal(nameof(RegistryOptions.Clock), clock.ParamName);
         Assert.Equal($"the registry file '{path}' has another Clock than RegistryClock.Monotonic", Text(clock));
         using var same = Registry.Open(new RegistryOptions { Path = path, Clock = RegistryClock.Manual });
     }

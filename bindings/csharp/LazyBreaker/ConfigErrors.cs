@@ -150,8 +150,21 @@ internal static class RegistryOptionErrors
 {
     internal static Exception Refused(NativeArgumentException e, RegistryOptions? o)
     {
-        switch (e.Field)
+        // A capacity or clock in range that the library names is one a
+        // registry file disagrees with.
+        bool fileDisagrees = o?.Path is not null &&
+            ((e.Field == "capacity" && o.Capacity is int n && n >= 0 && n <= LbNative.CB_MAX_CAPACITY) ||
+             (e.Field == "clock" && (o.Clock is null || Enum.IsDefined(o.Clock.Value))));
+        switch (fileDisagrees ? "file " + e.Field : e.Field)
         {
+            case "file capacity":
+                return new ArgumentException(
+                    $"the registry file '{o!.Path}' has another Capacity than {o.Capacity} (leave Capacity unset to take the file's)",
+                    nameof(RegistryOptions.Capacity), e);
+            case "file clock":
+                return new ArgumentException(
+                    $"the registry file '{o!.Path}' has another Clock than RegistryClock.{o.Clock ?? RegistryClock.Monotonic}",
+                    nameof(RegistryOptions.Clock), e);
             case "capacity":
                 return new ArgumentOutOfRangeException(nameof(RegistryOptions.Capacity),
                     $"Capacity must be at most {LbNative.CB_MAX_CAPACITY}, got {ConfigErrors.Show(o?.Capacity)}");
@@ -171,14 +184,6 @@ internal static class RegistryOptionErrors
                 // that needs Create.
                 string flag = o?.Exclusive == true ? nameof(RegistryOptions.Exclusive) : nameof(RegistryOptions.AnyOwner);
                 return new ArgumentException($"{flag} needs Create as well", flag, e);
-            case null when o?.Path is string path:
-                // No field: the file exists with another capacity or clock.
-                return new ArgumentException(
-                    o.Capacity is int capacity
-                        ? $"the registry file '{path}' has another Capacity than {capacity} or another Clock than " +
-                          $"RegistryClock.{o.Clock ?? RegistryClock.Monotonic} (leave Capacity unset to take the file's)"
-                        : $"the registry file '{path}' has another Clock than RegistryClock.{o.Clock ?? RegistryClock.Monotonic}",
-                    "options", e);
             default:
                 return new ArgumentException($"the library refused these registry options ({e.Message})", "options", e);
         }

@@ -403,6 +403,8 @@ const CB_MAX_WINDOW_BUCKETS uint = 32
 const CB_MIN_WINDOW_DURATION_NS uint64 = 1000000
 const CB_MAX_MINIMUM_CALLS uint = 1000000000
 const CB_MAX_BACKOFF_MULTIPLIER float64 = 1000.0
+const CB_MAX_CAPACITY uint = 4194304
+const CB_MAX_EVENT_CAPACITY uint = 1048576
 const CB_VERSION_MAJOR int = 1
 const CB_VERSION_MINOR int = 3
 const CB_VERSION_PATCH int = 0
@@ -976,8 +978,6 @@ type Cb_registry_options interface {
 const CB_REGISTRY_CREATE uint = 1
 const CB_REGISTRY_EXCLUSIVE uint = 2
 const CB_REGISTRY_ANY_OWNER uint = 4
-const CB_MAX_CAPACITY uint = 4194304
-const CB_MAX_EVENT_CAPACITY uint = 1048576
 const CB_DEFAULT_REGISTRY_CAPACITY uint = 1048576
 func Cb_registry_close(arg1 Struct_SS_cb_registry) (_swig_ret int) {
 	var swig_r int
