@@ -50,6 +50,13 @@ inline cb_ticket admit(cb_handle h) {
   return t;
 }
 
+// A call that takes `ns` on the manual clock.
+inline void timed_call(ManualRegistry &r, cb_handle h, uint64_t ns, int outcome) {
+  const cb_ticket t = admit(h);
+  r.advance(ns);
+  REQUIRE(cb_done(h, t, outcome) == CB_OK);
+}
+
 inline bool rejected(cb_handle h) {
   cb_ticket t = 0;
   return cb_allow(h, &t) == CB_REJECTED;

@@ -36,12 +36,6 @@ Seen call_from_new_thread(ManualRegistry &r, cb_handle h, uint64_t ns) {
   return seen;
 }
 
-void timed_call(ManualRegistry &r, cb_handle h, uint64_t ns, int outcome) {
-  const cb_ticket t = admit(h);
-  r.advance(ns);
-  REQUIRE(cb_done(h, t, outcome) == CB_OK);
-}
-
 }  // namespace
 
 TEST_CASE("DISABLED: a call reported at once is not slow, on a thread with a stripe") {

@@ -9,17 +9,6 @@
 
 #include "fixture.hpp"
 
-namespace {
-
-// A call that takes `ns` on the manual clock.
-void timed_call(ManualRegistry &r, cb_handle h, uint64_t ns, int outcome) {
-  const cb_ticket t = admit(h);
-  r.advance(ns);
-  REQUIRE(cb_done(h, t, outcome) == CB_OK);
-}
-
-}  // namespace
-
 TEST_CASE("defaults keep the 1.0 behaviour: consecutive failures, fixed open duration") {
   cb_config c;
   cb_config_init(&c);
