@@ -276,7 +276,8 @@ static inline void cb_registry_options_init(cb_registry_options *opts) CB_NOEXCE
  *  With opts->path set, maps the registry file at that path, shared with
  *  every process that opens it: its capacity and clock are the file's (a
  *  capacity of 0 takes the file's, another that disagrees is CB_EINVAL; the
- *  clock must be the file's, CB_EINVAL saying so), and its breakers, their
+ *  clock must be the file's, CB_EINVAL saying so; cb_last_error_field names
+ *  "capacity" or "clock"), and its breakers, their
  *  states and counters are seen by all (docs/shared-registries.md).
  *  With CB_REGISTRY_CREATE, an existing file at the path is used only if it
  *  is a regular file at the path itself (the last component is not followed
@@ -661,11 +662,13 @@ CB_API const char *cb_last_error_message(void) CB_NOEXCEPT;
 
 /** The field at fault in the calling thread's last failing call: the C
  *  name of the cb_config or cb_registry_options field ("open_duration_ns",
- *  "capacity"), or of the parameter ("name", "open_for_ns", "outcome",
- *  "kinds"), that made it fail; after a cb_get_or_create that found the
- *  name with another configuration, the first cb_config field (in the
- *  struct's order) whose value differs. A binding renders its own message
- *  from this and the status, never from cb_last_error_message's text.
+ *  "capacity", "struct_size"), or of the parameter ("name", "open_for_ns",
+ *  "outcome", "out"), that made it fail; for a registry file whose capacity
+ *  or clock the options disagree with, "capacity" or "clock"; after a
+ *  cb_get_or_create that found the name with another configuration, the
+ *  first cb_config field (in the struct's order) whose value differs. A
+ *  binding renders its own message from this and the status, never from
+ *  cb_last_error_message's text.
  *  @return a static string, or NULL when the last failing call named no
  *          field (or no call on this thread has failed). A successful call
  *          leaves it as it was; the next failing call overwrites it.
