@@ -506,9 +506,13 @@ def bad_arguments(f):
         (["--file", junk, "--redis", url], 1),
     ]
     for args, want in cases:
-        p = subprocess.run([agent] + args, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=10 * SLACK)
         shown = " ".join(args)[:90]
+        try:
+            p = subprocess.run([agent] + args, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=10 * SLACK)
+        except subprocess.TimeoutExpired:
+            raise Failure("lazybreaker-agent %s: still running after %ds (want status %d)" % (
+                shown, 10 * SLACK, want))
         check(p.returncode == want and p.stderr.startswith("lazybreaker-agent: "),
               "lazybreaker-agent %s: status %d (want %d), says '%s'" % (
                   shown, p.returncode, want, p.stderr.strip().splitlines()[0][:100] if p.stderr.strip() else ""))

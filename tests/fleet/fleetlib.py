@@ -455,7 +455,17 @@ def parse_load(text):
 
 
 def first_in_state(rows, host, state, after_ms=0):
+    """(t_ms, retry_ms) of the host's first row in `state` at or after
+    after_ms; when the host was already in it then (its last row before
+    after_ms), (after_ms, that row's retry_ms)."""
+    before = None
     for t, h, s, r in rows:
-        if h == host and s == state and t >= after_ms:
+        if h != host:
+            continue
+        if t < after_ms:
+            before = (s, r)
+        elif s == state:
             return t, r
+    if before and before[0] == state:
+        return after_ms, before[1]
     return None
