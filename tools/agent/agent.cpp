@@ -143,9 +143,11 @@ void Agent::observe_host() {
       side.pending = Pending::Trip;
     } else if (b.state == CB_STATE_FORCED_OPEN && c.from_state != CB_STATE_FORCED_OPEN) {
       side.pending = Pending::ForceOpen;
-    } else if (b.state == CB_STATE_CLOSED && side.lease_mine &&
-               c.from_state == CB_STATE_HALF_OPEN) {
-      // The probe's verdict (a host-local cb_reset from OPEN stays local).
+    } else if (b.state == CB_STATE_CLOSED && side.lease_mine && c.delta.successes > 0 &&
+               (c.from_state == CB_STATE_HALF_OPEN || c.from_state == CB_STATE_OPEN)) {
+      // The probe's verdict: it may have gone out and closed the breaker
+      // between two polls. (A host-local cb_reset, with no success
+      // reported meanwhile, stays local.)
       side.pending = Pending::Closed;
     }
   }
@@ -205,53 +207,30 @@ void Agent::drop(const std::string &why) {
   for (auto &[name, side] : sides_) side.lease_mine = false;
 }
 
-// Reads every local name's fleet hash and applies what moved. `fresh`: the
-// Redis instance is not the one this agent's epochs came from, so they
-// restart, and what this host knows (its OPEN and FORCED_OPEN breakers, its
-// names) is told again: a Redis restarted empty is repopulated.
-void Agent::resync(bool fresh) {
+// Where the change log stands now: the next XREAD starts after it.
+void Agent::take_log_position() {
+  log_id_ = "0-0";
+  log_seq_ = 0;
   Reply last = redis_->run({"XREVRANGE", keys_.log(), "+", "-", "COUNT", "1"});
   if (is_error(last.get())) {
     ignored(keys_.log(), text_of(last.get()));
-  } else if (last->type == REDIS_REPLY_ARRAY && last->elements == 1) {
-    // XREVRANGE's entry, shaped as one stream of XREAD's reply.
-    redisReply *entry = last->element[0];
-    if (entry->type == REDIS_REPLY_ARRAY && entry->elements == 2) {
-      log_id_ = text_of(entry->element[0]);
-      log_seq_ = 0;
-      const redisReply *f = entry->element[1];
-      for (size_t j = 0; f->type == REDIS_REPLY_ARRAY && j + 1 < f->elements; j += 2)
-        if (text_of(f->element[j]) == "seq")
-          log_seq_ = std::strtoull(text_of(f->element[j + 1]).c_str(), nullptr, 10);
-    }
-  } else {
-    log_id_ = "0-0";
-    log_seq_ = 0;
+    return;
   }
-  std::vector<std::string> names;
+  if (last->type != REDIS_REPLY_ARRAY || last->elements != 1) return;
+  const redisReply *entry = last->element[0];
+  if (entry->type != REDIS_REPLY_ARRAY || entry->elements != 2) return;
+  log_id_ = text_of(entry->element[0]);
+  const redisReply *f = entry->element[1];
+  for (size_t j = 0; f->type == REDIS_REPLY_ARRAY && j + 1 < f->elements; j += 2)
+    if (text_of(f->element[j]) == "seq")
+      log_seq_ = std::strtoull(text_of(f->element[j + 1]).c_str(), nullptr, 10);
+}
+
+// Reads these breakers' hashes (one round trip) and applies what moved.
+void Agent::apply_hashes(const std::vector<std::string> &names) {
   std::vector<fleet::Command> reads;
-  for (auto &[name, locals] : files_.breakers()) {
-    names.push_back(name);
-    reads.push_back({"HGETALL", keys_.breaker(name)});
-  }
-  if (fresh) {
-    for (auto &[name, side] : sides_) {
-      side.applied_epoch = 0;
-      for (const LocalBreaker &b : files_.breakers()[name]) {
-        if (b.state == CB_STATE_OPEN && side.pending == Pending::None) side.pending = Pending::Trip;
-        if (b.state == CB_STATE_FORCED_OPEN && side.pending == Pending::None)
-          side.pending = Pending::ForceOpen;
-      }
-    }
-    log_event("repopulated", {{"breakers", std::to_string(names.size())}});
-  }
+  for (const std::string &name : names) reads.push_back({"HGETALL", keys_.breaker(name)});
   std::vector<Reply> replies = redis_->pipeline(reads);
-  if (!names.empty()) {
-    fleet::Command add{"SADD", keys_.names()};
-    add.insert(add.end(), names.begin(), names.end());
-    Reply r = redis_->run(add);
-    if (is_error(r.get())) ignored(keys_.names(), text_of(r.get()));
-  }
   for (size_t i = 0; i < names.size(); ++i) {
     std::string why;
     if (auto b = fleet::parse_breaker(names[i], replies[i].get(), &why))
@@ -259,6 +238,34 @@ void Agent::resync(bool fresh) {
     else
       ignored(keys_.breaker(names[i]), why);
   }
+}
+
+// Reads every local name's fleet hash and applies what moved. `fresh`: the
+// Redis instance is not the one this agent's epochs came from, so they
+// restart, and what this host knows (its OPEN and FORCED_OPEN breakers, its
+// names) is told again: a Redis restarted empty is repopulated.
+void Agent::resync(bool fresh) {
+  take_log_position();
+  std::vector<std::string> names;
+  for (auto &[name, locals] : files_.breakers()) names.push_back(name);
+  if (fresh) {
+    for (auto &[name, side] : sides_) {
+      side.applied_epoch = 0;
+      if (side.pending != Pending::None) continue;
+      for (const LocalBreaker &b : files_.breakers()[name]) {
+        if (b.state == CB_STATE_OPEN) side.pending = Pending::Trip;
+        if (b.state == CB_STATE_FORCED_OPEN) side.pending = Pending::ForceOpen;
+      }
+    }
+    log_event("repopulated", {{"breakers", std::to_string(names.size())}});
+  }
+  if (!names.empty()) {
+    fleet::Command add{"SADD", keys_.names()};
+    add.insert(add.end(), names.begin(), names.end());
+    Reply r = redis_->run(add);
+    if (is_error(r.get())) ignored(keys_.names(), text_of(r.get()));
+  }
+  apply_hashes(names);
 }
 
 void Agent::check_instance(const redisReply *r) {
@@ -302,19 +309,8 @@ void Agent::read_log() {
     return;
   }
   std::vector<std::string> names;
-  std::vector<fleet::Command> reads;
-  for (const auto &[name, epoch] : moved) {
-    names.push_back(name);
-    reads.push_back({"HGETALL", keys_.breaker(name)});
-  }
-  std::vector<Reply> replies = redis_->pipeline(reads);
-  for (size_t i = 0; i < names.size(); ++i) {
-    std::string why;
-    if (auto b = fleet::parse_breaker(names[i], replies[i].get(), &why))
-      apply(*b);
-    else
-      ignored(keys_.breaker(names[i]), why);
-  }
+  for (const auto &[name, epoch] : moved) names.push_back(name);
+  apply_hashes(names);
 }
 
 void Agent::apply(const FleetBreaker &b) {
@@ -449,44 +445,44 @@ void Agent::manage_leases() {
     }
     if (!half_open && !open) continue;
     names.push_back(name);
-    if (side.lease_mine && half_open)
-      cmds.push_back({"EVAL", fleet::scripts::kRenew, "1", keys_.lease(name), opts_.host,
-                      std::to_string(lease_ms())});
-    else if (side.lease_mine)
+    const std::string px = std::to_string(lease_ms());
+    if (side.lease_mine && half_open)  // probing: keep the lease
+      cmds.push_back({"EVAL", fleet::scripts::kRenew, "1", keys_.lease(name), opts_.host, px});
+    else if (side.lease_mine)  // no call yet: is it still ours?
       cmds.push_back({"GET", keys_.lease(name)});
     else
-      cmds.push_back(
-          {"SET", keys_.lease(name), opts_.host, "NX", "PX", std::to_string(lease_ms())});
+      cmds.push_back({"SET", keys_.lease(name), opts_.host, "NX", "PX", px});
   }
   std::vector<Reply> replies = redis_->pipeline(cmds);
-  for (size_t i = 0; i < names.size(); ++i) {
-    Side &side = sides_[names[i]];
-    const redisReply *r = replies[i].get();
-    if (is_error(r)) {
-      ignored(keys_.lease(names[i]), text_of(r));
-      continue;
+  for (size_t i = 0; i < names.size(); ++i) on_lease_reply(names[i], replies[i].get());
+}
+
+void Agent::on_lease_reply(const std::string &name, const redisReply *r) {
+  Side &side = sides_[name];
+  if (is_error(r)) {
+    ignored(keys_.lease(name), text_of(r));
+    return;
+  }
+  if (side.lease_mine) {
+    const bool kept = r->type == REDIS_REPLY_INTEGER ? r->integer == 1 : text_of(r) == opts_.host;
+    if (!kept) {
+      side.lease_mine = false;
+      log_event("released", {{"breaker", name}, {"why", "the lease ran out"}});
     }
-    if (side.lease_mine) {
-      const bool kept = r->type == REDIS_REPLY_INTEGER ? r->integer == 1 : text_of(r) == opts_.host;
-      if (!kept) {
-        side.lease_mine = false;
-        log_event("released", {{"breaker", names[i]}, {"why", "the lease ran out"}});
-      }
-      continue;
-    }
-    if (r->type == REDIS_REPLY_STATUS && text_of(r) == "OK") {
-      side.lease_mine = true;
-      side.holding = false;
-      log_event("lease", {{"breaker", names[i]}, {"ms", std::to_string(lease_ms())}});
-      continue;
-    }
-    for (LocalBreaker &b : files_.breakers()[names[i]]) {
-      if (b.state != CB_STATE_OPEN) continue;
-      const int st = cb_hold_open(b.handle, files_.clock_now(b) + ms_to_ns(claim_margin_ms()));
-      if (st == CB_OK && !side.holding)
-        log_event("holding", {{"breaker", names[i]}, {"for", "the lease holder's probe"}});
-      side.holding |= st == CB_OK;
-    }
+    return;
+  }
+  if (r->type == REDIS_REPLY_STATUS && text_of(r) == "OK") {
+    side.lease_mine = true;
+    side.holding = false;
+    log_event("lease", {{"breaker", name}, {"ms", std::to_string(lease_ms())}});
+    return;
+  }
+  for (LocalBreaker &b : files_.breakers()[name]) {
+    if (b.state != CB_STATE_OPEN) continue;
+    const int st = cb_hold_open(b.handle, files_.clock_now(b) + ms_to_ns(claim_margin_ms()));
+    if (st == CB_OK && !side.holding)
+      log_event("holding", {{"breaker", name}, {"for", "the lease holder's probe"}});
+    side.holding |= st == CB_OK;
   }
 }
 

@@ -73,12 +73,15 @@ class Agent {
   void connect();
   void drop(const std::string &why);
   void resync(bool fresh);
+  void take_log_position();
+  void apply_hashes(const std::vector<std::string> &names);
   void read_log();
   void apply(const fleet::FleetBreaker &b);
   void act(LocalBreaker &local, const fleet::FleetBreaker &b);
   void publish_pending();
   bool publish(const std::string &name, Side &side);
   void manage_leases();
+  void on_lease_reply(const std::string &name, const redisReply *reply);
   void flush_counts();
   void heartbeat();
   void check_instance(const redisReply *r);

@@ -85,57 +85,56 @@ void HostFiles::refresh(LocalBreaker &b) const {
   cb_retry_after(b.handle, &b.retry_after_ns);
 }
 
+void HostFiles::read_file(size_t fi, std::map<std::string, std::vector<LocalBreaker>> *into) {
+  cb_registry *reg = paths_[fi].reg;
+  if (reg == nullptr) return;
+  size_t count = 0;
+  while (cb_registry_list(reg, handles_.data(), handles_.size(), &count) == CB_OK &&
+         count > handles_.size())
+    handles_.resize(count + 256);
+  for (size_t i = 0; i < count && i < handles_.size(); ++i) {
+    char name[CB_MAX_NAME_BYTES + 1];
+    if (cb_name(handles_[i], name, sizeof name) != CB_OK || name[0] == '\0') continue;  // anonymous
+    LocalBreaker b;
+    b.name = name;
+    b.file = fi;
+    b.handle = handles_[i];
+    const int s = cb_state(b.handle);
+    cb_stats stats;
+    stats.struct_size = sizeof stats;
+    if (s < 0 || cb_stats_get(b.handle, &stats) != CB_OK) continue;  // destroyed meanwhile
+    b.state = s;
+    b.trips = stats.trips;
+    b.counts = {stats.admitted, stats.rejected, stats.successes, stats.failures};
+    cb_retry_after(b.handle, &b.retry_after_ns);
+    (*into)[b.name].push_back(b);
+  }
+}
+
+LocalChange HostFiles::change_of(LocalBreaker &b) const {
+  const LocalBreaker *old = nullptr;
+  if (auto it = by_name_.find(b.name); it != by_name_.end())
+    for (const LocalBreaker &o : it->second)
+      if (o.file == b.file && o.handle == b.handle) old = &o;
+  LocalChange c{&b, old != nullptr ? old->state : -1, false, old == nullptr, {}};
+  if (old != nullptr) {
+    c.tripped = b.trips > old->trips && b.state == CB_STATE_OPEN;
+    c.delta = {sub(b.counts.admitted, old->counts.admitted),
+               sub(b.counts.rejected, old->counts.rejected),
+               sub(b.counts.successes, old->counts.successes),
+               sub(b.counts.failures, old->counts.failures)};
+  } else if (polled_before_) {  // created since: all its calls are new
+    c.delta = b.counts;
+  }
+  return c;
+}
+
 std::vector<LocalChange> HostFiles::poll() {
   std::map<std::string, std::vector<LocalBreaker>> next;
+  for (size_t fi = 0; fi < paths_.size(); ++fi) read_file(fi, &next);
   std::vector<LocalChange> changes;
-  std::vector<cb_handle> handles(256);
-  for (size_t fi = 0; fi < paths_.size(); ++fi) {
-    cb_registry *reg = paths_[fi].reg;
-    if (reg == nullptr) continue;
-    size_t count = 0;
-    while (cb_registry_list(reg, handles.data(), handles.size(), &count) == CB_OK &&
-           count > handles.size())
-      handles.resize(count + 256);
-    for (size_t i = 0; i < count && i < handles.size(); ++i) {
-      char name[CB_MAX_NAME_BYTES + 1];
-      if (cb_name(handles[i], name, sizeof name) != CB_OK || name[0] == '\0')
-        continue;  // anonymous
-      LocalBreaker b;
-      b.name = name;
-      b.file = fi;
-      b.handle = handles[i];
-      const int s = cb_state(b.handle);
-      cb_stats stats;
-      stats.struct_size = sizeof stats;
-      if (s < 0 || cb_stats_get(b.handle, &stats) != CB_OK) continue;  // destroyed meanwhile
-      b.state = s;
-      b.trips = stats.trips;
-      b.counts = {stats.admitted, stats.rejected, stats.successes, stats.failures};
-      cb_retry_after(b.handle, &b.retry_after_ns);
-      next[b.name].push_back(b);
-    }
-  }
-  for (auto &[name, list] : next) {
-    std::vector<LocalBreaker> *before = nullptr;
-    if (auto it = by_name_.find(name); it != by_name_.end()) before = &it->second;
-    for (LocalBreaker &b : list) {
-      const LocalBreaker *old = nullptr;
-      if (before != nullptr)
-        for (const LocalBreaker &o : *before)
-          if (o.file == b.file && o.handle == b.handle) old = &o;
-      LocalChange c{&b, old != nullptr ? old->state : -1, false, old == nullptr, {}};
-      if (old != nullptr) {
-        c.tripped = b.trips > old->trips && b.state == CB_STATE_OPEN;
-        c.delta = {sub(b.counts.admitted, old->counts.admitted),
-                   sub(b.counts.rejected, old->counts.rejected),
-                   sub(b.counts.successes, old->counts.successes),
-                   sub(b.counts.failures, old->counts.failures)};
-      } else if (polled_before_) {  // created since: all its calls are new
-        c.delta = b.counts;
-      }
-      changes.push_back(c);
-    }
-  }
+  for (auto &[name, list] : next)
+    for (LocalBreaker &b : list) changes.push_back(change_of(b));
   by_name_ = std::move(next);  // a map's move keeps its nodes: the changes' pointers hold
   polled_before_ = true;
   return changes;

@@ -71,11 +71,14 @@ class HostFiles {
     std::string last_error;
   };
   std::string open_one(File &f);
+  void read_file(size_t file, std::map<std::string, std::vector<LocalBreaker>> *into);
+  LocalChange change_of(LocalBreaker &b) const;
   std::vector<File> paths_;
   bool any_owner_;
   // The first poll's counts are history, not news: the fleet gets only
   // what happens while the agent watches.
   bool polled_before_ = false;
+  std::vector<cb_handle> handles_ = std::vector<cb_handle>(256);
   std::map<std::string, std::vector<LocalBreaker>> by_name_;
 };
 
