@@ -1,7 +1,9 @@
-# cbctl (tools/cbctl): the command-line tool over a shared registry file, in
-# the Tools component (package lazybreaker-tools). It needs CLI11 (Debian's
-# libcli11-dev) for its arguments and cpp-httplib (libcpp-httplib-dev) for
-# `cbctl serve`. Like a binding, it is on by default at top level and, when
+# cbctl (tools/cbctl): the command-line tool over a shared registry file, and
+# lazybreaker-agent (tools/agent), which links a host's files to a fleet
+# through Redis, in the Tools component (package lazybreaker-tools). They
+# need CLI11 (Debian's libcli11-dev) for their arguments, cpp-httplib
+# (libcpp-httplib-dev) for `cbctl serve` and the agent's --listen, and
+# hiredis (libhiredis-dev) for the fleet. Like a binding, it is on by default at top level and, when
 # a dependency is missing, skipped loudly (recorded in skipped-bindings.txt,
 # which `make test` announces) or, with CI=true, a configure error.
 include_guard(GLOBAL)
@@ -46,5 +48,18 @@ else()
   set(LB_CBCTL_HTTPLIB PkgConfig::LB_CPP_HTTPLIB)
 endif()
 
+# hiredis (Debian's libhiredis-dev, 0.14) for the fleet: `cbctl fleet` and
+# lazybreaker-agent (tools/agent), which share tools/fleet.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(LB_HIREDIS QUIET IMPORTED_TARGET hiredis)
+endif()
+if(NOT LB_HIREDIS_FOUND)
+  _lb_cbctl_unavailable("hiredis not found (Debian: libhiredis-dev)")
+  return()
+endif()
+
 set(LB_CBCTL_ENABLED ON)
+add_subdirectory(${PROJECT_SOURCE_DIR}/tools/fleet ${PROJECT_BINARY_DIR}/tools/fleet)
 add_subdirectory(${PROJECT_SOURCE_DIR}/tools/cbctl ${PROJECT_BINARY_DIR}/tools/cbctl)
+add_subdirectory(${PROJECT_SOURCE_DIR}/tools/agent ${PROJECT_BINARY_DIR}/tools/agent)

@@ -22,9 +22,8 @@ packages=(
   # cbctl (lazybreaker-tools): its arguments, its /metrics server, and its
   # tests (watch in tmux, a real Prometheus scraping serve, curl)
   libcli11-dev libcpp-httplib-dev prometheus tmux curl
-  # the fleet (lazybreaker-agent, issue 23): hiredis to build it; a real
-  # Redis server (and its redis-cli) and Debian's python3 for its tests
-  # (tests/fleet, the standard library only) and its bench (bench/fleet)
+  # the fleet (lazybreaker-agent, `cbctl fleet`): hiredis 0.14, and a real
+  # Redis 7 for their tests (label fleet) and bench, driven by python3
   libhiredis-dev redis-server redis-tools python3
   # fuzzing (tests/fuzz): clang, and the libFuzzer runtime, which is only a
   # recommendation of clang; stress-ng to load the machine while the suite runs

@@ -538,6 +538,22 @@ CB_API int cb_reset(cb_handle h) CB_NOEXCEPT;
  *  breaker, the last to trip sets the duration. */
 CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) CB_NOEXCEPT;
 
+/** Keeps an OPEN breaker OPEN until at least `until_ns` on the registry's
+ *  clock (a time read with cb_clock_now), also one whose open duration has
+ *  run out that no call has moved yet. Not a transition: it counts no trip
+ *  (cb_stats.trips and the backoff stay as they were), reports no event,
+ *  leaves cb_stats.state_ns and the next period's duration alone, and
+ *  never shortens the period: an `until_ns` at or before its end changes
+ *  nothing. What a fleet agent calls on the hosts that do not probe
+ *  (docs/fleet.md); a cb_trip racing it may open a period that ends up to
+ *  the held time later than asked.
+ *  @return CB_OK; CB_ESTATE when the breaker is not OPEN (it changes
+ *          nothing); CB_EINVAL for an until_ns more than CB_MAX_DURATION_NS
+ *          after the clock's now; CB_EHANDLE.
+ *  @since 1.3
+ *  Thread safety: any thread, lock-free. */
+CB_API int cb_hold_open(cb_handle h, uint64_t until_ns) CB_NOEXCEPT;
+
 /** Why an event happened. @since 1.1 */
 typedef enum cb_reason_t {
   CB_REASON_CONSECUTIVE_FAILURES = 1, /**< CLOSED -> OPEN by the failure run */

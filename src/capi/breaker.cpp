@@ -347,4 +347,17 @@ CB_API int cb_trip(cb_handle h, uint64_t open_for_ns) CB_NOEXCEPT {
       t.reg->breaker(t.index, &events).trip_for(Handle::incarnation(h), open_for_ns), h, "cb_trip");
 }
 
+CB_API int cb_hold_open(cb_handle h, uint64_t until_ns) CB_NOEXCEPT {
+  const lazybreaker::registry::Grace::Reading reading;
+  Target t;
+  if (!resolve(h, &t)) return bad_handle(h, "cb_hold_open");
+  auto breaker = t.reg->breaker(t.index);
+  const uint64_t now = t.reg->clock().now();
+  if (until_ns > now && until_ns - now > CB_MAX_DURATION_NS)
+    return fail_at(CB_EINVAL, "until_ns",
+                   "cb_hold_open: until_ns must be at most %llu ns after now (%llu), got %llu",
+                   CB_MAX_DURATION_NS, (unsigned long long)now, (unsigned long long)until_ns);
+  return result_to_code(breaker.hold_open(Handle::incarnation(h), until_ns), h, "cb_hold_open");
+}
+
 }  // extern "C"

@@ -65,6 +65,8 @@ int result_to_code(Result r, cb_handle h, const char *what) noexcept {
       return bad_handle(h, what);
     case Result::BadTicket:
       return fail(CB_EINVAL, "%s: the ticket was not issued by cb_allow", what);
+    case Result::NotOpen:
+      return fail(CB_ESTATE, "%s: the breaker is not OPEN", what);
   }
   return fail(CB_EINTERNAL, "%s: unexpected result", what);
 }

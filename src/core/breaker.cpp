@@ -558,8 +558,14 @@ Result Breaker::retry_after(uint32_t incarnation, uint64_t *out_ns) const {
       break;
     case State::Open: {
       const uint64_t duration = open_duration(w, cfg);
-      const uint64_t elapsed = elapsed_since(clock_.now(), hot_.opened_at.load(kAcquire));
-      wait = elapsed >= duration ? 0 : duration - elapsed;
+      const uint64_t opened_at = hot_.opened_at.load(kAcquire);
+      const uint64_t now = clock_.now();
+      if (opened_at <= now) {
+        const uint64_t elapsed = now - opened_at;
+        wait = elapsed >= duration ? 0 : duration - elapsed;
+      } else {  // held (hold_open) past a period's start, or a later clock reading than ours
+        wait = opened_at - now > UINT64_MAX - duration ? UINT64_MAX : opened_at - now + duration;
+      }
       break;
     }
     case State::HalfOpen: {
@@ -613,6 +619,32 @@ Result Breaker::trip_for(uint32_t incarnation, uint64_t open_ns) {
     // Concurrent cb_trip calls race on this word; the last one to trip wins.
     hot_.explicit_ns.store(open_ns, kRelaxed);
     if (trip(cfg, w, clock_.now(), Reason::Tripped, true)) return Result::Ok;
+  }
+}
+
+Result Breaker::hold_open(uint32_t incarnation, uint64_t until) {
+  const Config cfg = cfg_.load();
+  for (;;) {
+    const uint64_t w = hot_.word.load(kAcquire);
+    if (!StateWord::alive_in(w, incarnation)) return Result::WrongIncarnation;
+    if (StateWord::state(w) != State::Open) return Result::NotOpen;
+    const uint64_t opened_at = hot_.opened_at.load(kAcquire);
+    const uint64_t duration = open_duration(w, cfg);
+    if (opened_at <= UINT64_MAX - duration && opened_at + duration >= until) return Result::Ok;
+    // The period ends at opened_at + duration: moving opened_at (which only
+    // ever grows) moves the end, and nothing else of the period. Its epoch
+    // moves too, so that a caller who judged the period over from the old
+    // stamp loses its compare-and-swap and looks again; the same trips and
+    // explicit bit keep the backoff. The next epoch's duration may differ
+    // (jitter hashes the epoch): computed for it.
+    const uint64_t to = StateWord::next(w, StateWord::aux(w), State::Open);
+    const uint64_t next_duration = open_duration(to, cfg);
+    if (until > next_duration) raise_to(hot_.opened_at, until - next_duration);
+    uint64_t seen = w;
+    if (hot_.word.compare_exchange_strong(seen, to, kAcqRel, kAcquire)) {
+      cache_open_period(to, hot_.opened_at.load(kAcquire), next_duration);
+      return Result::Ok;
+    }
   }
 }
 

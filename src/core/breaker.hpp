@@ -209,7 +209,7 @@ static_assert(sizeof(Hot) == 64);
 
 enum class Outcome : uint32_t { Success = 0, Failure = 1, Ignored = 2 };
 
-enum class Result { Ok, Rejected, WrongIncarnation, BadTicket };
+enum class Result { Ok, Rejected, WrongIncarnation, BadTicket, NotOpen };
 
 // Rates and timing a reader may ask for.
 struct Observation {
@@ -339,6 +339,10 @@ class Breaker {
   Result force(uint32_t incarnation, State target);
   // OPEN now, for `open_ns`, then probing as usual.
   Result trip_for(uint32_t incarnation, uint64_t open_ns);
+  // An OPEN breaker stays OPEN until at least `until` (never shorter):
+  // no transition, no trip counted, the backoff and the duration as they
+  // were. NotOpen in any other state.
+  Result hold_open(uint32_t incarnation, uint64_t until);
 
  private:
   // What a step of allow() found: the call is admitted, rejected, or the

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "fleet.hpp"
 #include "format.hpp"
 #include "options.hpp"
 #include "refusals.hpp"
@@ -36,6 +37,7 @@ struct Args {
   std::string interval = "1s";
   WatchOptions watching;
   std::string listen = "127.0.0.1:9464";
+  FleetArgs fleet;
 };
 
 // --- the subcommands ------------------------------------------------------------
@@ -234,6 +236,7 @@ void add_subcommands(CLI::App *app, Args *a) {
       cmd->add_option("NAME", a->name, "The breaker's name")->required();
     if (s.add_options) s.add_options(cmd, a);
   }
+  add_fleet_command(app, &a->fleet);
 }
 
 void describe(CLI::App *app) {
@@ -242,7 +245,8 @@ void describe(CLI::App *app) {
                                          cb_version_string() + ")");
   app->footer(
       "Exit status: 0 ok; 1 error; 2 usage error; 3 no such breaker; 4 file missing or not "
-      "permitted; 5 not a registry file (other layout, corrupt); 6 name or file taken.\n"
+      "permitted; 5 not a registry file (other layout, corrupt); 6 name or file taken; 7 Redis "
+      "unreachable or refused the credentials; 8 Redis answered with an error.\n"
       "See cbctl(1) and docs/cbctl.md.");
   app->get_formatter()->column_width(34);
 }
@@ -259,6 +263,8 @@ int run_parsed(const CLI::App &app, const Args &a) {
     }
     return status;
   }
+  if (const CLI::App *fleet = app.get_subcommand("fleet"); fleet->parsed())
+    return run_fleet(*fleet, a.fleet);
   return kExitUsage;  // require_subcommand(1, 1) makes this unreachable
 }
 

@@ -4,6 +4,7 @@
 
 #include "config_options.hpp"
 #include "format.hpp"
+#include "listen_address.hpp"
 
 namespace cbctl {
 
@@ -30,23 +31,7 @@ CLI::Validator octal_mode_validator() {
 }
 
 bool parse_listen(const std::string &text, ServeOptions *out, std::string *why) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string::npos) {
-    *why = "expected HOST:PORT, e.g. 127.0.0.1:9464";
-    return false;
-  }
-  std::string host = text.substr(0, colon), port = text.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  if (host.empty()) host = "0.0.0.0";
-  if (port.empty() || port.size() > 5 ||
-      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
-    *why = "bad port '" + port + "': 0..65535 (0: any free port)";
-    return false;
-  }
-  out->host = host;
-  out->port = std::stoi(port);
-  return true;
+  return lazybreaker::fleet::parse_listen_address(text, &out->host, &out->port, why);
 }
 
 CLI::Validator listen_validator() {

@@ -22,6 +22,8 @@ enum Exit : int {
   kExitFileUnusable = 4,  // the file is missing or may not be opened (CB_ENOENT, CB_EPERM)
   kExitNotARegistry = 5,  // not a registry file, another layout, corrupt
   kExitExists = 6,        // the name (or, with --exclusive, the file) is taken
+  kExitRedisDown = 7,     // fleet: Redis unreachable, timed out, or refused the credentials
+  kExitRedisError = 8,    // fleet: Redis answered with an error or data that is not the fleet's
 };
 
 // What ends a command: printed as "cbctl: <message>", then exit(exit_code).

@@ -1,0 +1,223 @@
+#include "fleet.hpp"
+
+#include <lazybreaker/lazybreaker.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "fleet_view.hpp"
+#include "format.hpp"
+#include "options.hpp"
+#include "registry_file.hpp"
+#include "scripts.hpp"
+
+namespace cbctl {
+namespace {
+
+using lazybreaker::fleet::FleetBreaker;
+using lazybreaker::fleet::FleetView;
+using lazybreaker::fleet::Keys;
+using lazybreaker::fleet::Redis;
+using lazybreaker::fleet::RedisDown;
+
+struct Action {
+  const char *name, *help;
+  bool named;
+  const char *kind;    // the change script's kind; nullptr: a read
+  const char *result;  // what every host's breaker becomes
+};
+const Action kActions[] = {
+    {"list", "Every fleet breaker: state, hosts, the fleet's counts", false, nullptr, nullptr},
+    {"show", "Everything the fleet holds about one breaker", true, nullptr, nullptr},
+    {"trip", "OPEN on every host for a while (one fleet trip), then one probe", true,
+     "operator_trip", "OPEN"},
+    {"force-open", "FORCED_OPEN on every host until a fleet reset", true, "operator_force_open",
+     "FORCED_OPEN"},
+    {"disable", "DISABLED on every host until a fleet reset", true, "operator_disable", "DISABLED"},
+    {"reset", "CLOSED on every host", true, "operator_reset", "CLOSED"},
+};
+
+std::string password_of(const FleetArgs &a) {
+  if (a.password_file.empty()) return "";
+  std::ifstream in(a.password_file);
+  if (!in) throw Failure{kExitUsage, "--password-file " + a.password_file + ": cannot be read"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string p = ss.str();
+  while (!p.empty() && (p.back() == '\n' || p.back() == '\r')) p.pop_back();
+  return p;
+}
+
+Redis connect(const FleetArgs &a) {
+  std::string why;
+  auto url = lazybreaker::fleet::parse_redis_url(a.redis, &why);
+  if (!url) throw Failure{kExitUsage, "--redis: " + why};
+  if (!lazybreaker::fleet::valid_fleet_name(a.fleet))
+    throw Failure{kExitUsage, "--fleet '" + a.fleet + "': 1..64 of A-Z a-z 0-9 _ . -"};
+  try {
+    return Redis(*url, password_of(a), 2000);
+  } catch (const RedisDown &e) {
+    throw Failure{kExitRedisDown, lazybreaker::fleet::redacted(*url) + ": " + e.what()};
+  }
+}
+
+std::string remaining(const FleetBreaker &b, int64_t now) {
+  if (b.state == "forced_open") return "until reset";
+  if (b.state != "open") return "-";
+  const int64_t left = b.until_ms - now;
+  return left > 0 ? format_duration(uint64_t(left) * 1'000'000u) : "probing";
+}
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return char(std::toupper(c)); });
+  return s;
+}
+
+std::string hosts_of(const FleetView &v, const std::string &name) {
+  auto it = v.hosts_of.find(name);
+  if (it == v.hosts_of.end() || it->second.empty()) return "-";
+  std::string out;
+  for (const std::string &h : it->second) out += (out.empty() ? "" : ",") + h;
+  return out;
+}
+
+std::string breaker_json(const FleetView &v, const FleetBreaker &b, int64_t now) {
+  std::string hosts = "[";
+  if (auto it = v.hosts_of.find(b.name); it != v.hosts_of.end())
+    for (const std::string &h : it->second) hosts += (hosts.size() > 1 ? "," : "") + json_string(h);
+  hosts += "]";
+  const int64_t left = b.state == "open" ? std::max<int64_t>(b.until_ms - now, 0) : 0;
+  return "{\"name\":" + json_string(b.name) + ",\"state\":" + json_string(b.state) +
+         ",\"epoch\":" + std::to_string(b.epoch) + ",\"until_ms\":" + std::to_string(b.until_ms) +
+         ",\"remaining_ms\":" + std::to_string(left) + ",\"by\":" + json_string(b.by) +
+         ",\"reason\":" + json_string(b.reason) + ",\"hosts\":" + hosts +
+         ",\"trips\":" + std::to_string(b.trips) + ",\"admitted\":" + std::to_string(b.admitted) +
+         ",\"rejected\":" + std::to_string(b.rejected) +
+         ",\"successes\":" + std::to_string(b.successes) +
+         ",\"failures\":" + std::to_string(b.failures) + "}";
+}
+
+void warn_ignored(const FleetView &v) {
+  for (const std::string &why : v.ignored)
+    std::fprintf(stderr, "cbctl: ignored, not a fleet breaker: %s\n", printable(why).c_str());
+}
+
+int run_list(const FleetArgs &a) {
+  Redis redis = connect(a);
+  const FleetView v = lazybreaker::fleet::read_fleet(redis, Keys(a.fleet));
+  const int64_t now = lazybreaker::fleet::wall_ms();
+  warn_ignored(v);
+  if (a.json) {
+    std::string out = "{\"fleet\":" + json_string(a.fleet) + ",\"breakers\":[";
+    for (size_t i = 0; i < v.breakers.size(); ++i)
+      out += (i ? "," : "") + breaker_json(v, v.breakers[i], now);
+    std::printf("%s]}\n", out.c_str());
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows{
+      {"NAME", "STATE", "REMAINING", "HOSTS", "ADMITTED", "REJECTED", "FAILURES", "TRIPS"}};
+  for (const FleetBreaker &b : v.breakers)
+    rows.push_back({printable(b.name), upper(b.state), remaining(b, now), hosts_of(v, b.name),
+                    std::to_string(b.admitted), std::to_string(b.rejected),
+                    std::to_string(b.failures), std::to_string(b.trips)});
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto &r : rows)
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  for (const auto &r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i)
+      line += r[i] + (i + 1 < r.size() ? std::string(width[i] - r[i].size() + 2, ' ') : "");
+    std::printf("%s\n", line.c_str());
+  }
+  return kExitOk;
+}
+
+const FleetBreaker &find(const FleetView &v, const FleetArgs &a) {
+  for (const FleetBreaker &b : v.breakers)
+    if (b.name == a.name) return b;
+  throw Failure{kExitNoBreaker,
+                "fleet " + a.fleet + ": no breaker named '" + printable(a.name) + "'"};
+}
+
+int run_show(const FleetArgs &a) {
+  Redis redis = connect(a);
+  const FleetView v = lazybreaker::fleet::read_fleet(redis, Keys(a.fleet));
+  warn_ignored(v);
+  const FleetBreaker &b = find(v, a);
+  const int64_t now = lazybreaker::fleet::wall_ms();
+  if (a.json) {
+    std::printf("%s\n", breaker_json(v, b, now).c_str());
+    return kExitOk;
+  }
+  std::printf(
+      "name:        %s\nfleet:       %s\nstate:       %s\nremaining:   %s\nepoch:       %llu\n"
+      "changed by:  %s (%s)\nhosts:       %s\ntrips:       %llu\nadmitted:    %llu\n"
+      "rejected:    %llu\nsuccesses:   %llu\nfailures:    %llu\n",
+      printable(b.name).c_str(), a.fleet.c_str(), upper(b.state).c_str(), remaining(b, now).c_str(),
+      (unsigned long long)b.epoch, b.by.empty() ? "-" : printable(b.by).c_str(),
+      b.reason.empty() ? "-" : b.reason.c_str(), hosts_of(v, b.name).c_str(),
+      (unsigned long long)b.trips, (unsigned long long)b.admitted, (unsigned long long)b.rejected,
+      (unsigned long long)b.successes, (unsigned long long)b.failures);
+  return kExitOk;
+}
+
+int run_change(const FleetArgs &a, const Action &act) {
+  Redis redis = connect(a);
+  const Keys keys(a.fleet);
+  const int64_t now = lazybreaker::fleet::wall_ms();
+  const uint64_t for_ns = duration(a.trip_for);
+  if (act.kind == std::string("operator_trip") &&
+      (for_ns < CB_MIN_OPEN_DURATION_NS || for_ns > CB_MAX_DURATION_NS))
+    throw Failure{kExitUsage, "--for " + a.trip_for + ": must be within 1us..366d"};
+  const int64_t until =
+      act.kind == std::string("operator_trip") ? now + int64_t(for_ns / 1'000'000) : 0;
+  lazybreaker::fleet::Reply r = redis.eval(
+      lazybreaker::fleet::scripts::kChange,
+      {keys.breaker(a.name), keys.log(), keys.names(), keys.lease(a.name), keys.sequence()},
+      {a.name, "operator", act.kind, std::to_string(until), std::to_string(now), act.kind});
+  if (lazybreaker::fleet::is_error(r.get()))
+    throw Failure{kExitRedisError, "fleet " + a.fleet + ": " + printable(a.name) + ": " +
+                                       lazybreaker::fleet::text_of(r.get())};
+  std::string what = act.result;
+  if (act.kind == std::string("operator_trip")) what += " for " + format_duration(for_ns);
+  std::printf("%s: %s on every host of fleet %s\n", printable(a.name).c_str(), what.c_str(),
+              a.fleet.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_fleet_command(CLI::App *app, FleetArgs *a) {
+  CLI::App *fleet =
+      app->add_subcommand("fleet", "The fleet's breakers in Redis (lazybreaker-agent)");
+  fleet->require_subcommand(1, 1);
+  for (const Action &act : kActions) {
+    CLI::App *cmd = fleet->add_subcommand(act.name, act.help);
+    if (act.named) cmd->add_option("NAME", a->name, "The breaker's name")->required();
+    cmd->add_option("--redis", a->redis, "redis://[user[:password]@]HOST:PORT[/DB]")->required();
+    cmd->add_option("--fleet", a->fleet, "The fleet's name (default: default)");
+    cmd->add_option("--password-file", a->password_file, "A file holding Redis's password");
+    if (act.kind != nullptr && std::string_view(act.kind) == "operator_trip")
+      cmd->add_option("--for", a->trip_for, "How long it stays OPEN (default 30s)")
+          ->check(duration_validator());
+    if (act.kind == nullptr) cmd->add_flag("--json", a->json, "JSON instead of text");
+  }
+}
+
+int run_fleet(const CLI::App &fleet, const FleetArgs &a) {
+  for (const Action &act : kActions) {
+    if (!fleet.got_subcommand(act.name)) continue;
+    try {
+      if (act.kind == nullptr) return act.named ? run_show(a) : run_list(a);
+      return run_change(a, act);
+    } catch (const RedisDown &e) {
+      throw Failure{kExitRedisDown, "Redis: " + std::string(e.what())};
+    }
+  }
+  return kExitUsage;
+}
+
+}  // namespace cbctl

@@ -1,0 +1,24 @@
+// cbctl fleet: the fleet's breakers in Redis (docs/fleet.md), listed,
+// shown and operated; an operator's command reaches every host's agent
+// within its next poll.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace cbctl {
+
+struct FleetArgs {
+  std::string action;  // list | show | trip | force-open | disable | reset
+  std::string name;
+  std::string redis, fleet = "default", password_file;
+  std::string trip_for = "30s";
+  bool json = false;
+};
+
+// `cbctl fleet ACTION ...`, with ACTION a subcommand of its own.
+void add_fleet_command(CLI::App *app, FleetArgs *a);
+// The exit status of the fleet command the command line named.
+int run_fleet(const CLI::App &fleet, const FleetArgs &a);
+
+}  // namespace cbctl

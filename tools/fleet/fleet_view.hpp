@@ -1,0 +1,50 @@
+// The fleet as Redis holds it, read for `cbctl fleet list|show`, for the
+// agent's Prometheus text and for its resynchronisation: each breaker's
+// hash parsed and checked (a foreign value is reported, never trusted).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "keys.hpp"
+#include "redis.hpp"
+
+namespace lazybreaker::fleet {
+
+// Wall-clock milliseconds since the Unix epoch: the fleet's deadlines.
+int64_t wall_ms();
+
+struct FleetBreaker {
+  std::string name;
+  uint64_t epoch = 0;
+  std::string state = "closed";  // closed | open | forced_open | disabled
+  int64_t until_ms = 0;          // open: the period's end
+  std::string by, reason;        // who made the last change, and why
+  int64_t changed_ms = 0;
+  uint64_t trips = 0, admitted = 0, rejected = 0, successes = 0, failures = 0;
+};
+
+// A breaker's hash (an HGETALL reply; empty: a breaker the fleet has not
+// seen change, CLOSED at epoch 0), or nullopt with *why for a value that
+// is not ours.
+std::optional<FleetBreaker> parse_breaker(const std::string &name, const redisReply *hgetall,
+                                          std::string *why);
+
+struct FleetView {
+  std::vector<FleetBreaker> breakers;                        // by name
+  std::map<std::string, std::vector<std::string>> hosts_of;  // name -> live host ids
+  std::vector<std::string> ignored;                          // what was foreign, and why
+};
+
+// Every breaker of the fleet (its names set), and the live hosts (a
+// heartbeat not yet expired) that report each. One round trip for the
+// names and hosts, one for the hashes and the hosts' names.
+FleetView read_fleet(Redis &redis, const Keys &keys);
+
+// The fleet's Prometheus text exposition.
+std::string fleet_prometheus(const FleetView &view, const std::string &fleet, int64_t now_ms);
+
+}  // namespace lazybreaker::fleet

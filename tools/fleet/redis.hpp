@@ -1,0 +1,67 @@
+// One connection to Redis through hiredis 0.14's blocking API, with a
+// timeout on every command, so a slow or stopped Redis costs the agent at
+// most that timeout per round trip and never the services (which never
+// talk to Redis at all).
+#pragma once
+
+#include <hiredis/hiredis.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "redis_url.hpp"
+
+namespace lazybreaker::fleet {
+
+// The connection is gone (refused, timed out, reset) or was never made:
+// the caller reconnects. `auth` says Redis refused the credentials.
+struct RedisDown : std::runtime_error {
+  explicit RedisDown(const std::string &what, bool auth = false)
+      : std::runtime_error(what), auth_refused(auth) {}
+  bool auth_refused;
+};
+
+struct ReplyDeleter {
+  void operator()(redisReply *r) const { freeReplyObject(r); }
+};
+using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+using Command = std::vector<std::string>;
+
+class Redis {
+ public:
+  // Connects within `timeout_ms`, authenticates (`password`, or the URL's
+  // when empty) and selects the URL's database; RedisDown if any fails.
+  Redis(const RedisUrl &url, const std::string &password, int timeout_ms);
+
+  // One command, binary-safe. An error reply (WRONGTYPE, NOSCRIPT, ...)
+  // is a reply of type REDIS_REPLY_ERROR; RedisDown when the connection is lost.
+  Reply run(const Command &argv);
+  // Several commands in one round trip; their replies in order.
+  std::vector<Reply> pipeline(const std::vector<Command> &commands);
+
+  // A Lua script run by its SHA1 (loaded once per connection, and again
+  // after a Redis restart says NOSCRIPT).
+  Reply eval(const std::string &script, const std::vector<std::string> &keys,
+             const std::vector<std::string> &args);
+
+  // Round trips and commands sent on this connection (for the bench).
+  uint64_t round_trips() const { return round_trips_; }
+  uint64_t commands() const { return commands_; }
+
+ private:
+  void append(const Command &argv);
+  Reply read();
+  std::string load(const std::string &script);
+
+  std::unique_ptr<redisContext, void (*)(redisContext *)> ctx_;
+  std::vector<std::pair<std::string, std::string>> scripts_;  // text, sha1
+  uint64_t round_trips_ = 0, commands_ = 0;
+};
+
+// Reply helpers: nullopt-free readers that say what a reply was not.
+std::string text_of(const redisReply *r);  // a string/status/integer reply as text, else ""
+bool is_error(const redisReply *r);
+
+}  // namespace lazybreaker::fleet

@@ -1,0 +1,26 @@
+// redis://[user[:password]@]HOST:PORT[/DB], parsed here because hiredis 0.14
+// (Debian 12) has no URL parser. No TLS in that version either: rediss:// is
+// refused, and docs/fleet.md says that traffic to Redis is not encrypted.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace lazybreaker::fleet {
+
+struct RedisUrl {
+  std::string user;      // empty: AUTH with the password alone (Redis's default user)
+  std::string password;  // empty: no AUTH
+  std::string host;      // a name, an IPv4 address, or an IPv6 one without its brackets
+  int port = 6379;
+  int db = 0;
+};
+
+// The URL, or nullopt with *why saying what is wrong (never echoing the
+// password). User and password may be percent-encoded (%40 for '@').
+std::optional<RedisUrl> parse_redis_url(const std::string &text, std::string *why);
+
+// The URL as a log line may show it: the password replaced by "***".
+std::string redacted(const RedisUrl &url);
+
+}  // namespace lazybreaker::fleet
