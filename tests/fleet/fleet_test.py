@@ -260,6 +260,39 @@ def redis_restart(f):
 
 
 @scenario
+def redis_slow(f):
+    """Redis stuck for 3 s (DEBUG SLEEP): the request path never waits for
+    it (calls go on at their rate, cbctl on a host answers at once), and
+    once Redis answers again a trip made meanwhile reaches the other host."""
+    import threading
+    f.start_redis(extra=["--enable-debug-command", "local"])
+    a, b = f.add_hosts(2, ["pay", "calls"], "--open-for", "30s")
+    for h in (a, b):
+        h.start_agent()
+    stuck = f.redis.client()
+    sleeper = threading.Thread(target=lambda: stuck.command("DEBUG", "SLEEP", "3"), daemon=True)
+    flag = os.path.join(f.work, "never")
+    ld = f.load(a, "calls", flag, rate=200, duration=2.5)
+    time.sleep(0.2)
+    sleeper.start()
+    time.sleep(0.3)
+    t = time.monotonic()
+    a.cb("trip", "pay", "--for", "20s")
+    took = time.monotonic() - t
+    check(took < 1.0 * SLACK, "cbctl trip on A took %.2f s while Redis is stuck" % took)
+    check(ld.wait(10 * SLACK) == 0, "fleet_load ran through Redis's stall")
+    done = parse_load(ld.text())[2]
+    calls = done["admitted"] + done["rejected"]
+    check(calls >= 0.9 * 200 * 2.5, "it made %d of its %d calls while Redis was stuck (no stall)" % (calls, 500))
+    sleeper.join(10)
+    woke = time.monotonic()
+    wait_state(b, "pay", "OPEN", 3 * SLACK)
+    check(True, "B OPEN %.2f s after Redis answered again" % (time.monotonic() - woke))
+    for h in (a, b):
+        check(h.agent.alive(), "agent %s survived the stall" % h.id)
+
+
+@scenario
 def lease_holder_killed(f):
     """The agent that holds the probe lease is killed (SIGKILL): no host
     probes until the lease runs out, then another host probes."""

@@ -215,8 +215,9 @@ class Proc:
 
 
 class RedisServer:
-    def __init__(self, fleet, password=None):
+    def __init__(self, fleet, password=None, extra=()):
         self.fleet = fleet
+        self.extra = list(extra)
         self.port = free_port()
         self.password = password
         self.proc = None
@@ -229,6 +230,7 @@ class RedisServer:
                 "--protected-mode", "no", "--loglevel", "warning"]
         if self.password:
             argv += ["--requirepass", self.password]
+        argv += self.extra
         self.proc = self.fleet.spawn(argv, "redis-%d.log" % self.starts)
 
         def up():
@@ -368,8 +370,8 @@ class Fleet:
         self.procs.append(p)
         return p
 
-    def start_redis(self, password=None):
-        self.redis = RedisServer(self, password).start()
+    def start_redis(self, password=None, extra=()):
+        self.redis = RedisServer(self, password, extra).start()
         return self.redis
 
     def add_hosts(self, n, names=(), *create_opts):
