@@ -477,12 +477,18 @@ def garbage(f):
     seen = watched_open(f, w, hosts, t0)
     check(seen[1][0] - seen[0][0] <= 1000 * SLACK, "a trip on A still reaches B (%d ms)" % (seen[1][0] - seen[0][0]))
     # Worse: the stream and the instance key of the wrong type.
+    repop = [len(h.log_lines("repopulated")) for h in hosts]
     for cmd in [("DEL", k("log")), ("SET", k("log"), "not a stream"),
                 ("DEL", k("instance")), ("HSET", k("instance"), "x", "y")]:
         r.command(*cmd)
     time.sleep(1.5 * SLACK)
-    for h in hosts:
+    for h, before in zip(hosts, repop):
         check(h.agent.alive(), "agent %s survives a log and an instance of the wrong type" % h.id)
+        n = len(h.log_lines("repopulated")) - before
+        # A foreign instance value is one change of instance at most, never
+        # a repopulation (epochs back to 0, every hash applied again) per poll.
+        check(n <= 1, "agent %s repopulated %d times in 1.5 s over a wrong-typed instance key (at most once)"
+              % (h.id, n))
     rc, out, err = f.fleet_cmd("list")
     check(rc in (0, 8), "cbctl fleet list over the garbage: status %d (0 or 8), no crash: %s" % (rc, err.strip()))
     rc, out, err = f.fleet_cmd("show", "payments")

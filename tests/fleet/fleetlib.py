@@ -168,6 +168,7 @@ class Proc:
         if outf is not errf:
             outf.close()
         self.stopped = False
+        self.killed = False
 
     @property
     def pid(self):
@@ -177,6 +178,8 @@ class Proc:
         return self.p.poll() is None
 
     def signal(self, sig):
+        if sig == signal.SIGKILL:
+            self.killed = True
         if self.alive():
             os.kill(self.p.pid, sig)
         self.stopped = sig == signal.SIGSTOP or (self.stopped and sig != signal.SIGCONT)
@@ -344,16 +347,46 @@ class Fleet:
         self.failed = kind is not None
         if self.failed:
             self.dump()
+        ends = []
         for p in reversed(self.procs):
             try:
-                p.end(2.0)
+                ends.append((p, p.end(3.0 * SLACK)))
             except ProcessLookupError:
                 pass
+        problems = [] if self.failed else self.problems(ends)
+        if problems:
+            self.failed = True
+            self.dump()
         if self.failed and os.environ.get("KEEP_FLEET_TEST"):
             print("kept " + self.work, file=sys.stderr)
         else:
             shutil.rmtree(self.work, ignore_errors=True)
+        if problems:
+            raise Failure("on the way out: " + "; ".join(problems))
         return False
+
+    SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer",
+                       "runtime error:", "ERROR: ThreadSanitizer")
+
+    def problems(self, ends):
+        """Our programs (the agents, fleet_load) that did not end with status
+        0 when asked to (SIGTERM; not those the test killed), or whose log has
+        a sanitizer's report: every scenario is a sanitizer run of the agent
+        in build-asan and build-tsan."""
+        ours = {os.environ.get("AGENT"), os.environ.get("FLEET_LOAD")}
+        out = []
+        for p, rc in ends:
+            if p.argv[0] not in ours or p.killed:
+                continue
+            name = "%s (%s)" % (os.path.basename(p.argv[0]), os.path.basename(p.log))
+            if rc != 0:
+                out.append("%s ended with status %s" % (name, rc))
+            text = p.errtext()
+            for mark in self.SANITIZER_MARKS:
+                if mark in text:
+                    out.append("%s: %s" % (name, mark))
+                    break
+        return out
 
     def dump(self):
         """The tail of every log, for a failing test."""
