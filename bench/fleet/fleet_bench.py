@@ -10,7 +10,8 @@ Rows:
 - propagation: a trip on one host (cbctl trip) until every other host's
   breaker is OPEN (fleet_load watch polls every file each 0.5 ms), p50 and
   p99 over the trials, 3 and 20 hosts, the agents' default --interval;
-- Redis commands per host per second (INFO commandstats deltas), 3 hosts of
+- Redis commands per host per second (MONITOR: sent by clients, and run
+  inside the agents' scripts), 3 hosts of
   1,000 breakers each: at rest, and during an outage of all 1,000 (every
   call failing: trips, probes, leases);
 - probes per recovery with the agents (fleet_load probes / fleet periods)
@@ -30,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "fleet"))
-from fleetlib import Fleet, first_in_state, parse_load, parse_watch, prog, wait_for, wall_ms  # noqa: E402
+from fleetlib import Fleet, Monitor, first_in_state, parse_load, parse_watch, prog, wait_for, wall_ms  # noqa: E402
 import subprocess  # noqa: E402
 
 
@@ -76,7 +77,6 @@ def propagation(n, trials):
 
 def commands_per_host(n, breakers, seconds):
     with Fleet("bench-cmds") as f:
-        r = None
         f.start_redis()
         hosts = f.add_hosts(n)
         for h in hosts:
@@ -86,16 +86,13 @@ def commands_per_host(n, breakers, seconds):
         for h in hosts:
             h.start_agent(interval=None)
         r = f.redis.client()
+        mon = Monitor(f.redis.port)
         time.sleep(2.0)  # the first publications of every name are done
 
         def window():
-            a = r.commandstats()
-            time.sleep(seconds)
-            b = r.commandstats()
-            d = {k: b.get(k, 0) - a.get(k, 0) for k in b}
-            d = {k: v for k, v in d.items() if v and k not in ("info",)}
-            return sum(d.values()) / n / seconds, d
-        rest, rest_d = window()
+            client, lua, names = mon.window(seconds)
+            return client / n / seconds, lua / n / seconds, names
+        rest = window()
         keys_rest = r.command("DBSIZE")
         flag = os.path.join(f.work, "failing")
         open(flag, "w").close()
@@ -103,16 +100,22 @@ def commands_per_host(n, breakers, seconds):
                           "dep", "--rate", "4000", "--fail-flag", flag, "--duration", str(seconds + 6)],
                          "storm-%s.err" % h.id, "storm-%s.out" % h.id) for h in hosts]
         time.sleep(3.0)  # every breaker tripped and cycling
-        outage, out_d = window()
+        outage = window()
         keys_outage = r.command("DBSIZE")
         mem = re.search(r"used_memory:(\d+)", r.command("INFO", "memory")).group(1)
         for ld in loads:
             ld.signal(signal.SIGTERM)
             ld.wait(10)
-        return rest, rest_d, outage, out_d, keys_rest, keys_outage, int(mem)
+        mon.close()
+        return rest, outage, keys_rest, keys_outage, int(mem)
 
 
 def probes_per_recovery(n, with_agents, seconds):
+    """Every host calls one failing dependency for `seconds`, then it heals;
+    once every host is CLOSED, the probes every host's fleet_load made
+    against the recoveries: with the agents, the fleet's periods (its trips,
+    each ended by one probe); without, each host's own periods (each ended
+    by its own probe, so its probes), averaged over the hosts."""
     with Fleet("bench-probes") as f:
         f.start_redis()
         hosts = f.add_hosts(n, ["pay"], "--open-for", "500ms", "--failure-threshold", "5")
@@ -121,18 +124,56 @@ def probes_per_recovery(n, with_agents, seconds):
                 h.start_agent(interval=None)
         flag = os.path.join(f.work, "failing")
         open(flag, "w").close()
-        loads = [f.load(h, "pay", flag, rate=100, duration=seconds) for h in hosts]
+        loads = [f.load(h, "pay", flag, rate=100, duration=seconds + 60) for h in hosts]
+        time.sleep(seconds)
+        os.remove(flag)
+        for h in hosts:
+            wait_for(lambda: h.state("pay") == "CLOSED", 30, 0.05, "%s CLOSED" % h.id)
         for ld in loads:
-            ld.wait(seconds + 30)
+            ld.signal(signal.SIGTERM)
+            ld.wait(10)
         per_host = [len(parse_load(ld.text())[1]) for ld in loads]
         total = sum(per_host)
         if with_agents:
-            trips = int(f.redis.client().hgetall(f.key("b:pay")).get("trips", "0") or 0)
-            periods = trips
+            periods = int(f.redis.client().hgetall(f.key("b:pay")).get("trips", "0") or 0)
         else:
-            # Each host's own open periods, each ended by its own probe.
-            periods = sum(per_host) / n
+            periods = total / n
         return total / periods if periods else float("nan"), total, periods
+
+
+def cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as st:
+        fields = st.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as st:
+        for line in st:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def ten_thousand(n, seconds):
+    """n hosts of 10,000 breakers each, at rest: each agent's CPU and
+    resident memory, Redis's keys and memory."""
+    with Fleet("bench-10k") as f:
+        f.start_redis()
+        hosts = f.add_hosts(n)
+        for h in hosts:
+            subprocess.run([prog("FLEET_LOAD"), "populate", "--file", h.file, "--count", "10000", "--capacity",
+                            "10000", "--prefix", "dep"], check=True, capture_output=True)
+        for h in hosts:
+            h.start_agent(interval=None)
+        time.sleep(3.0)
+        before = [cpu_s(h.agent.pid) for h in hosts]
+        time.sleep(seconds)
+        cpu = [(cpu_s(h.agent.pid) - b) / seconds * 100 for h, b in zip(hosts, before)]
+        rss = [rss_mb(h.agent.pid) for h in hosts]
+        r = f.redis.client()
+        mem = int(re.search(r"used_memory:(\d+)", r.command("INFO", "memory")).group(1))
+        return max(cpu), max(rss), r.command("DBSIZE"), mem
 
 
 def per_call():
@@ -183,12 +224,18 @@ def main(argv):
         p50, p99, worst, k = propagation(n, trials)
         say("%-58s %10d %10d %10d" % ("  %d hosts, --interval 100 (default)" % n, p50, p99, k))
     say()
-    rest, rest_d, outage, out_d, kr, ko, mem = commands_per_host(3, 1000, 3 if quick else 5)
-    say("%-58s %10s" % ("Redis commands per host per second (3 hosts x 1,000)", "cmds/s"))
-    say("%-58s %10.1f   (%s)" % ("  at rest", rest, ", ".join("%s %d" % kv for kv in sorted(rest_d.items()))))
-    say("%-58s %10.1f   (%s)" % ("  outage: all 1,000 breakers failing", outage,
-                                 ", ".join("%s %d" % kv for kv in sorted(out_d.items()))))
+    rest, outage, kr, ko, mem = commands_per_host(3, 1000, 3 if quick else 5)
+    say("%-58s %10s %10s" % ("Redis commands per host per second (3 hosts x 1,000 breakers)", "sent", "in scripts"))
+    for label, (sent, lua, names) in (("  at rest", rest), ("  outage: all 1,000 breakers failing", outage)):
+        top = sorted(names.items(), key=lambda kv: -kv[1])[:6]
+        say("%-58s %10.1f %10.1f   (sent, all hosts: %s)" % (label, sent, lua,
+                                                             ", ".join("%s %d" % kv for kv in top)))
     say("%-58s %10d / %d   used_memory %.1f MB" % ("  Redis keys at rest / in the outage", kr, ko, mem / 1e6))
+    say()
+    cpu, rss, keys, mem = ten_thousand(2, 3 if quick else 5)
+    say("%-58s %10s %10s" % ("10,000 breakers per host (2 hosts), at rest, --interval 100", "", ""))
+    say("%-58s %9.1f%% %7.1f MB" % ("  each agent: CPU, resident memory (the worse host)", cpu, rss))
+    say("%-58s %10d %7.1f MB" % ("  Redis: keys, used_memory", keys, mem / 1e6))
     say()
     say("%-58s %10s %10s %10s" % ("Probes per recovery (open-for 500 ms, 100 calls/s/host)", "probes",
                                   "periods", "per rec."))

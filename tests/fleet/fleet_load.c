@@ -15,8 +15,8 @@
  *     state=open retry_ms=R` (I: the FILE's index; R: cb_retry_after, -1
  *     when there is none), first one per FILE at start.
  *   fleet_load populate --file F --count K [--prefix P] [--open-for MS]
- *                       [--failure-threshold T]
- *     creates F if it is missing and breakers P-00000 .. P-(K-1)
+ *                       [--failure-threshold T] [--capacity C]
+ *     creates F (capacity C, default the library's) if it is missing and breakers P-00000 .. P-(K-1)
  *     (cb_get_or_create); prints `created K`.
  *   fleet_load storm --file F --count K [--prefix P] [--rate CALLS_PER_S]
  *                    [--fail-flag PATH] [--duration S]
@@ -55,6 +55,7 @@ typedef struct args {
   long count;
   long open_for_ms;
   long threshold;
+  long capacity;
   const char *files[MAX_FILES];
   int nfiles;
 } args;
@@ -86,7 +87,7 @@ static int usage(const char *why) {
           "usage: fleet_load load --file F --name N [--rate R] [--fail-flag PATH] [--duration S]\n"
           "       fleet_load watch --name N [--duration S] FILE...\n"
           "       fleet_load populate --file F --count K [--prefix P] [--open-for MS] "
-          "[--failure-threshold T]\n"
+          "[--failure-threshold T] [--capacity C]\n"
           "       fleet_load storm --file F --count K [--prefix P] [--rate R] [--fail-flag PATH] "
           "[--duration S]\n");
   return 2;
@@ -114,6 +115,7 @@ static int parse(int argc, char **argv, args *a) {
     else if (strcmp(o, "--count") == 0 && v) a->count = atol(v);
     else if (strcmp(o, "--open-for") == 0 && v) a->open_for_ms = atol(v);
     else if (strcmp(o, "--failure-threshold") == 0 && v) a->threshold = atol(v);
+    else if (strcmp(o, "--capacity") == 0 && v) a->capacity = atol(v);
     else if (o[0] != '-' && a->nfiles < MAX_FILES) {
       a->files[a->nfiles++] = o;
       takes = 0;
@@ -128,10 +130,11 @@ static int parse(int argc, char **argv, args *a) {
   return 0;
 }
 
-static cb_registry *open_file(const char *path, int create) {
+static cb_registry *open_file(const char *path, int create, long capacity) {
   cb_registry_options o;
   cb_registry_options_init(&o);
   o.path = path;
+  o.capacity = (uint32_t)capacity;
   o.flags = create ? CB_REGISTRY_CREATE : 0u;
   o.event_capacity = 65536;
   cb_registry *reg = NULL;
@@ -176,7 +179,7 @@ static int fails(const char *flag) { return flag && access(flag, F_OK) == 0; }
 
 static int run_load(const args *a) {
   if (!a->file || !a->name) return usage("load needs --file and --name");
-  cb_registry *reg = open_file(a->file, 0);
+  cb_registry *reg = open_file(a->file, 0, 0);
   if (!reg) return 1;
   cb_handle h = 0;
   if (cb_lookup(reg, a->name, &h) != CB_OK) {
@@ -224,7 +227,7 @@ static int run_watch(const args *a) {
   cb_handle hs[MAX_FILES];
   int last[MAX_FILES];
   for (int i = 0; i < a->nfiles; ++i) {
-    if (!(regs[i] = open_file(a->files[i], 0))) return 1;
+    if (!(regs[i] = open_file(a->files[i], 0, 0))) return 1;
     cb_events_select(regs[i], 0);
     if (cb_lookup(regs[i], a->name, &hs[i]) != CB_OK) {
       fprintf(stderr, "fleet_load: %s: %s: %s\n", a->files[i], a->name, cb_last_error_message());
@@ -257,7 +260,7 @@ static void breaker_name(char *buf, size_t size, const char *prefix, long i) {
 
 static int run_populate(const args *a) {
   if (!a->file || a->count <= 0) return usage("populate needs --file and --count");
-  cb_registry *reg = open_file(a->file, 1);
+  cb_registry *reg = open_file(a->file, 1, a->capacity);
   if (!reg) return 1;
   cb_config cfg;
   cb_config_init(&cfg);
@@ -279,7 +282,7 @@ static int run_populate(const args *a) {
 
 static int run_storm(const args *a) {
   if (!a->file || a->count <= 0) return usage("storm needs --file and --count");
-  cb_registry *reg = open_file(a->file, 0);
+  cb_registry *reg = open_file(a->file, 0, 0);
   if (!reg) return 1;
   cb_handle *hs = calloc((size_t)a->count, sizeof *hs);
   if (!hs) return 1;

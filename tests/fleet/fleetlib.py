@@ -144,6 +144,49 @@ class Redis:
         return stats
 
 
+class Monitor:
+    """Counts what Redis executes (MONITOR, on a connection of its own, in
+    a thread): commands clients sent (a script once, a pipeline's commands
+    each) apart from those scripts ran ("[0 lua]")."""
+
+    def __init__(self, port, password=None):
+        import threading
+        self.r = Redis(port, password)
+        self.r.sock.sendall(b"*1\r\n$7\r\nMONITOR\r\n")
+        self.client, self.lua, self.by_name = 0, 0, {}
+        self.on = False
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def _run(self):
+        try:
+            while True:
+                line = self.r._line().decode("utf-8", "replace")
+                if not self.on or not line.startswith("+") or line == "+OK":
+                    continue
+                src_end = line.find("] ")
+                src = line[line.find("[") + 1:src_end]
+                name = line[src_end + 2:].split(" ", 1)[0].strip('"').lower()
+                if src.endswith(" lua"):
+                    self.lua += 1
+                else:
+                    self.client += 1
+                    self.by_name[name] = self.by_name.get(name, 0) + 1
+        except (OSError, ConnectionError):
+            pass
+
+    def window(self, seconds):
+        """(client commands, script commands, {name: client count}) in the next `seconds`."""
+        self.client, self.lua, self.by_name = 0, 0, {}
+        self.on = True
+        time.sleep(seconds)
+        self.on = False
+        return self.client, self.lua, dict(self.by_name)
+
+    def close(self):
+        self.r.close()
+
+
 # --------------------------------------------------------------------------
 
 
