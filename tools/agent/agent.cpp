@@ -257,6 +257,8 @@ void Agent::resync(bool fresh) {
         if (b.state == CB_STATE_FORCED_OPEN) side.pending = Pending::ForceOpen;
       }
     }
+    names_sent_.clear();  // the heartbeat lists this host's names again, now
+    next_heartbeat_ms_ = 0;
     log_event("repopulated", {{"breakers", std::to_string(names.size())}});
   }
   if (!names.empty()) {
@@ -497,9 +499,9 @@ void Agent::flush_counts() {
                              std::to_string(c.successes), std::to_string(c.failures)});
   }
   if (names.empty()) return;
-  Reply r = redis_->eval(fleet::scripts::kFlush, {keys_.names()}, args);
+  Reply r = redis_->eval(fleet::scripts::kFlush, {}, args);
   if (is_error(r.get())) {
-    ignored(keys_.names(), text_of(r.get()));
+    ignored(keys_.prefix + "b:*", text_of(r.get()));
   } else if (r->type == REDIS_REPLY_INTEGER && r->integer > 0) {
     ignored(keys_.prefix + "b:*", std::to_string(r->integer) + " breakers' hashes are not ours");
   }
@@ -520,6 +522,8 @@ void Agent::heartbeat() {
     if (!names.empty()) {
       fleet::Command add{"SADD", keys_.host_names(opts_.host)};
       add.insert(add.end(), names.begin(), names.end());
+      cmds.push_back(add);
+      add[1] = keys_.names();  // and the fleet's, so that `cbctl fleet list` shows them
       cmds.push_back(add);
     }
   }
