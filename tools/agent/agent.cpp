@@ -320,16 +320,16 @@ void Agent::apply(const FleetBreaker &b) {
   if (it == sides_.end()) return;
   Side &side = it->second;
   if (b.epoch <= side.applied_epoch) return;
+  const bool joining = side.applied_epoch == 0;
   side.applied_epoch = b.epoch;
   side.state = b.state;
   side.until_ms = b.until_ms;
   side.lease_mine = false;
   side.holding = false;
   if (b.by == opts_.host) return;  // this host's own news, back from the fleet
-  // The fleet closing, or a breaker it never moved, says less than a trip
-  // of ours it has not heard yet.
-  if (b.state == "closed" && side.pending == Pending::Trip) return;
-  if (b.state == "closed" && b.by.empty()) return;
+  // The fleet closing says less than news of ours it has not heard yet, and
+  // nothing to a host joining it (whose breakers keep their own state).
+  if (b.state == "closed" && (side.pending != Pending::None || joining || b.by.empty())) return;
   for (LocalBreaker &local : files_.breakers()[b.name]) act(local, b);
   ++gauges_.applied;
 }
