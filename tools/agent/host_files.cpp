@@ -50,6 +50,7 @@ std::string HostFiles::open_one(File &f) {
   const int st = cb_registry_open(&opts, &f.reg);
   if (st == CB_OK) return "";
   f.reg = nullptr;
+  if (st == CB_ENOENT) return f.path + ": no such file yet (a service creates it)";
   return f.path + ": " + cb_last_error_message();
 }
 
