@@ -30,7 +30,7 @@ uint64_t sub(uint64_t now, uint64_t before) { return now >= before ? now - befor
 }  // namespace
 
 HostFiles::HostFiles(std::vector<std::string> paths, bool any_owner) : any_owner_(any_owner) {
-  for (std::string &p : paths) paths_.push_back(File{std::move(p), nullptr, {}});
+  for (std::string &p : paths) paths_.push_back(File{std::move(p), nullptr, {}, false});
 }
 
 HostFiles::~HostFiles() {
@@ -39,6 +39,7 @@ HostFiles::~HostFiles() {
 }
 
 std::string HostFiles::open_one(File &f) {
+  f.missing = false;
   if (!any_owner_)
     if (std::string why = refused_owner(f.path); !why.empty()) return why;
   cb_registry_options opts;
@@ -50,7 +51,8 @@ std::string HostFiles::open_one(File &f) {
   const int st = cb_registry_open(&opts, &f.reg);
   if (st == CB_OK) return "";
   f.reg = nullptr;
-  if (st == CB_ENOENT) return f.path + ": no such file yet (a service creates it)";
+  f.missing = st == CB_ENOENT;
+  if (f.missing) return f.path + ": no such file yet (a service creates it)";
   return f.path + ": " + cb_last_error_message();
 }
 
@@ -63,6 +65,12 @@ std::vector<std::string> HostFiles::open_missing() {
     f.last_error = why;
   }
   return news;
+}
+
+bool HostFiles::only_missing() const {
+  for (const File &f : paths_)
+    if (f.reg == nullptr && !f.missing) return false;
+  return true;
 }
 
 bool HostFiles::all_open() const {

@@ -52,6 +52,8 @@ class HostFiles {
   // (once per distinct message).
   std::vector<std::string> open_missing();
   bool all_open() const;
+  // Whether every file not open failed only because it does not exist yet.
+  bool only_missing() const;
   size_t files() const { return paths_.size(); }
 
   // Reads every named breaker of every open file. Breakers destroyed since
@@ -69,6 +71,7 @@ class HostFiles {
     std::string path;
     cb_registry *reg = nullptr;
     std::string last_error;
+    bool missing = false;
   };
   std::string open_one(File &f);
   void read_file(size_t file, std::map<std::string, std::vector<LocalBreaker>> *into);
