@@ -30,7 +30,7 @@ uint64_t sub(uint64_t now, uint64_t before) { return now >= before ? now - befor
 }  // namespace
 
 HostFiles::HostFiles(std::vector<std::string> paths, bool any_owner) : any_owner_(any_owner) {
-  for (std::string &p : paths) paths_.push_back(File{std::move(p), nullptr, {}, false});
+  for (std::string &p : paths) paths_.push_back(File{std::move(p), nullptr, {}, false, {}});
 }
 
 HostFiles::~HostFiles() {
@@ -102,10 +102,10 @@ void HostFiles::read_file(size_t fi, std::map<std::string, std::vector<LocalBrea
          count > handles_.size())
     handles_.resize(count + 256);
   for (size_t i = 0; i < count && i < handles_.size(); ++i) {
-    char name[CB_MAX_NAME_BYTES + 1];
-    if (cb_name(handles_[i], name, sizeof name) != CB_OK || name[0] == '\0') continue;  // anonymous
+    const std::string *name = name_of(fi, handles_[i]);
+    if (name == nullptr) continue;  // anonymous, or destroyed meanwhile
     LocalBreaker b;
-    b.name = name;
+    b.name = *name;
     b.file = fi;
     b.handle = handles_[i];
     const int s = cb_state(b.handle);
@@ -118,6 +118,17 @@ void HostFiles::read_file(size_t fi, std::map<std::string, std::vector<LocalBrea
     cb_retry_after(b.handle, &b.retry_after_ns);
     (*into)[b.name].push_back(b);
   }
+}
+
+// A handle names one breaker for its whole life (a new breaker in the
+// slot has another handle), so each name is read once.
+const std::string *HostFiles::name_of(size_t file, cb_handle h) {
+  auto &names = paths_[file].names;
+  if (auto it = names.find(h); it != names.end()) return it->second.empty() ? nullptr : &it->second;
+  char name[CB_MAX_NAME_BYTES + 1];
+  if (cb_name(h, name, sizeof name) != CB_OK) return nullptr;
+  if (names.size() > 4 * handles_.size()) names.clear();  // destroyed breakers' names
+  return names.emplace(h, name).first->second.empty() ? nullptr : &names[h];
 }
 
 LocalChange HostFiles::change_of(LocalBreaker &b) const {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace lazybreaker::agent {
@@ -72,7 +73,9 @@ class HostFiles {
     cb_registry *reg = nullptr;
     std::string last_error;
     bool missing = false;
+    std::unordered_map<cb_handle, std::string> names;  // "" for an anonymous breaker
   };
+  const std::string *name_of(size_t file, cb_handle h);
   std::string open_one(File &f);
   void read_file(size_t file, std::map<std::string, std::vector<LocalBreaker>> *into);
   LocalChange change_of(LocalBreaker &b) const;

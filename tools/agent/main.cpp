@@ -46,7 +46,7 @@ std::string host_name() {
 int parse(int argc, char **argv, Options *o) {
   CLI::App app{"lazybreaker-agent: one breaker state across a fleet of hosts, through Redis"};
   app.set_version_flag("--version", std::string("lazybreaker-agent ") + CB_VERSION_STRING +
-                                         " (library " + cb_version_string() + ")");
+                                        " (library " + cb_version_string() + ")");
   std::string url, password_file;
   app.add_option("--file", o->files, "A registry file of this host (repeatable)")->required();
   app.add_option("--redis", url, "redis://[user[:password]@]HOST:PORT[/DB]")->required();
