@@ -421,14 +421,23 @@ bool Agent::publish(const std::string &name, Side &side) {
              {"epoch", std::to_string(epoch)},
              {"state", text_of(r->element[2])},
              {"remaining_ms", std::to_string(std::max<int64_t>(until - now, 0))}});
+  FleetBreaker fleet;
+  fleet.name = name;
+  fleet.epoch = epoch;
+  fleet.state = text_of(r->element[2]);
+  fleet.until_ms = r->element[3]->type == REDIS_REPLY_INTEGER ? r->element[3]->integer : until;
+  side.applied_epoch = std::max(side.applied_epoch, epoch);
+  side.state = fleet.state;
+  side.until_ms = fleet.until_ms;
   if (changed) {
-    side.applied_epoch = std::max(side.applied_epoch, epoch);
-    side.state = text_of(r->element[2]);
-    side.until_ms = until;
     side.lease_mine = false;
     side.holding = false;
+    return true;
   }
-  return changed;
+  // Absorbed: the fleet's period (or an operator's state) stands, and this
+  // host's breaker follows it rather than probing at its own period's end.
+  for (LocalBreaker &local : files_.breakers()[name]) act(local, fleet);
+  return false;
 }
 
 // Near the end of the fleet's open period, one host takes the probe lease
