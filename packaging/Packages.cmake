@@ -54,7 +54,9 @@ lb_package(Tools DEB lazybreaker-tools RPM lazybreaker-tools
 watches, trips, forces open, disables, resets, creates and destroys the
 breakers of a registry file that processes share, and serves their
 Prometheus metrics over HTTP (with its manual page and bash completion);
-lazybreaker-demo walks a breaker through its states.")
+lazybreaker-agent links a host's registry files to one breaker state per
+name across a fleet of hosts, through Redis (with its manual page and a
+systemd unit); lazybreaker-demo walks a breaker through its states.")
 unset(_lb_about)
 
 # Defer the CPack setup to the end of the top-level directory, after every

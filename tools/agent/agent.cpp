@@ -257,6 +257,8 @@ void Agent::resync(bool fresh) {
         if (b.state == CB_STATE_FORCED_OPEN) side.pending = Pending::ForceOpen;
       }
     }
+    names_sent_.clear();  // the heartbeat lists this host's names again, now
+    next_heartbeat_ms_ = 0;
     log_event("repopulated", {{"breakers", std::to_string(names.size())}});
   }
   if (!names.empty()) {
@@ -318,16 +320,16 @@ void Agent::apply(const FleetBreaker &b) {
   if (it == sides_.end()) return;
   Side &side = it->second;
   if (b.epoch <= side.applied_epoch) return;
+  const bool joining = side.applied_epoch == 0;
   side.applied_epoch = b.epoch;
   side.state = b.state;
   side.until_ms = b.until_ms;
   side.lease_mine = false;
   side.holding = false;
   if (b.by == opts_.host) return;  // this host's own news, back from the fleet
-  // The fleet closing, or a breaker it never moved, says less than a trip
-  // of ours it has not heard yet.
-  if (b.state == "closed" && side.pending == Pending::Trip) return;
-  if (b.state == "closed" && b.by.empty()) return;
+  // The fleet closing says less than news of ours it has not heard yet, and
+  // nothing to a host joining it (whose breakers keep their own state).
+  if (b.state == "closed" && (side.pending != Pending::None || joining || b.by.empty())) return;
   for (LocalBreaker &local : files_.breakers()[b.name]) act(local, b);
   ++gauges_.applied;
 }
@@ -419,14 +421,23 @@ bool Agent::publish(const std::string &name, Side &side) {
              {"epoch", std::to_string(epoch)},
              {"state", text_of(r->element[2])},
              {"remaining_ms", std::to_string(std::max<int64_t>(until - now, 0))}});
+  FleetBreaker fleet;
+  fleet.name = name;
+  fleet.epoch = epoch;
+  fleet.state = text_of(r->element[2]);
+  fleet.until_ms = r->element[3]->type == REDIS_REPLY_INTEGER ? r->element[3]->integer : until;
+  side.applied_epoch = std::max(side.applied_epoch, epoch);
+  side.state = fleet.state;
+  side.until_ms = fleet.until_ms;
   if (changed) {
-    side.applied_epoch = std::max(side.applied_epoch, epoch);
-    side.state = text_of(r->element[2]);
-    side.until_ms = until;
     side.lease_mine = false;
     side.holding = false;
+    return true;
   }
-  return changed;
+  // Absorbed: the fleet's period (or an operator's state) stands, and this
+  // host's breaker follows it rather than probing at its own period's end.
+  for (LocalBreaker &local : files_.breakers()[name]) act(local, fleet);
+  return false;
 }
 
 // Near the end of the fleet's open period, one host takes the probe lease
@@ -497,9 +508,9 @@ void Agent::flush_counts() {
                              std::to_string(c.successes), std::to_string(c.failures)});
   }
   if (names.empty()) return;
-  Reply r = redis_->eval(fleet::scripts::kFlush, {keys_.names()}, args);
+  Reply r = redis_->eval(fleet::scripts::kFlush, {}, args);
   if (is_error(r.get())) {
-    ignored(keys_.names(), text_of(r.get()));
+    ignored(keys_.prefix + "b:*", text_of(r.get()));
   } else if (r->type == REDIS_REPLY_INTEGER && r->integer > 0) {
     ignored(keys_.prefix + "b:*", std::to_string(r->integer) + " breakers' hashes are not ours");
   }
@@ -520,6 +531,8 @@ void Agent::heartbeat() {
     if (!names.empty()) {
       fleet::Command add{"SADD", keys_.host_names(opts_.host)};
       add.insert(add.end(), names.begin(), names.end());
+      cmds.push_back(add);
+      add[1] = keys_.names();  // and the fleet's, so that `cbctl fleet list` shows them
       cmds.push_back(add);
     }
   }

@@ -30,7 +30,7 @@ uint64_t sub(uint64_t now, uint64_t before) { return now >= before ? now - befor
 }  // namespace
 
 HostFiles::HostFiles(std::vector<std::string> paths, bool any_owner) : any_owner_(any_owner) {
-  for (std::string &p : paths) paths_.push_back(File{std::move(p), nullptr, {}});
+  for (std::string &p : paths) paths_.push_back(File{std::move(p), nullptr, {}, false, {}});
 }
 
 HostFiles::~HostFiles() {
@@ -39,6 +39,7 @@ HostFiles::~HostFiles() {
 }
 
 std::string HostFiles::open_one(File &f) {
+  f.missing = false;
   if (!any_owner_)
     if (std::string why = refused_owner(f.path); !why.empty()) return why;
   cb_registry_options opts;
@@ -50,6 +51,8 @@ std::string HostFiles::open_one(File &f) {
   const int st = cb_registry_open(&opts, &f.reg);
   if (st == CB_OK) return "";
   f.reg = nullptr;
+  f.missing = st == CB_ENOENT;
+  if (f.missing) return f.path + ": no such file yet (a service creates it)";
   return f.path + ": " + cb_last_error_message();
 }
 
@@ -62,6 +65,12 @@ std::vector<std::string> HostFiles::open_missing() {
     f.last_error = why;
   }
   return news;
+}
+
+bool HostFiles::only_missing() const {
+  for (const File &f : paths_)
+    if (f.reg == nullptr && !f.missing) return false;
+  return true;
 }
 
 bool HostFiles::all_open() const {
@@ -93,10 +102,10 @@ void HostFiles::read_file(size_t fi, std::map<std::string, std::vector<LocalBrea
          count > handles_.size())
     handles_.resize(count + 256);
   for (size_t i = 0; i < count && i < handles_.size(); ++i) {
-    char name[CB_MAX_NAME_BYTES + 1];
-    if (cb_name(handles_[i], name, sizeof name) != CB_OK || name[0] == '\0') continue;  // anonymous
+    const std::string *name = name_of(fi, handles_[i]);
+    if (name == nullptr) continue;  // anonymous, or destroyed meanwhile
     LocalBreaker b;
-    b.name = name;
+    b.name = *name;
     b.file = fi;
     b.handle = handles_[i];
     const int s = cb_state(b.handle);
@@ -109,6 +118,17 @@ void HostFiles::read_file(size_t fi, std::map<std::string, std::vector<LocalBrea
     cb_retry_after(b.handle, &b.retry_after_ns);
     (*into)[b.name].push_back(b);
   }
+}
+
+// A handle names one breaker for its whole life (a new breaker in the
+// slot has another handle), so each name is read once.
+const std::string *HostFiles::name_of(size_t file, cb_handle h) {
+  auto &names = paths_[file].names;
+  if (auto it = names.find(h); it != names.end()) return it->second.empty() ? nullptr : &it->second;
+  char name[CB_MAX_NAME_BYTES + 1];
+  if (cb_name(h, name, sizeof name) != CB_OK) return nullptr;
+  if (names.size() > 4 * handles_.size()) names.clear();  // destroyed breakers' names
+  return names.emplace(h, name).first->second.empty() ? nullptr : &names[h];
 }
 
 LocalChange HostFiles::change_of(LocalBreaker &b) const {

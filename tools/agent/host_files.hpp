@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace lazybreaker::agent {
@@ -52,6 +53,8 @@ class HostFiles {
   // (once per distinct message).
   std::vector<std::string> open_missing();
   bool all_open() const;
+  // Whether every file not open failed only because it does not exist yet.
+  bool only_missing() const;
   size_t files() const { return paths_.size(); }
 
   // Reads every named breaker of every open file. Breakers destroyed since
@@ -69,7 +72,10 @@ class HostFiles {
     std::string path;
     cb_registry *reg = nullptr;
     std::string last_error;
+    bool missing = false;
+    std::unordered_map<cb_handle, std::string> names;  // "" for an anonymous breaker
   };
+  const std::string *name_of(size_t file, cb_handle h);
   std::string open_one(File &f);
   void read_file(size_t file, std::map<std::string, std::vector<LocalBreaker>> *into);
   LocalChange change_of(LocalBreaker &b) const;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "agent.hpp"
+#include "listen_address.hpp"
 #include "metrics_server.hpp"
 
 namespace {
@@ -44,7 +45,9 @@ std::string host_name() {
 
 int parse(int argc, char **argv, Options *o) {
   CLI::App app{"lazybreaker-agent: one breaker state across a fleet of hosts, through Redis"};
-  std::string url, password_file, interval = "100";
+  app.set_version_flag("--version", std::string("lazybreaker-agent ") + CB_VERSION_STRING +
+                                        " (library " + cb_version_string() + ")");
+  std::string url, password_file;
   app.add_option("--file", o->files, "A registry file of this host (repeatable)")->required();
   app.add_option("--redis", url, "redis://[user[:password]@]HOST:PORT[/DB]")->required();
   app.add_option("--fleet", o->fleet, "The fleet's name, in every key (default: default)");
@@ -63,15 +66,21 @@ int parse(int argc, char **argv, Options *o) {
     o->redis = *parsed;
     if (!lazybreaker::fleet::valid_fleet_name(o->fleet))
       throw CLI::ValidationError("--fleet", "'" + o->fleet + "': 1..64 of A-Z a-z 0-9 _ . -");
-    if (o->host.empty()) o->host = host_name();
+    if (app.count("--host") == 0) o->host = host_name();
     if (!lazybreaker::fleet::valid_host_id(o->host))
       throw CLI::ValidationError("--host", "'" + o->host + "': 1..255 of A-Z a-z 0-9 _ . -");
     if (!password_file.empty()) o->password = read_password(password_file);
-  } catch (const CLI::CallForHelp &e) {
-    return app.exit(e);
+    std::string listen_host;
+    int listen_port = 0;
+    if (!o->listen.empty() &&
+        !lazybreaker::fleet::parse_listen_address(o->listen, &listen_host, &listen_port, &why))
+      throw CLI::ValidationError("--listen", "'" + o->listen + "': " + why);
   } catch (const CLI::ParseError &e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : kExitUsage;
+    // --help and --version are "errors" with status 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "lazybreaker-agent: %s\nRun 'lazybreaker-agent --help' for more.\n",
+                 e.what());
+    return kExitUsage;
   }
   return -1;
 }
@@ -103,8 +112,15 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  for (const std::string &why : files.open_missing())
+  // A file not there yet is waited for (a service creates it); one that
+  // is there and cannot be used will not heal by waiting.
+  for (const std::string &why : files.open_missing()) {
+    if (!files.only_missing()) {
+      std::fprintf(stderr, "lazybreaker-agent: %s\n", why.c_str());
+      return 1;
+    }
     lazybreaker::agent::log_event("waiting", {{"file", why}});
+  }
   lazybreaker::agent::log_event("ready",
                                 {{"host", opts.host},
                                  {"fleet", opts.fleet},

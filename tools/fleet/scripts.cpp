@@ -64,28 +64,21 @@ return {1, epoch, to, to_until}
 )lua";
 
 const char *const kFlush = R"lua(
-local t = redis.call('TYPE', KEYS[1]).ok
-if t ~= 'none' and t ~= 'set' then return redis.error_reply('FOREIGN ' .. KEYS[1] .. ' is a ' .. t) end
 local prefix = ARGV[1]
-local skipped = 0
+local foreign = 0
 local fields = {'admitted', 'rejected', 'successes', 'failures'}
 for i = 2, #ARGV, 5 do
   local key = prefix .. 'b:' .. ARGV[i]
-  local kt = redis.call('TYPE', key).ok
-  if kt == 'none' or kt == 'hash' then
-    for j = 1, 4 do
-      local d = tonumber(ARGV[i + j])
-      if d and d ~= 0 then
-        local ok = redis.pcall('HINCRBY', key, fields[j], d)
-        if type(ok) == 'table' and ok.err then skipped = skipped + 1 end
-      end
+  local refused = false
+  for j = 1, 4 do
+    if ARGV[i + j] ~= '0' then
+      local r = redis.pcall('HINCRBY', key, fields[j], ARGV[i + j])
+      if type(r) == 'table' and r.err then refused = true end
     end
-    redis.call('SADD', KEYS[1], ARGV[i])
-  else
-    skipped = skipped + 1
   end
+  if refused then foreign = foreign + 1 end
 end
-return skipped
+return foreign
 )lua";
 
 const char *const kRenew = R"lua(

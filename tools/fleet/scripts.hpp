@@ -14,9 +14,10 @@ namespace lazybreaker::fleet::scripts {
 // Returns {changed (0/1), epoch, state, until_ms}.
 extern const char *const kChange;
 
-// KEYS: names. ARGV: prefix, then per breaker five: name, admitted,
-// rejected, successes, failures (deltas). Adds the deltas to each breaker's
-// hash; returns the number of breakers skipped as foreign.
+// No KEYS. ARGV: the fleet's prefix, then per breaker five: name,
+// admitted, rejected, successes, failures (deltas, "0" for none). Adds the
+// deltas to each breaker's hash, one HINCRBY per non-zero count; returns
+// the number of breakers whose key is not a hash (foreign: left alone).
 extern const char *const kFlush;
 
 // KEYS: lease. ARGV: host, px. Renews the lease if `host` holds it: 1, else 0.
