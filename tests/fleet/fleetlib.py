@@ -452,8 +452,8 @@ class Fleet:
 
     def add_hosts(self, n, names=(), *create_opts):
         made = []
-        for i in range(n):
-            h = Host(self, "host%c" % (ord("A") + i) if n <= 26 else "host%02d" % i)
+        for i in range(len(self.hosts), len(self.hosts) + n):
+            h = Host(self, "host%c" % (ord("A") + i) if len(self.hosts) + n <= 26 else "host%02d" % i)
             for name in names:
                 h.create(name, *create_opts)
             self.hosts.append(h)
