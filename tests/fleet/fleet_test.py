@@ -296,6 +296,17 @@ def redis_slow(f):
 def lease_holder_killed(f):
     """The agent that holds the probe lease is killed (SIGKILL): no host
     probes until the lease runs out, then another host probes."""
+    lease_holder_silenced(f, signal.SIGKILL)
+
+
+@scenario
+def lease_holder_stopped(f):
+    """The agent that holds the probe lease is stopped (SIGSTOP, silent):
+    the same; once continued, it rejoins and the fleet closes together."""
+    lease_holder_silenced(f, signal.SIGSTOP)
+
+
+def lease_holder_silenced(f, sig):
     f.start_redis()
     hosts = f.add_hosts(3, ["pay"], "--open-for", "1500ms", "--failure-threshold", "3")
     for h in hosts:
@@ -315,13 +326,14 @@ def lease_holder_killed(f):
     epoch = r.hgetall(f.key("b:pay")).get("epoch")
     check(holder in by_id, "the lease names a host (%s)" % holder)
     victim = by_id[holder]
-    victim.agent.signal(signal.SIGKILL)
+    victim.agent.signal(sig)
     killed = wall_ms()
     expiry = killed + pttl
-    print("     %s held the lease (PTTL %d ms) at epoch %s; killed" % (holder, pttl, epoch))
-    victim.agent.wait(5)
+    print("     %s held the lease (PTTL %d ms) at epoch %s; sent %s" % (holder, pttl, epoch, sig.name))
+    if sig == signal.SIGKILL:
+        victim.agent.wait(5)
     check(r.hgetall(f.key("b:pay")).get("epoch") == epoch,
-          "the killed holder had not published a verdict yet (epoch still %s)" % epoch)
+          "the silenced holder had not published a verdict yet (epoch still %s)" % epoch)
     others = [h for h in hosts if h is not victim]
 
     def other_probe():
@@ -333,17 +345,22 @@ def lease_holder_killed(f):
         return None
     found = wait_for(other_probe, (pttl / 1000.0 + 3) * SLACK, 0.01, "another host to probe")
     h, t = found
-    print("     %s probed %d ms after the kill; the lease ran out %d ms after it" % (h.id, t - killed, pttl))
-    check(t >= expiry - 150, "no other host probed before the lease ran out (%s probed %d ms before)" % (
-        h.id, expiry - t))
+    print("     %s probed %d ms after the signal; the lease ran out %d ms after it" % (h.id, t - killed, pttl))
+    check(t >= expiry - 150, "no other host probed before the lease ran out (%s's probe: %+d ms from its end)" % (
+        h.id, t - expiry))
     check(t <= expiry + 2000 * SLACK, "%s probed %d ms after the lease ran out" % (h.id, t - expiry))
     wait_for(lambda: r.hgetall(f.key("b:pay")).get("epoch") != epoch, 2 * SLACK, 0.01,
              "the new prober's verdict in Redis")
-    # The dependency heals: the survivors close.
+    # The dependency heals: the survivors close (and a continued one with them).
+    if sig == signal.SIGSTOP:
+        victim.agent.signal(signal.SIGCONT)
+        others = hosts
     os.remove(flag)
     for h in others:
         wait_state(h, "pay", "CLOSED", 8 * SLACK)
-    check(True, "the surviving hosts CLOSED once the dependency healed")
+    check(True, "%s CLOSED once the dependency healed" % ", ".join(h.id for h in others))
+    if sig == signal.SIGSTOP:
+        check(victim.agent.alive(), "the continued agent runs on")
 
 
 @scenario
