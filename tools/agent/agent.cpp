@@ -273,6 +273,11 @@ void Agent::resync(bool fresh) {
 void Agent::check_instance(const redisReply *r) {
   const std::string now_instance = text_of(r);
   if (r != nullptr && r->type == REDIS_REPLY_STRING && now_instance == instance_) return;
+  if (r != nullptr && r->type != REDIS_REPLY_STRING && r->type != REDIS_REPLY_NIL) {
+    // Not ours to judge: say so once, and go on with the epochs we hold.
+    ignored(keys_.instance(), is_error(r) ? now_instance : "not a string");
+    return;
+  }
   if (r == nullptr || r->type == REDIS_REPLY_NIL) {
     redis_->run({"SET", keys_.instance(), random_id(), "NX"});
     Reply again = redis_->run({"GET", keys_.instance()});
