@@ -180,6 +180,7 @@ void Agent::connect() {
     ++gauges_.reconnects;
     log_event("connected", {{"redis", fleet::redacted(opts_.redis)}, {"fleet", opts_.fleet}});
     gauges_.connected = true;
+    outage_logged_ = false;
     backoff_ms_ = 100;
     next_heartbeat_ms_ = 0;
     names_sent_.clear();
@@ -198,8 +199,10 @@ void Agent::connect() {
 }
 
 void Agent::drop(const std::string &why) {
-  if (redis_ || gauges_.connected)
+  // Once per outage (also one that began before the first connection).
+  if (redis_ || gauges_.connected || !outage_logged_)
     log_event("disconnected", {{"why", why}, {"retry_ms", std::to_string(backoff_ms_)}});
+  outage_logged_ = true;
   redis_.reset();
   gauges_.connected = false;
   next_connect_ms_ = wall_ms() + backoff_ms_;
@@ -273,6 +276,11 @@ void Agent::resync(bool fresh) {
 void Agent::check_instance(const redisReply *r) {
   const std::string now_instance = text_of(r);
   if (r != nullptr && r->type == REDIS_REPLY_STRING && now_instance == instance_) return;
+  if (r != nullptr && r->type != REDIS_REPLY_STRING && r->type != REDIS_REPLY_NIL) {
+    // Not ours to judge: say so once, and go on with the epochs we hold.
+    ignored(keys_.instance(), is_error(r) ? now_instance : "not a string");
+    return;
+  }
   if (r == nullptr || r->type == REDIS_REPLY_NIL) {
     redis_->run({"SET", keys_.instance(), random_id(), "NX"});
     Reply again = redis_->run({"GET", keys_.instance()});

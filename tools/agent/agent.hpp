@@ -102,6 +102,7 @@ class Agent {
   std::set<std::string> names_sent_;            // the names the heartbeat last listed
   std::map<std::string, std::string> ignored_;  // key -> why, logged once each
   bool was_connected_ = false;
+  bool outage_logged_ = false;
 };
 
 // One line on stderr: "lazybreaker-agent: EVENT key=value ...".

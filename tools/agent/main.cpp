@@ -130,9 +130,11 @@ int main(int argc, char **argv) {
   const timespec pause{opts.interval_ms / 1000, (opts.interval_ms % 1000) * 1'000'000L};
   for (;;) {
     agent.step();
-    const int sig = sigtimedwait(&stop, nullptr, &pause);
+    siginfo_t info{};
+    const int sig = sigtimedwait(&stop, &info, &pause);
     if (sig == SIGINT || sig == SIGTERM) {
-      lazybreaker::agent::log_event("stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+      lazybreaker::agent::log_event("stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"},
+                                                 {"from_pid", std::to_string(info.si_pid)}});
       break;
     }
   }
