@@ -334,6 +334,7 @@ void Agent::apply(const FleetBreaker &b) {
   side.until_ms = b.until_ms;
   side.lease_mine = false;
   side.holding = false;
+  side.claim_after_ms = 0;
   if (b.by == opts_.host) return;  // this host's own news, back from the fleet
   // The fleet closing says less than news of ours it has not heard yet, and
   // nothing to a host joining it (whose breakers keep their own state).
@@ -463,6 +464,10 @@ void Agent::manage_leases() {
       open |= b.state == CB_STATE_OPEN;
     }
     if (!half_open && !open) continue;
+    if (!side.lease_mine && now < side.claim_after_ms) {  // another host's lease is young
+      hold_for_probe(name, side);
+      continue;
+    }
     names.push_back(name);
     const std::string px = std::to_string(lease_ms());
     if (side.lease_mine && half_open)  // probing: keep the lease
@@ -496,6 +501,13 @@ void Agent::on_lease_reply(const std::string &name, const redisReply *r) {
     log_event("lease", {{"breaker", name}, {"ms", std::to_string(lease_ms())}});
     return;
   }
+  // Another host holds the lease: ask again once half of it has passed
+  // (one claim per breaker per half lease, not per poll, during an outage).
+  side.claim_after_ms = wall_ms() + lease_ms() / 2;
+  hold_for_probe(name, side);
+}
+
+void Agent::hold_for_probe(const std::string &name, Side &side) {
   for (LocalBreaker &b : files_.breakers()[name]) {
     if (b.state != CB_STATE_OPEN) continue;
     const int st = cb_hold_open(b.handle, files_.clock_now(b) + ms_to_ns(claim_margin_ms()));

@@ -64,6 +64,7 @@ class Agent {
     int64_t until_ms = 0;
     bool lease_mine = false;
     bool holding = false;
+    int64_t claim_after_ms = 0;  // no claim before this (another host's lease is young)
     Pending pending = Pending::None;
     Counts unsent;  // counts not yet added to the fleet's
   };
@@ -82,6 +83,7 @@ class Agent {
   bool publish(const std::string &name, Side &side);
   void manage_leases();
   void on_lease_reply(const std::string &name, const redisReply *reply);
+  void hold_for_probe(const std::string &name, Side &side);
   void flush_counts();
   void heartbeat();
   void check_instance(const redisReply *r);
