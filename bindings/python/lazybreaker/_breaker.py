@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, ParamSpec, TypeVar, 
 
 
 from . import _core
-from ._config import Config, Duration, duration_ns
-from ._errors import CircuitOpenError, ClosedError, Error, invalid
+from ._config import FIELDS, Config, Duration, duration_ns, range_text
+from ._errors import CircuitOpenError, ClosedError, Error
 
 if TYPE_CHECKING:
     from ._registry import Registry
@@ -367,17 +367,18 @@ class Breaker:
             ns = int(cfg.open_duration_ns)
         else:
             ns = duration_ns("open_for", open_for)
-        self.trip_ns(ns)
+        self.trip_ns(ns, open_for)
 
-    def trip_ns(self, open_for_ns: int) -> None:
+    def trip_ns(self, open_for_ns: int, _given: object = None) -> None:
         try:
             _core.cb_trip(self._h, open_for_ns)
-        except OverflowError:
-            raise ValueError(f"lazybreaker: trip: open_for must be below 2**64 ns, got {open_for_ns!r}") from None
-        except Error as e:
-            if e.status == _core.CB_EINVAL:
-                raise invalid(e, "trip") from None
-            raise self._failed(e) from None
+        except (OverflowError, Error) as e:
+            if isinstance(e, Error) and e.status != _core.CB_EINVAL:
+                raise self._failed(e) from None
+            # cb_trip takes an open duration's bounds (lazybreaker.h)
+            given = open_for_ns if _given is None else _given
+            raise ValueError(f"lazybreaker: trip: open_for must be {range_text(FIELDS['open_duration'])}, "
+                             f"got {given!r}") from None
 
     def _manual(self, fn: Callable[[int], int]) -> None:
         try:

@@ -12,14 +12,16 @@ breaker is created (cb_last_error_field names what it refuses).
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from dataclasses import dataclass, fields
 from datetime import timedelta
 from typing import Literal, NamedTuple, Union
 
 from . import _core
 
-Duration = Union[timedelta, int, float]
-"""A duration: a `timedelta`, or seconds as an int or a float."""
+Duration = Union[timedelta, int, float, Decimal]
+"""A duration: a `timedelta`, or seconds as an int, a float or a Decimal
+(exact to the nanosecond, where a float is not past 2**53 ns)."""
 
 PolicyName = Literal["consecutive", "count_window", "time_window"]
 
@@ -109,8 +111,12 @@ def duration_ns(name: str, value: object) -> int:
     """Nanoseconds from a timedelta or seconds; TypeError/ValueError name `name`."""
     if isinstance(value, timedelta):
         ns = (value.days * 86400 + value.seconds) * 1_000_000_000 + value.microseconds * 1000
+    elif isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"lazybreaker: {name}: expected a finite duration, got {value!r}")
+        ns = int((value * 1_000_000_000).to_integral_value())
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"lazybreaker: {name}: expected a timedelta or seconds (int or float), "
+        raise TypeError(f"lazybreaker: {name}: expected a timedelta or seconds (int, float or Decimal), "
                         f"got {type(value).__name__}")
     elif isinstance(value, int):
         ns = value * 1_000_000_000
