@@ -18,7 +18,10 @@
  *   - the GIL: held by every call (each is a few atomic operations, none
  *     waits) except lb_registry_open_at, which may wait up to 5 s behind
  *     another process's lock on the file: %thread releases it there alone.
- *   - `config_fields()`: lists.h's CB_CONFIG_FIELDS as a tuple of tuples
+ *   - the request path in C (bindings/python/fastpath.c, compiled into this
+ *     module): the decorator's callable `guard`, `guarded_call` and
+ *     `try_acquire` with its `Permit`, one crossing per protected call.
+ *   - `lb_config_fields()`: lists.h's CB_CONFIG_FIELDS as a tuple of tuples
  *     (field, type, since, unit, bounds, lo, hi, default), so the package
  *     checks types and words its errors from the ABI's own list.
  */
@@ -29,6 +32,7 @@
 %{
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include "lazybreaker/lazybreaker.h"
 
 /* lazybreaker.Error, made once at import (%init). */
@@ -117,11 +121,15 @@ static PyObject *lb_config_fields(void) {
 }
 %typemap(typecheck) const char *name, const char *path = char *;
 
+%wrapper %{
+#include "fastpath.c"
+%}
 %init %{
   lb_py_error = PyErr_NewException("lazybreaker.Error", NULL, NULL);
   if (!lb_py_error) return NULL;
   Py_INCREF(lb_py_error);
   if (PyModule_AddObject(m, "Error", lb_py_error) != 0) return NULL;
+  if (lb_py_fastpath_init(m) != 0) return NULL;
 %}
 
 %include "lazybreaker.i"

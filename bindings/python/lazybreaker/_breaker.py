@@ -14,7 +14,7 @@ import inspect
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ParamSpec, TypeVar, Union, cast
 
 
 from . import _core
@@ -40,7 +40,10 @@ for _v in range(64):
         _STATE_NAMES[_v] = _n
 _OUTCOMES = {"success": _SUCCESS, "failure": _FAILURE, "ignored": _IGNORED}
 
-Classifier = Callable[[BaseException], int]
+Classifier = Union[tuple[type[BaseException], ...], Callable[[BaseException], int]]
+"""Which outcome an exception is: a tuple of ignored types (any other
+Exception is a failure; a BaseException that is no Exception, such as
+asyncio.CancelledError, is ignored), or a callable returning the outcome."""
 
 
 @dataclass(frozen=True)
@@ -69,48 +72,11 @@ def _retry_after(ns: int) -> timedelta | None:
     return None if ns == _UINT64_MAX else timedelta(microseconds=-(-ns // 1000))
 
 
-class Permit:
-    """One admitted call: report it once, with success(), failure() or
-    ignore(). A second report raises RuntimeError. A permit never reported
-    is a call the library times out (a probe's lease, half_open_timeout)."""
-
-    __slots__ = ("_breaker", "ticket", "_reported")
-
-    def __init__(self, breaker: Breaker, ticket: int) -> None:
-        self._breaker = breaker
-        self.ticket = ticket
-        self._reported = False
-
-    @property
-    def reported(self) -> bool:
-        return self._reported
-
-    def _report(self, outcome: int) -> None:
-        if self._reported:
-            raise RuntimeError(f"lazybreaker: breaker {self._breaker.name!r}: this permit was already reported")
-        self._reported = True
-        b = self._breaker
-        try:
-            _done(b._h, self.ticket, outcome)
-        except Error as e:
-            raise b._failed(e) from None
-
-    def success(self) -> None:
-        self._report(_SUCCESS)
-
-    def failure(self) -> None:
-        self._report(_FAILURE)
-
-    def ignore(self) -> None:
-        self._report(_IGNORED)
-
-    def report(self, outcome: str) -> None:
-        """Reports "success", "failure" or "ignored"."""
-        try:
-            code = _OUTCOMES[outcome]
-        except (KeyError, TypeError):
-            raise ValueError(f"lazybreaker: outcome: expected success, failure or ignored, got {outcome!r}") from None
-        self._report(code)
+Permit = _core.Permit
+"""One admitted call (lazybreaker._core, bindings/python/fastpath.c): report
+it once, with success(), failure(), ignore() or report(outcome); a second
+report raises RuntimeError. A permit never reported is a call the library
+times out (a probe's lease, half_open_timeout)."""
 
 
 def exception_types(name: str, value: object) -> tuple[type[BaseException], ...]:
@@ -125,14 +91,17 @@ def exception_types(name: str, value: object) -> tuple[type[BaseException], ...]
 def default_classifier(ignore: tuple[type[BaseException], ...]) -> Classifier:
     """An Exception is a failure unless it is one of `ignore`; any other
     BaseException (asyncio.CancelledError, KeyboardInterrupt, SystemExit,
-    GeneratorExit) is ignored: it says nothing about the dependency."""
+    GeneratorExit) is ignored: it says nothing about the dependency. (The
+    tuple itself: the C request path applies that rule.)"""
+    return ignore
 
-    def classify(e: BaseException) -> int:
-        if isinstance(e, Exception) and not isinstance(e, ignore):
+
+def outcome_of(classify: Classifier, e: BaseException) -> int:
+    if isinstance(classify, tuple):
+        if isinstance(e, Exception) and not isinstance(e, classify):
             return _FAILURE
         return _IGNORED
-
-    return classify
+    return classify(e)
 
 
 class Breaker:
@@ -194,19 +163,12 @@ class Breaker:
             ra = _retry_after(_core.cb_retry_after(self._h))
         except Error as e:
             raise self._failed(e) from None
-        state = _STATE_NAMES.get(_core.cb_state(self._h), "?")
-        wait = "until reset" if ra is None else f"retry after {ra.total_seconds():g} s"
-        return CircuitOpenError(f"lazybreaker: breaker {self._name!r} is {state}: {wait}", retry_after=ra,
-                                breaker=self._name)
+        return CircuitOpenError(retry_after=ra, breaker=self._name)
 
     # ---- two steps ---------------------------------------------------------------
     def try_acquire(self) -> Permit | None:
         """A permit for one call, or None when the breaker rejects it."""
-        try:
-            ticket = _allow(self._h)
-        except Error as e:
-            raise self._failed(e) from None
-        return Permit(self, ticket) if ticket else None
+        return _core.try_acquire(self._h, self._failed)
 
     def acquire(self) -> Permit:
         """A permit for one call; CircuitOpenError when rejected."""
@@ -218,19 +180,7 @@ class Breaker:
     # ---- one step ----------------------------------------------------------------
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """fn(*args, **kwargs) through the breaker."""
-        h = self._h
-        try:
-            ticket = _allow(h)
-        except Error as e:
-            raise self._failed(e) from None
-        if not ticket:
-            raise self._open_error()
-        try:
-            result = fn(*args, **kwargs)
-        except BaseException as exc:
-            _done(h, ticket, self._classify(exc))
-            raise
-        _done(h, ticket, _SUCCESS)
+        result: R = _core.guarded_call(self._h, self._classify, self._open_error, self._failed, fn, *args, **kwargs)
         return result
 
     async def call_async(self, fn: Callable[..., Awaitable[R]], /, *args: Any, **kwargs: Any) -> R:
@@ -245,7 +195,7 @@ class Breaker:
         try:
             result = await fn(*args, **kwargs)
         except BaseException as exc:
-            _done(h, ticket, self._classify(exc))
+            _done(h, ticket, outcome_of(self._classify, exc))
             raise
         _done(h, ticket, _SUCCESS)
         return result
@@ -261,28 +211,9 @@ class Breaker:
                 return await self.call_async(afn, *args, **kwargs)
 
             return cast("Callable[P, R]", async_wrapper)
-        h = self._h
-        classify = self._classify
-        failed = self._failed
-        open_error = self._open_error
-
-        @functools.wraps(fn)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            try:
-                ticket = _allow(h)
-            except Error as e:
-                raise failed(e) from None
-            if not ticket:
-                raise open_error()
-            try:
-                result = fn(*args, **kwargs)
-            except BaseException as exc:
-                _done(h, ticket, classify(exc))
-                raise
-            _done(h, ticket, _SUCCESS)
-            return result
-
-        return wrapper
+        guard = _core.guard(self._h, fn, self._classify, self._open_error, self._failed)
+        functools.update_wrapper(guard, fn)
+        return cast("Callable[P, R]", guard)
 
     # ---- context managers: a permit per entry, on a contextvars stack -------------
     def _var(self) -> ContextVar[tuple[Permit, ...]]:
@@ -304,7 +235,10 @@ class Breaker:
             raise RuntimeError(f"lazybreaker: breaker {self._name!r}: exit without an entry in this context")
         permit = stack[-1]
         var.set(stack[:-1])
-        permit._report(_SUCCESS if exc is None else self._classify(exc))
+        if exc is None:
+            permit.success()
+        else:
+            (permit.success, permit.failure, permit.ignore)[outcome_of(self._classify, exc)]()
 
     async def __aenter__(self) -> Breaker:
         return self.__enter__()

@@ -231,10 +231,15 @@ class Config:
         object.__setattr__(self, "_c_values", values)
 
     def _to_c(self) -> _core.cb_config:
-        cfg = _core.cb_config()
-        values: dict[str, int | float] = getattr(self, "_c_values")
-        for c_name, v in values.items():
-            setattr(cfg, c_name, v)
+        """The cb_config, made once per Config (a Config is frozen; the
+        library copies it at each create)."""
+        cfg: _core.cb_config | None = self.__dict__.get("_c_struct")
+        if cfg is None:
+            cfg = _core.cb_config()
+            values: dict[str, int | float] = getattr(self, "_c_values")
+            for c_name, v in values.items():
+                setattr(cfg, c_name, v)
+            object.__setattr__(self, "_c_struct", cfg)
         return cfg
 
     @staticmethod

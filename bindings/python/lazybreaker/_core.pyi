@@ -1,7 +1,9 @@
 # Types of the extension module lazybreaker._core, SWIG's low layer
 # (bindings/swig/python.i, -builtin): what the package calls. Handles,
 # tickets and nanoseconds are ints; a negative status raises Error.
-from typing import Any
+from typing import Any, Callable
+
+_Classify = tuple[type[BaseException], ...] | Callable[[BaseException], int]
 
 class Error(Exception):
     status: int
@@ -128,3 +130,24 @@ CB_EVENTS_REJECTIONS: int
 CB_MAX_CAPACITY: int
 CB_MAX_NAME_BYTES: int
 CB_DEFAULT_REGISTRY_CAPACITY: int
+
+# the request path in C (bindings/python/fastpath.c)
+class Permit:
+    @property
+    def reported(self) -> bool: ...
+    @property
+    def ticket(self) -> int: ...
+    def success(self) -> None: ...
+    def failure(self) -> None: ...
+    def ignore(self) -> None: ...
+    def report(self, outcome: str) -> None: ...
+
+class guard:
+    def __init__(self, handle: int, fn: Callable[..., Any], classify: _Classify,
+                 on_reject: Callable[[], BaseException], on_error: Callable[[Error], BaseException]) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+def guarded_call(handle: int, classify: _Classify, on_reject: Callable[[], BaseException],
+                 on_error: Callable[[Error], BaseException], fn: Callable[..., Any], /, *args: Any,
+                 **kwargs: Any) -> Any: ...
+def try_acquire(handle: int, on_error: Callable[[Error], BaseException]) -> Permit | None: ...

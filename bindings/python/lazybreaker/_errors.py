@@ -22,13 +22,26 @@ class CircuitOpenError(Error):
     slot taken, or FORCED_OPEN. `retry_after` is how long until a call could
     be admitted (a timedelta), None when forced open (until a reset)."""
 
-    def __init__(self, message: str, *, retry_after: timedelta | None, breaker: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | None = None, *, retry_after: timedelta | None,
+                 breaker: str | None = None) -> None:
+        if message is None:
+            super().__init__()
+        else:
+            super().__init__(message)
         self.retry_after = retry_after
         self.breaker = breaker
         self.status = _core.CB_REJECTED
-        self.status_name = _core.cb_status_name(_core.CB_REJECTED)
+        self.status_name = "CB_REJECTED"
         self.field = None
+
+    def __str__(self) -> str:
+        if self.args:
+            return str(self.args[0])
+        wait = "until reset" if self.retry_after is None else f"retry after {self.retry_after.total_seconds():g} s"
+        return f"lazybreaker: breaker {self.breaker!r} rejected the call: {wait}"
+
+    def __repr__(self) -> str:
+        return f"CircuitOpenError(breaker={self.breaker!r}, retry_after={self.retry_after!r})"
 
 
 class ClosedError(Error):
