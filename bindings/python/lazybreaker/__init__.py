@@ -21,7 +21,7 @@ from . import _core
 from ._breaker import Breaker, Permit, Stats
 from ._config import FIELDS, Config, Duration, PolicyName
 from ._errors import CircuitOpenError, ClosedError, Error
-from ._registry import Registry
+from ._registry import Event, Registry
 
 __version__: str = _core.cb_version_string()
 
@@ -32,6 +32,7 @@ __all__ = [
     "Config",
     "Duration",
     "Error",
+    "Event",
     "FIELDS",
     "Permit",
     "PolicyName",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from . import _core
@@ -24,6 +25,22 @@ def _check_name(name: object) -> str:
     if "\0" in name:
         raise ValueError("lazybreaker: name: a NUL character inside the name")
     return name
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a registry's queue: a transition (or, when selected, a
+    rejected call: reason "rejected", from_state == to_state)."""
+
+    sequence: int
+    breaker: str
+    from_state: str
+    to_state: str
+    reason: str
+    at_ns: int
+
+
+_STATES = {v: n for v in range(64) if (n := _core.cb_state_name(v)) is not None}
 
 
 class Registry:
@@ -223,6 +240,35 @@ class Registry:
 
     def __iter__(self) -> Iterator[Breaker]:
         return iter(self.breakers())
+
+    # ---- events ------------------------------------------------------------------------
+    def select_events(self, *, transitions: bool = True, rejections: bool = False) -> None:
+        """What the registry records in its event queue (transitions only, by
+        default)."""
+        self._check_open()
+        kinds = (_core.CB_EVENTS_TRANSITIONS if transitions else 0) | (_core.CB_EVENTS_REJECTIONS if rejections else 0)
+        _core.cb_events_select(self._raw, kinds)
+
+    def poll_events(self, max: int = 64) -> list[Event]:
+        """Up to `max` events, oldest first; nothing runs inside the library
+        on an event: drain the queue when you like."""
+        self._check_open()
+        if isinstance(max, bool) or not isinstance(max, int):
+            raise TypeError(f"lazybreaker: max: expected an int, got {type(max).__name__}")
+        if max < 1:
+            raise ValueError(f"lazybreaker: max must be 1 or more, got {max!r}")
+        batch = _core.lb_event_batch(max)
+        out = []
+        for i in range(batch.poll(self._raw)):
+            e = batch.get(i)
+            out.append(Event(e.sequence, e.name, _STATES.get(e._from, str(e._from)), _STATES.get(e.to, str(e.to)),
+                             _core.cb_reason_name(e.reason) or str(e.reason), e.at_ns))
+        return out
+
+    def events_dropped(self) -> int:
+        """Events the full queue dropped (it keeps the newest)."""
+        self._check_open()
+        return _core.cb_events_dropped(self._raw)
 
     def prometheus(self) -> str:
         """Every breaker in the Prometheus text format (docs/observability.md)."""

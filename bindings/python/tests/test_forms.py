@@ -223,3 +223,20 @@ def test_the_default_registry_is_shared_and_never_closed() -> None:
         lb.Registry.default().close()
     b = lb.Registry.default().get_or_create("tests.default", lb.Config(failure_threshold=3))
     assert b.state == "closed"
+
+
+def test_events_come_in_order_and_only_when_polled(reg: lb.Registry) -> None:
+    b = breaker(reg, failure_threshold=1)
+    reg.select_events(transitions=True, rejections=True)
+    with pytest.raises(Boom):
+        b.call(lambda: (_ for _ in ()).throw(Boom()))
+    assert b.try_acquire() is None
+    reg.advance(10)
+    with b:
+        pass
+    got = [(e.breaker, e.from_state, e.to_state, e.reason) for e in reg.poll_events()]
+    assert got == [("b", "closed", "open", "consecutive_failures"), ("b", "open", "open", "rejected"),
+                   ("b", "open", "half_open", "open_elapsed"), ("b", "half_open", "closed", "probes_succeeded")]
+    assert reg.poll_events() == [] and reg.events_dropped() == 0
+    with pytest.raises(ValueError, match="max"):
+        reg.poll_events(0)
