@@ -11,15 +11,16 @@
  *   _core.guarded_call(handle, classify, on_reject, on_error, fn, *args, **kwargs)
  *       the same, once (Breaker.call).
  *   _core.try_acquire(handle, on_error) -> permit or None
- *       the two-step form; the permit's success(), failure(), ignore(),
+ *   _core.acquire(handle, on_error, on_reject) -> permit, or raises
+ *       the two-step form (and the context managers' entry); the permit's success(), failure(), ignore(),
  *       report(outcome) report once, a second report raises RuntimeError.
  *
  * classify: a tuple of exception types that are not failures (then any
  * other Exception is a failure, and a BaseException that is not an
  * Exception, asyncio.CancelledError among them, is ignored), or a callable
- * taking the exception and returning a cb_outcome_t. on_reject() returns
- * the exception to raise for a rejected call (CircuitOpenError, with its
- * retry_after); on_error(e) turns a library error e (lazybreaker.Error, a
+ * taking the exception and returning a cb_outcome_t. on_reject is
+ * (CircuitOpenError, the breaker's name): a rejected call raises it with
+ * retry_after_ns from cb_retry_after (None when forced open); on_error(e) turns a library error e (lazybreaker.Error, a
  * stale handle after a close) into the one to raise. Both are the
  * breaker's, written in Python (bindings/python/lazybreaker/_breaker.py).
  * Everything runs with the GIL held: each library call is a few atomic
@@ -41,12 +42,29 @@ static PyObject *lb_py_translate(PyObject *on_error) {
   return NULL;
 }
 
-static PyObject *lb_py_reject(PyObject *on_reject) {
-  PyObject *exc = PyObject_CallNoArgs(on_reject);
-  if (exc) {
-    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-    Py_DECREF(exc);
+/* Raises the rejection: reject is (exception type, breaker name); the
+ * instance is made without running a Python __init__ (Exception's own init,
+ * then two attributes: the rest is the class's, retry_after a property of
+ * retry_after_ns), so a rejection costs one crossing and no Python frame. */
+static PyObject *lb_py_reject(cb_handle h, PyObject *reject) {
+  if (!PyTuple_Check(reject) || PyTuple_GET_SIZE(reject) != 2 || !PyType_Check(PyTuple_GET_ITEM(reject, 0))) {
+    PyErr_SetString(PyExc_TypeError, "lazybreaker: reject must be (exception type, name)");
+    return NULL;
   }
+  uint64_t ns = 0;
+  const int st = cb_retry_after(h, &ns);
+  PyTypeObject *type = (PyTypeObject *)PyTuple_GET_ITEM(reject, 0);
+  PyObject *empty = PyTuple_New(0);
+  PyObject *exc = empty ? type->tp_new(type, empty, NULL) : NULL;
+  if (exc && ((PyTypeObject *)PyExc_Exception)->tp_init(exc, empty, NULL) != 0) Py_CLEAR(exc);
+  Py_XDECREF(empty);
+  if (!exc) return NULL;
+  PyObject *wait = st != CB_OK || ns == UINT64_MAX ? Py_NewRef(Py_None) : PyLong_FromUnsignedLongLong(ns);
+  if (wait && PyObject_SetAttrString(exc, "retry_after_ns", wait) == 0 &&
+      PyObject_SetAttrString(exc, "breaker", PyTuple_GET_ITEM(reject, 1)) == 0)
+    PyErr_SetObject((PyObject *)type, exc);
+  Py_XDECREF(wait);
+  Py_DECREF(exc);
   return NULL;
 }
 
@@ -79,7 +97,7 @@ static PyObject *lb_py_run(cb_handle h, PyObject *classify, PyObject *on_reject,
                            PyObject *const *args, size_t nargsf, PyObject *kwnames) {
   cb_ticket ticket = 0;
   int st = cb_allow(h, &ticket);
-  if (st == CB_REJECTED) return lb_py_reject(on_reject);
+  if (st == CB_REJECTED) return lb_py_reject(h, on_reject);
   if (st != CB_OK) {
     lb_py_raise(st);
     return lb_py_translate(on_error);
@@ -152,8 +170,8 @@ static PyObject *lb_py_guard_new(PyTypeObject *type, PyObject *args, PyObject *k
     return NULL;
   }
   if (!PyArg_ParseTuple(args, "KOOOO:guard", &h, &fn, &classify, &on_reject, &on_error)) return NULL;
-  if (!PyCallable_Check(fn) || !PyCallable_Check(on_reject) || !PyCallable_Check(on_error)) {
-    PyErr_SetString(PyExc_TypeError, "lazybreaker: guard: fn, on_reject and on_error must be callable");
+  if (!PyCallable_Check(fn) || !PyTuple_Check(on_reject) || !PyCallable_Check(on_error)) {
+    PyErr_SetString(PyExc_TypeError, "lazybreaker: guard: fn and on_error must be callable, on_reject a tuple");
     return NULL;
   }
   lb_py_guard *g = (lb_py_guard *)type->tp_alloc(type, 0);
@@ -293,20 +311,19 @@ static PyType_Spec lb_py_permit_spec = {"lazybreaker.Permit", sizeof(lb_py_permi
                                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
                                         lb_py_permit_slots};
 
-/* try_acquire(handle, on_error) -> permit or None */
-static PyObject *lb_py_try_acquire(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-  if (nargs != 2) {
-    PyErr_SetString(PyExc_TypeError, "try_acquire(handle, on_error)");
-    return NULL;
-  }
-  const unsigned long long h = PyLong_AsUnsignedLongLong(args[0]);
+/* A permit for h, or None when rejected; NULL with the error set. */
+static PyObject *lb_py_permit_for(PyObject *handle, PyObject *on_error, PyObject *reject) {
+  const unsigned long long h = PyLong_AsUnsignedLongLong(handle);
   if (h == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
   cb_ticket ticket = 0;
   const int st = cb_allow((cb_handle)h, &ticket);
-  if (st == CB_REJECTED) Py_RETURN_NONE;
+  if (st == CB_REJECTED) {
+    if (reject) return lb_py_reject((cb_handle)h, reject);
+    Py_RETURN_NONE;
+  }
   if (st != CB_OK) {
     lb_py_raise(st);
-    return lb_py_translate(args[1]);
+    return lb_py_translate(on_error);
   }
   lb_py_permit *p = PyObject_GC_New(lb_py_permit, lb_py_permit_type);
   if (!p) {
@@ -316,9 +333,27 @@ static PyObject *lb_py_try_acquire(PyObject *self, PyObject *const *args, Py_ssi
   p->h = (cb_handle)h;
   p->ticket = ticket;
   p->reported = 0;
-  p->on_error = Py_NewRef(args[1]);
+  p->on_error = Py_NewRef(on_error);
   PyObject_GC_Track((PyObject *)p);
   return (PyObject *)p;
+}
+
+/* try_acquire(handle, on_error) -> permit or None */
+static PyObject *lb_py_try_acquire(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "try_acquire(handle, on_error)");
+    return NULL;
+  }
+  return lb_py_permit_for(args[0], args[1], NULL);
+}
+
+/* acquire(handle, on_error, reject) -> permit; a rejection raises */
+static PyObject *lb_py_acquire(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "acquire(handle, on_error, reject)");
+    return NULL;
+  }
+  return lb_py_permit_for(args[0], args[1], args[2]);
 }
 
 static PyMethodDef lb_py_fast_functions[] = {
@@ -326,6 +361,8 @@ static PyMethodDef lb_py_fast_functions[] = {
      "guarded_call(handle, classify, on_reject, on_error, fn, *args, **kwargs)"},
     {"try_acquire", (PyCFunction)(void (*)(void))lb_py_try_acquire, METH_FASTCALL,
      "try_acquire(handle, on_error) -> permit or None"},
+    {"acquire", (PyCFunction)(void (*)(void))lb_py_acquire, METH_FASTCALL,
+     "acquire(handle, on_error, reject) -> permit; raises the rejection"},
     {NULL, NULL, 0, NULL}};
 
 /* Adds guard, Permit, guarded_call and try_acquire to the module. */

@@ -114,7 +114,7 @@ class Breaker:
     are not. A rejected call raises CircuitOpenError.
     """
 
-    __slots__ = ("_h", "_registry", "_name", "_classify", "_stack", "__weakref__")
+    __slots__ = ("_h", "_registry", "_name", "_classify", "_stack", "_reject", "__weakref__")
 
     def __init__(self, registry: Registry, handle: int, name: str, classify: Classifier) -> None:
         self._h = handle
@@ -122,6 +122,7 @@ class Breaker:
         self._name = name
         self._classify = classify
         self._stack: ContextVar[tuple[Permit, ...]] | None = None
+        self._reject = (CircuitOpenError, name)
 
     # ---- identity ----------------------------------------------------------------
     @property
@@ -172,15 +173,12 @@ class Breaker:
 
     def acquire(self) -> Permit:
         """A permit for one call; CircuitOpenError when rejected."""
-        p = self.try_acquire()
-        if p is None:
-            raise self._open_error()
-        return p
+        return _core.acquire(self._h, self._failed, self._reject)
 
     # ---- one step ----------------------------------------------------------------
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """fn(*args, **kwargs) through the breaker."""
-        result: R = _core.guarded_call(self._h, self._classify, self._open_error, self._failed, fn, *args, **kwargs)
+        result: R = _core.guarded_call(self._h, self._classify, self._reject, self._failed, fn, *args, **kwargs)
         return result
 
     async def call_async(self, fn: Callable[..., Awaitable[R]], /, *args: Any, **kwargs: Any) -> R:
@@ -211,7 +209,7 @@ class Breaker:
                 return await self.call_async(afn, *args, **kwargs)
 
             return cast("Callable[P, R]", async_wrapper)
-        guard = _core.guard(self._h, fn, self._classify, self._open_error, self._failed)
+        guard = _core.guard(self._h, fn, self._classify, self._reject, self._failed)
         functools.update_wrapper(guard, fn)
         return cast("Callable[P, R]", guard)
 

@@ -20,7 +20,15 @@ Error = _core.Error
 class CircuitOpenError(Error):
     """The breaker rejected the call: it is OPEN, HALF_OPEN with every probe
     slot taken, or FORCED_OPEN. `retry_after` is how long until a call could
-    be admitted (a timedelta), None when forced open (until a reset)."""
+    be admitted (a timedelta, rounded up to the microsecond; exact in
+    `retry_after_ns`), None when forced open (until a reset)."""
+
+    status = _core.CB_REJECTED
+    status_name = "CB_REJECTED"
+    field = None
+    # Set by the library's rejection (bindings/python/fastpath.c) or __init__.
+    retry_after_ns: int | None = None
+    breaker: str | None = None
 
     def __init__(self, message: str | None = None, *, retry_after: timedelta | None,
                  breaker: str | None = None) -> None:
@@ -28,16 +36,19 @@ class CircuitOpenError(Error):
             super().__init__()
         else:
             super().__init__(message)
-        self.retry_after = retry_after
+        self.retry_after_ns = None if retry_after is None else retry_after // timedelta(microseconds=1) * 1000
         self.breaker = breaker
-        self.status = _core.CB_REJECTED
-        self.status_name = "CB_REJECTED"
-        self.field = None
+
+    @property
+    def retry_after(self) -> timedelta | None:
+        ns = self.retry_after_ns
+        return None if ns is None else timedelta(microseconds=-(-ns // 1000))
 
     def __str__(self) -> str:
         if self.args:
             return str(self.args[0])
-        wait = "until reset" if self.retry_after is None else f"retry after {self.retry_after.total_seconds():g} s"
+        ra = self.retry_after
+        wait = "until reset" if ra is None else f"retry after {ra.total_seconds():g} s"
         return f"lazybreaker: breaker {self.breaker!r} rejected the call: {wait}"
 
     def __repr__(self) -> str:
