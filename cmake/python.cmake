@@ -4,22 +4,13 @@
 # (CTest label `python`: the conformance streams, the idioms, threads, the
 # gunicorn pre-fork test, tests/cross_language), the type check (mypy
 # --strict) and bench/python (`make bench`). For Debian's CPython 3.11
-# (python3-dev). Returns early when switched off; a missing interpreter,
+# (python3-dev). Under LB_SANITIZE the module is instrumented and the tests
+# preload the runtimes, as Lua's do (bindings/python/tests). Returns early when switched off; a missing interpreter,
 # header or test tool is reported through lb_binding_unavailable (fatal
 # under CI=true).
 include_guard(GLOBAL)
 option(LB_PYTHON "Build the Python binding (SWIG, CPython 3.11 headers)" ${PROJECT_IS_TOP_LEVEL})
 if(NOT LB_PYTHON)
-  return()
-endif()
-
-# Not under the sanitizers (yet): CPython would load an instrumented module
-# only with the runtime in LD_PRELOAD, as the Lua tests do, and then ASan
-# reports the interpreter's own allocations at exit and TSan the gunicorn
-# workers' fork; the library under the binding is covered there by the C,
-# C++ and Lua suites. The Makefile's sanitizer runs find no python tests.
-if(LB_SANITIZE)
-  message(STATUS "lazybreaker: Python binding not built under LB_SANITIZE=${LB_SANITIZE} (on purpose)")
   return()
 endif()
 
