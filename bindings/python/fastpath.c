@@ -12,19 +12,18 @@
  *       the same, once (Breaker.call).
  *   _core.try_acquire(handle, on_error) -> permit or None
  *   _core.acquire(handle, on_error, on_reject) -> permit, or raises
- *       the two-step form (and the context managers' entry); the permit's success(), failure(), ignore(),
- *       report(outcome) report once, a second report raises RuntimeError.
+ *       the two-step form (and the context managers' entry); the permit's success(), failure(),
+ * ignore(), report(outcome) report once, a second report raises RuntimeError.
  *
  * classify: a tuple of exception types that are not failures (then any
  * other Exception is a failure, and a BaseException that is not an
  * Exception, asyncio.CancelledError among them, is ignored), or a callable
  * taking the exception and returning a cb_outcome_t. on_reject is
  * (CircuitOpenError, the breaker's name): a rejected call raises it with
- * retry_after_ns from cb_retry_after (None when forced open); on_error(e) turns a library error e (lazybreaker.Error, a
- * stale handle after a close) into the one to raise. Both are the
- * breaker's, written in Python (bindings/python/lazybreaker/_breaker.py).
- * Everything runs with the GIL held: each library call is a few atomic
- * operations. */
+ * retry_after_ns from cb_retry_after (None when forced open); on_error(e) turns a library error e
+ * (lazybreaker.Error, a stale handle after a close) into the one to raise. Both are the breaker's,
+ * written in Python (bindings/python/lazybreaker/_breaker.py). Everything runs with the GIL held:
+ * each library call is a few atomic operations. */
 
 /* Raises what on_error makes of the library error now set. */
 static PyObject *lb_py_translate(PyObject *on_error) {
@@ -47,7 +46,8 @@ static PyObject *lb_py_translate(PyObject *on_error) {
  * then two attributes: the rest is the class's, retry_after a property of
  * retry_after_ns), so a rejection costs one crossing and no Python frame. */
 static PyObject *lb_py_reject(cb_handle h, PyObject *reject) {
-  if (!PyTuple_Check(reject) || PyTuple_GET_SIZE(reject) != 2 || !PyType_Check(PyTuple_GET_ITEM(reject, 0))) {
+  if (!PyTuple_Check(reject) || PyTuple_GET_SIZE(reject) != 2 ||
+      !PyType_Check(PyTuple_GET_ITEM(reject, 0))) {
     PyErr_SetString(PyExc_TypeError, "lazybreaker: reject must be (exception type, name)");
     return NULL;
   }
@@ -59,7 +59,8 @@ static PyObject *lb_py_reject(cb_handle h, PyObject *reject) {
   if (exc && ((PyTypeObject *)PyExc_Exception)->tp_init(exc, empty, NULL) != 0) Py_CLEAR(exc);
   Py_XDECREF(empty);
   if (!exc) return NULL;
-  PyObject *wait = st != CB_OK || ns == UINT64_MAX ? Py_NewRef(Py_None) : PyLong_FromUnsignedLongLong(ns);
+  PyObject *wait =
+      st != CB_OK || ns == UINT64_MAX ? Py_NewRef(Py_None) : PyLong_FromUnsignedLongLong(ns);
   if (wait && PyObject_SetAttrString(exc, "retry_after_ns", wait) == 0 &&
       PyObject_SetAttrString(exc, "breaker", PyTuple_GET_ITEM(reject, 1)) == 0)
     PyErr_SetObject((PyObject *)type, exc);
@@ -83,7 +84,8 @@ static int lb_py_outcome(PyObject *classify) {
   long outcome = r ? PyLong_AsLong(r) : -1;
   Py_XDECREF(r);
   if (outcome < 0 || outcome > CB_IGNORED) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "lazybreaker: classify must return an outcome");
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_ValueError, "lazybreaker: classify must return an outcome");
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
@@ -93,8 +95,8 @@ static int lb_py_outcome(PyObject *classify) {
   return (int)outcome;
 }
 
-static PyObject *lb_py_run(cb_handle h, PyObject *classify, PyObject *on_reject, PyObject *on_error, PyObject *fn,
-                           PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+static PyObject *lb_py_run(cb_handle h, PyObject *classify, PyObject *on_reject, PyObject *on_error,
+                           PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
   cb_ticket ticket = 0;
   int st = cb_allow(h, &ticket);
   if (st == CB_REJECTED) return lb_py_reject(h, on_reject);
@@ -119,13 +121,13 @@ static PyObject *lb_py_run(cb_handle h, PyObject *classify, PyObject *on_reject,
 
 /* ---- guard: the decorator's callable ---------------------------------------- */
 typedef struct {
-  PyObject_HEAD
-  cb_handle h;
+  PyObject_HEAD cb_handle h;
   PyObject *fn, *classify, *on_reject, *on_error, *dict;
   vectorcallfunc vectorcall;
 } lb_py_guard;
 
-static PyObject *lb_py_guard_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+static PyObject *lb_py_guard_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                        PyObject *kwnames) {
   lb_py_guard *g = (lb_py_guard *)self;
   return lb_py_run(g->h, g->classify, g->on_reject, g->on_error, g->fn, args, nargsf, kwnames);
 }
@@ -169,9 +171,11 @@ static PyObject *lb_py_guard_new(PyTypeObject *type, PyObject *args, PyObject *k
     PyErr_SetString(PyExc_TypeError, "guard() takes no keyword arguments");
     return NULL;
   }
-  if (!PyArg_ParseTuple(args, "KOOOO:guard", &h, &fn, &classify, &on_reject, &on_error)) return NULL;
+  if (!PyArg_ParseTuple(args, "KOOOO:guard", &h, &fn, &classify, &on_reject, &on_error))
+    return NULL;
   if (!PyCallable_Check(fn) || !PyTuple_Check(on_reject) || !PyCallable_Check(on_error)) {
-    PyErr_SetString(PyExc_TypeError, "lazybreaker: guard: fn and on_error must be callable, on_reject a tuple");
+    PyErr_SetString(PyExc_TypeError,
+                    "lazybreaker: guard: fn and on_error must be callable, on_reject a tuple");
     return NULL;
   }
   lb_py_guard *g = (lb_py_guard *)type->tp_alloc(type, 0);
@@ -190,8 +194,9 @@ static PyMemberDef lb_py_guard_members[] = {
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(lb_py_guard, vectorcall), READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
 
-static PyGetSetDef lb_py_guard_getset[] = {{"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-                                           {NULL, NULL, NULL, NULL, NULL}};
+static PyGetSetDef lb_py_guard_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot lb_py_guard_slots[] = {{Py_tp_new, (void *)lb_py_guard_new},
                                           {Py_tp_dealloc, (void *)lb_py_guard_dealloc},
@@ -204,25 +209,27 @@ static PyType_Slot lb_py_guard_slots[] = {{Py_tp_new, (void *)lb_py_guard_new},
                                           {Py_tp_doc, (void *)"a function guarded by a breaker"},
                                           {0, NULL}};
 
-static PyType_Spec lb_py_guard_spec = {"lazybreaker._core.guard", sizeof(lb_py_guard), 0,
-                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-                                       lb_py_guard_slots};
+static PyType_Spec lb_py_guard_spec = {
+    "lazybreaker._core.guard", sizeof(lb_py_guard), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL, lb_py_guard_slots};
 
 /* guarded_call(handle, classify, on_reject, on_error, fn, *args, **kwargs) */
-static PyObject *lb_py_guarded_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+static PyObject *lb_py_guarded_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
   if (nargs < 5) {
-    PyErr_SetString(PyExc_TypeError, "guarded_call(handle, classify, on_reject, on_error, fn, *args, **kwargs)");
+    PyErr_SetString(PyExc_TypeError,
+                    "guarded_call(handle, classify, on_reject, on_error, fn, *args, **kwargs)");
     return NULL;
   }
   const unsigned long long h = PyLong_AsUnsignedLongLong(args[0]);
   if (h == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-  return lb_py_run((cb_handle)h, args[1], args[2], args[3], args[4], args + 5, (size_t)(nargs - 5), kwnames);
+  return lb_py_run((cb_handle)h, args[1], args[2], args[3], args[4], args + 5, (size_t)(nargs - 5),
+                   kwnames);
 }
 
 /* ---- permit: the two-step form ------------------------------------------------ */
 typedef struct {
-  PyObject_HEAD
-  cb_handle h;
+  PyObject_HEAD cb_handle h;
   cb_ticket ticket;
   int reported;
   PyObject *on_error;
@@ -274,9 +281,12 @@ static PyObject *lb_py_permit_report_named(PyObject *self, PyObject *outcome) {
   static const char *const names[] = {"success", "failure", "ignored"};
   for (int i = 0; i < 3; i++) {
     if (PyUnicode_Check(outcome) && PyUnicode_CompareWithASCIIString(outcome, names[i]) == 0)
-      return lb_py_permit_report((lb_py_permit *)self, i == 0 ? CB_SUCCESS : i == 1 ? CB_FAILURE : CB_IGNORED);
+      return lb_py_permit_report((lb_py_permit *)self, i == 0   ? CB_SUCCESS
+                                                       : i == 1 ? CB_FAILURE
+                                                                : CB_IGNORED);
   }
-  PyErr_Format(PyExc_ValueError, "lazybreaker: outcome: expected success, failure or ignored, got %R", outcome);
+  PyErr_Format(PyExc_ValueError,
+               "lazybreaker: outcome: expected success, failure or ignored, got %R", outcome);
   return NULL;
 }
 
@@ -291,7 +301,8 @@ static PyMethodDef lb_py_permit_methods[] = {
     {"success", lb_py_permit_success, METH_NOARGS, "reports a success"},
     {"failure", lb_py_permit_failure, METH_NOARGS, "reports a failure"},
     {"ignore", lb_py_permit_ignore, METH_NOARGS, "reports an outcome that counts nowhere"},
-    {"report", lb_py_permit_report_named, METH_O, "reports \"success\", \"failure\" or \"ignored\""},
+    {"report", lb_py_permit_report_named, METH_O,
+     "reports \"success\", \"failure\" or \"ignored\""},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef lb_py_permit_getset[] = {
@@ -307,9 +318,10 @@ static PyType_Slot lb_py_permit_slots[] = {{Py_tp_dealloc, (void *)lb_py_permit_
                                            {Py_tp_doc, (void *)"one admitted call: report it once"},
                                            {0, NULL}};
 
-static PyType_Spec lb_py_permit_spec = {"lazybreaker.Permit", sizeof(lb_py_permit), 0,
-                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-                                        lb_py_permit_slots};
+static PyType_Spec lb_py_permit_spec = {
+    "lazybreaker.Permit", sizeof(lb_py_permit), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    lb_py_permit_slots};
 
 /* A permit for h, or None when rejected; NULL with the error set. */
 static PyObject *lb_py_permit_for(PyObject *handle, PyObject *on_error, PyObject *reject) {

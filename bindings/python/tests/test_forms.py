@@ -240,3 +240,47 @@ def test_events_come_in_order_and_only_when_polled(reg: lb.Registry) -> None:
     assert reg.poll_events() == [] and reg.events_dropped() == 0
     with pytest.raises(ValueError, match="max"):
         reg.poll_events(0)
+
+
+def test_a_decorated_method_binds_self_and_keeps_the_functions_identity(reg: lb.Registry) -> None:
+    b = breaker(reg)
+
+    class Client:
+        def __init__(self) -> None:
+            self.base = 10
+
+        @b
+        def get(self, x: int, *, plus: int = 0) -> int:
+            """Gets."""
+            return self.base + x + plus
+
+    c = Client()
+    assert c.get(1, plus=2) == 13
+    assert Client.get(c, 1) == 11
+    assert Client.get.__name__ == "get" and Client.get.__doc__ == "Gets."
+    assert Client.get.__wrapped__ is not None  # type: ignore[attr-defined]
+    import inspect
+    assert list(inspect.signature(Client.get).parameters) == ["self", "x", "plus"]
+    assert b.stats().successes == 2
+
+
+def test_a_classify_callable_that_raises_replaces_the_error_and_counts_a_failure(reg: lb.Registry) -> None:
+    from lazybreaker import _core
+
+    b = breaker(reg, failure_threshold=5)
+
+    def classify(e: BaseException) -> int:
+        raise LookupError("classify broke")
+
+    g = _core.guard(b.handle, lambda: 1 / 0, classify, (lb.CircuitOpenError, "b"), lambda e: e)
+    with pytest.raises(LookupError, match="classify broke"):
+        g()
+    assert b.stats().failures == 1
+
+
+def test_a_permit_from_try_acquire_names_its_state(reg: lb.Registry) -> None:
+    b = breaker(reg)
+    p = b.try_acquire()
+    assert p is not None and not p.reported and p.ticket > 0
+    p.ignore()
+    assert p.reported and b.stats().ignored == 1
