@@ -1,10 +1,11 @@
-"""Breaker and Permit: one breaker of a registry, and one admitted call.
+"""Breaker: one breaker of a registry; Permit: one admitted call.
 
 Every transition is the library's: a Breaker holds a handle and asks the
-C ABI (cb_allow, cb_done, cb_state, ...), one crossing each, with the GIL
-held (each is a few atomic operations). What is Python's alone: the
-decorator, the context managers and their per-entry permits, which
-exceptions are failures, and the errors.
+C ABI (cb_allow, cb_done, cb_state, ...), with the GIL held (each is a few
+atomic operations). The request path (the decorator, call(), the permits)
+is C, in the extension (bindings/python/fastpath.c): one crossing per
+protected call. What is Python's alone: the forms, the context managers'
+per-entry permits, which exceptions are failures, and the errors.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ParamSpec, TypeVar, Union, cast
-
 
 from . import _core
 from ._config import FIELDS, Config, Duration, duration_ns, range_text
@@ -38,7 +38,6 @@ for _v in range(64):
     _n = _core.cb_state_name(_v)
     if _n is not None:
         _STATE_NAMES[_v] = _n
-_OUTCOMES = {"success": _SUCCESS, "failure": _FAILURE, "ignored": _IGNORED}
 
 Classifier = Union[tuple[type[BaseException], ...], Callable[[BaseException], int]]
 """Which outcome an exception is: a tuple of ignored types (any other
