@@ -75,7 +75,7 @@ class Scenario:
         got = "ok" if p else "rejected"
         if p is not None:
             self.permits[t[3] if len(t) > 3 else f"#{len(self.permits)}"] = p
-        return _expect(t[2], got) if got == t[2] else f"expected {t[2]}, got {got} ({self.b.state})"
+        return None if got == t[2] else f"expected {t[2]}, got {got} ({self.b.state})"
 
     def done(self, t: list[str]) -> None:
         p = self.permits[t[2]]

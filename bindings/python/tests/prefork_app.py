@@ -24,7 +24,7 @@ from urllib.parse import parse_qs
 import lazybreaker as lb
 
 registry = lb.Registry.open(os.environ["LB_PREFORK_REGISTRY"], create=True)
-upstream = registry.get_or_create("upstream", lb.Config(failure_threshold=4, open_duration=3))
+upstream = registry.get_or_create("upstream", lb.Config(failure_threshold=4, open_duration=5))
 UPSTREAM = os.environ["LB_PREFORK_UPSTREAM"]
 
 StartResponse = Callable[[str, list[tuple[str, str]]], object]

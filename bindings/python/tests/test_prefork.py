@@ -181,31 +181,34 @@ def test_gunicorn_workers_share_one_breaker_across_failures_restarts_and_the_pro
         # 1. the upstream fails; one failing request per worker trips the breaker once
         upstream.failing, upstream.delay = True, 0.0
         t.note("upstream now answers 500")
-        first = pool.burst(WORKERS, 0.5, "upstream failing")
+        first = pool.burst(WORKERS, 1.0, "upstream failing")
         assert [s for s, _, _ in first] == [502] * WORKERS
         assert {int(p) for _, p, _ in first} == pids, "the failures were not spread over every worker"
         assert upstream.calls == WORKERS
+        t.note(f"upstream calls so far: {upstream.calls}")
         stats = breaker.stats()
         t.note(f"breaker {breaker.state}, trips={stats.trips} failures={stats.failures} "
                f"retry_after={breaker.retry_after}")
         assert breaker.state == "open" and stats.trips == 1 and stats.failures == WORKERS
 
         # 2. every worker answers 503 + Retry-After without calling the upstream
-        rejected = pool.burst(WORKERS, 0.3, "breaker open")
+        rejected = pool.burst(WORKERS, 0.5, "breaker open")
         assert [s for s, _, _ in rejected] == [503] * WORKERS
         assert {int(p) for _, p, _ in rejected} == pids
-        assert all(r is not None and 1 <= int(r) <= 3 for _, _, r in rejected)
+        assert all(r is not None and 1 <= int(r) <= 5 for _, _, r in rejected)
         assert upstream.calls == WORKERS, "an open breaker let a call through"
+        t.note(f"upstream calls so far: {upstream.calls}")
 
         # 3. kill -HUP: gunicorn replaces every worker; the state stays
         os.kill(pool.master.pid, signal.SIGHUP)
         new_pids = pool.wait_for_workers(not_these=pids)
         t.note(f"kill -HUP {pool.master.pid}: new workers {sorted(new_pids)}")
         assert not new_pids & pids
-        after_hup = pool.burst(WORKERS, 0.3, "after HUP")
+        after_hup = pool.burst(WORKERS, 0.5, "after HUP")
         assert [s for s, _, _ in after_hup] == [503] * WORKERS
         assert {int(p) for _, p, _ in after_hup} == new_pids
         assert upstream.calls == WORKERS and breaker.stats().trips == 1
+        t.note(f"upstream calls so far: {upstream.calls}; trips={breaker.stats().trips}")
 
         # 4. after the open duration, exactly one request probes (the upstream
         #    is slow, so the others arrive while the probe is in flight)
