@@ -189,6 +189,20 @@ static PyObject *lb_py_guard_new(PyTypeObject *type, PyObject *args, PyObject *k
   return (PyObject *)g;
 }
 
+/* Pickled by reference, as a function is (its module and qualified name,
+ * which functools.wraps copied): a decorated function crosses to another
+ * process (multiprocessing, a task queue) as the name it is known by. */
+static PyObject *lb_py_guard_reduce(PyObject *self, PyObject *unused) {
+  return PyObject_GetAttrString(self, "__qualname__");
+}
+
+static PyObject *lb_py_guard_repr(PyObject *self) {
+  return PyUnicode_FromFormat("<lazybreaker guard of %R>", ((lb_py_guard *)self)->fn);
+}
+
+static PyMethodDef lb_py_guard_methods[] = {{"__reduce__", lb_py_guard_reduce, METH_NOARGS, NULL},
+                                            {NULL, NULL, 0, NULL}};
+
 static PyMemberDef lb_py_guard_members[] = {
     {"__dictoffset__", T_PYSSIZET, offsetof(lb_py_guard, dict), READONLY, NULL},
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(lb_py_guard, vectorcall), READONLY, NULL},
@@ -205,6 +219,8 @@ static PyType_Slot lb_py_guard_slots[] = {{Py_tp_new, (void *)lb_py_guard_new},
                                           {Py_tp_descr_get, (void *)lb_py_guard_get},
                                           {Py_tp_call, (void *)PyVectorcall_Call},
                                           {Py_tp_members, (void *)lb_py_guard_members},
+                                          {Py_tp_methods, (void *)lb_py_guard_methods},
+                                          {Py_tp_repr, (void *)lb_py_guard_repr},
                                           {Py_tp_getset, (void *)lb_py_guard_getset},
                                           {Py_tp_doc, (void *)"a function guarded by a breaker"},
                                           {0, NULL}};

@@ -284,3 +284,19 @@ def test_a_permit_from_try_acquire_names_its_state(reg: lb.Registry) -> None:
     assert p is not None and not p.reported and p.ticket > 0
     p.ignore()
     assert p.reported and b.stats().ignored == 1
+
+
+registry_for_pickle = lb.Registry.manual_clock()
+
+
+@registry_for_pickle.get_or_create("pickled")
+def module_level(x: int) -> int:
+    return x * 2
+
+
+def test_a_decorated_function_pickles_by_reference_as_a_function_does() -> None:
+    import pickle
+
+    again = pickle.loads(pickle.dumps(module_level))
+    assert again is module_level and again(2) == 4
+    assert "guard of <function module_level" in repr(module_level)
