@@ -105,4 +105,4 @@ def test_registry_open_releases_the_gil_while_it_waits_for_the_files_lock(tmp_pa
         holder.wait()
     assert waited >= 0.5, f"the open did not wait for the lock ({waited:.3f} s)"
     # with the GIL held across the wait, the counter would not tick at all
-    assert during >= 100, f"only {during} ticks in {waited:.3f} s: the GIL was held"
+    assert during >= 10, f"only {during} ticks in {waited:.3f} s: the GIL was held"
