@@ -2,11 +2,13 @@
 # and one overlay per language (bindings/swig/<lang>.i). Each language's own
 # cmake/<lang>.cmake includes this file, after its option says it is on.
 #
-#   lb_swig_library(<target> LANGUAGE <java|csharp|go|lua> OVERLAY <file.i>
-#                   OUTPUT_DIR <dir> [SWIG_OPTIONS <opt>...])
+#   lb_swig_library(<target> LANGUAGE <java|csharp|go|lua|python> OVERLAY <file.i>
+#                   OUTPUT_DIR <dir> [SWIG_OPTIONS <opt>...] [LINK <library target>])
 # generates the wrapper for <lang> from its overlay (C, not C++: the
 # interface wraps the C ABI) into a shared library <target> linked to
-# liblazybreaker, with the language's generated sources in OUTPUT_DIR.
+# liblazybreaker (or LINK: lazybreaker_static for a module that carries the
+# library, as Python's wheel does), with the language's generated sources in
+# OUTPUT_DIR.
 #
 #   lb_binding_unavailable(<Language> <why>)
 # reports a binding that cannot be built here: with CI=true in the
@@ -55,7 +57,10 @@ macro(_lb_use_swig)
 endmacro()
 
 function(lb_swig_library target)
-  cmake_parse_arguments(S "" "LANGUAGE;OVERLAY;OUTPUT_DIR" "SWIG_OPTIONS" ${ARGN})
+  cmake_parse_arguments(S "" "LANGUAGE;OVERLAY;OUTPUT_DIR;LINK" "SWIG_OPTIONS" ${ARGN})
+  if(NOT S_LINK)
+    set(S_LINK lazybreaker)
+  endif()
   foreach(field LANGUAGE OVERLAY OUTPUT_DIR)
     if(NOT S_${field})
       message(FATAL_ERROR "lb_swig_library(${target}): ${field} is required")
@@ -74,7 +79,7 @@ function(lb_swig_library target)
   # The wrapper is SWIG's C: the project's -Wconversion set is not for it
   # (SWIG casts between its own types), but -Wall -Wextra hold, fatal under
   # LB_WERROR. C11 for the helpers' _Thread_local status.
-  target_link_libraries(${target} PRIVATE lazybreaker)
+  target_link_libraries(${target} PRIVATE ${S_LINK})
   set_target_properties(${target} PROPERTIES C_STANDARD 11 C_VISIBILITY_PRESET hidden
                         SWIG_USE_TARGET_INCLUDE_DIRECTORIES ON)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-function -Wno-unused-parameter

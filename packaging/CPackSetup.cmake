@@ -57,7 +57,8 @@ endif()
 
 set(CPACK_COMPONENTS_ALL "")
 foreach(_lb_c IN LISTS _lb_declared)
-  foreach(_lb_f DEB RPM SECTION GROUP SUMMARY DESCRIPTION DEPENDS_ON_RUNTIME)
+  foreach(_lb_f DEB RPM SECTION GROUP SUMMARY DESCRIPTION DEPENDS_ON_RUNTIME DEB_DEPENDS RPM_REQUIRES
+                DEB_CONTROL_EXTRA)
     get_property(_lb_${_lb_f} GLOBAL PROPERTY LB_PACKAGE_${_lb_c}_${_lb_f})
   endforeach()
   if(NOT _lb_c IN_LIST _lb_installed)
@@ -102,6 +103,23 @@ foreach(_lb_c IN LISTS _lb_declared)
     # tools are only right against the library they were built with.
     set(CPACK_DEBIAN_${_lb_C}_PACKAGE_DEPENDS "${_lb_runtime_deb} (= ${_lb_full_version})")
     set(CPACK_RPM_${_lb_C}_PACKAGE_REQUIRES "${_lb_runtime_rpm}${_lb_rpm_isa} = ${_lb_full_version}")
+  endif()
+  # more dependencies and maintainer scripts of the package's own (lb_package)
+  foreach(_lb_pair "DEB_DEPENDS;DEBIAN;PACKAGE_DEPENDS;, " "RPM_REQUIRES;RPM;PACKAGE_REQUIRES;, ")
+    list(GET _lb_pair 0 _lb_key)
+    list(GET _lb_pair 1 _lb_gen)
+    list(GET _lb_pair 2 _lb_var)
+    list(GET _lb_pair 3 _lb_sep)
+    if(_lb_${_lb_key})
+      if(CPACK_${_lb_gen}_${_lb_C}_${_lb_var})
+        string(APPEND CPACK_${_lb_gen}_${_lb_C}_${_lb_var} "${_lb_sep}${_lb_${_lb_key}}")
+      else()
+        set(CPACK_${_lb_gen}_${_lb_C}_${_lb_var} "${_lb_${_lb_key}}")
+      endif()
+    endif()
+  endforeach()
+  if(_lb_DEB_CONTROL_EXTRA)
+    set(CPACK_DEBIAN_${_lb_C}_PACKAGE_CONTROL_EXTRA ${_lb_DEB_CONTROL_EXTRA})
   endif()
 endforeach()
 
@@ -201,6 +219,10 @@ set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   # bash-completion owns the completions directory (cbctl's completion)
   ${CMAKE_INSTALL_PREFIX}/share/bash-completion ${CMAKE_INSTALL_PREFIX}/share/bash-completion/completions
   # javapackages-filesystem owns the jar directory
-  ${CMAKE_INSTALL_PREFIX}/share/java)
+  ${CMAKE_INSTALL_PREFIX}/share/java
+  # python3-libs owns the interpreter's directories (python3-lazybreaker;
+  # cmake/python.cmake found the interpreter)
+  ${CMAKE_INSTALL_FULL_LIBDIR}/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}
+  ${CMAKE_INSTALL_FULL_LIBDIR}/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/site-packages)
 
 include(CPack)

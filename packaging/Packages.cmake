@@ -5,11 +5,14 @@
 # lb_package(<Component>
 #   DEB <name> RPM <name> SECTION <debian section> GROUP <rpm group>
 #   SUMMARY <one line> DESCRIPTION <paragraph>
-#   [DEPENDS_ON_RUNTIME])
+#   [DEPENDS_ON_RUNTIME] [DEB_DEPENDS <deps>] [RPM_REQUIRES <reqs>]
+#   [DEB_CONTROL_EXTRA <file>...])
 # declares the package that carries <Component>. DEPENDS_ON_RUNTIME makes it
 # require exactly this version of the runtime package (a -dev package, a
-# tool, a binding). A component that ends up with no install rule (the
-# tools before the demo exists, a binding switched off) makes no package.
+# tool, a binding); DEB_DEPENDS and RPM_REQUIRES add more (an interpreter's
+# version range), DEB_CONTROL_EXTRA maintainer scripts of its own. A
+# component that ends up with no install rule (the tools before the demo
+# exists, a binding switched off) makes no package.
 #
 # A binding adds its own package from its CMakeLists.txt, e.g.
 #   lb_package(Java DEB liblazybreaker-java RPM lazybreaker-java SECTION java
@@ -17,14 +20,16 @@
 include_guard(GLOBAL)
 
 function(lb_package component)
-  cmake_parse_arguments(P "DEPENDS_ON_RUNTIME" "DEB;RPM;SECTION;GROUP;SUMMARY;DESCRIPTION" "" ${ARGN})
+  cmake_parse_arguments(P "DEPENDS_ON_RUNTIME" "DEB;RPM;SECTION;GROUP;SUMMARY;DESCRIPTION;DEB_DEPENDS;RPM_REQUIRES"
+                        "DEB_CONTROL_EXTRA" ${ARGN})
   foreach(field DEB RPM SECTION GROUP SUMMARY DESCRIPTION)
     if(NOT P_${field})
       message(FATAL_ERROR "lb_package(${component}): ${field} is required")
     endif()
   endforeach()
   set_property(GLOBAL APPEND PROPERTY LB_PACKAGE_COMPONENTS ${component})
-  foreach(field DEB RPM SECTION GROUP SUMMARY DESCRIPTION DEPENDS_ON_RUNTIME)
+  foreach(field DEB RPM SECTION GROUP SUMMARY DESCRIPTION DEPENDS_ON_RUNTIME DEB_DEPENDS RPM_REQUIRES
+                DEB_CONTROL_EXTRA)
     set_property(GLOBAL PROPERTY LB_PACKAGE_${component}_${field} "${P_${field}}")
   endforeach()
 endfunction()

@@ -19,6 +19,12 @@ packages=(
   luarocks
   # Go: Debian's toolchain (1.19), the standard library only, no module proxy
   golang-go
+  # Python: the module for Debian's CPython 3.11 (its headers), pytest, the
+  # type checker, gunicorn for the pre-fork test, the circuitbreaker package
+  # for the compatibility shim's tests and the bench, and an offline wheel
+  # build (python3-build, setuptools, wheel) tried in a fresh venv
+  python3 python3-dev python3-pytest mypy gunicorn python3-circuitbreaker
+  python3-build python3-setuptools python3-wheel python3-venv
   # cbctl (lazybreaker-tools): its arguments, its /metrics server, and its
   # tests (watch in tmux, a real Prometheus scraping serve, curl)
   libcli11-dev libcpp-httplib-dev prometheus tmux curl

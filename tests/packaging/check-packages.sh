@@ -42,6 +42,9 @@ dev_rpm=$pkgdir/lazybreaker-devel-${version}-${release}.${rpmarch}.rpm
 tools_rpm=$pkgdir/lazybreaker-tools-${version}-${release}.${rpmarch}.rpm
 lua_deb=$pkgdir/lua-lazybreaker_${version}-${release}_${debarch}.deb
 lua_rpm=$pkgdir/lua-lazybreaker-${version}-${release}.${rpmarch}.rpm
+# The Python binding's package, when the binding was built (LB_PYTHON).
+python_deb=$pkgdir/python3-lazybreaker_${version}-${release}_${debarch}.deb
+python_rpm=$pkgdir/python3-lazybreaker-${version}-${release}.${rpmarch}.rpm
 # The Java binding's package, when the binding was built (LB_JAVA).
 java_deb=$pkgdir/liblazybreaker-java_${version}-${release}_${debarch}.deb
 java_rpm=$pkgdir/lazybreaker-java-${version}-${release}.${rpmarch}.rpm
@@ -125,6 +128,25 @@ case $mode in
         say "ok   lua-lazybreaker requires lazybreaker${rpmisa} = $version-$release" ||
         bad "lua-lazybreaker does not require lazybreaker${rpmisa} = $version-$release"
       ! rpm -qp --requires "$lua_rpm" 2>/dev/null | has -E 'liblua|libluajit' || bad "lua-lazybreaker requires a Lua library"
+    fi
+
+    # python3-lazybreaker: exactly this runtime and the interpreter's minor
+    # version (the extension is built for its ABI), byte-compiled on install
+    if [ -f "$python_deb" ]; then
+      py_depends=$(dpkg-deb -f "$python_deb" Depends)
+      [[ $py_depends == *"liblazybreaker${major} (= $version-$release)"* && $py_depends == *"python3 (>= 3."*"python3 (<< 3."* ]] &&
+        say "ok   python3-lazybreaker Depends: $py_depends" || bad "python3-lazybreaker Depends: $py_depends"
+      expect_eq "python3-lazybreaker Section" "$(dpkg-deb -f "$python_deb" Section)" "python"
+      dpkg-deb -e "$python_deb" "$ctl/python"
+      grep -q 'py3compile -p python3-lazybreaker' "$ctl/python/postinst" && grep -q 'py3clean -p python3-lazybreaker' "$ctl/python/prerm" &&
+        say "ok   python3-lazybreaker byte-compiles in postinst and cleans in prerm" || bad "python3-lazybreaker lacks py3compile/py3clean"
+    fi
+    if [ -f "$python_rpm" ]; then
+      reqs=$(rpm -qp --requires "$python_rpm" 2>/dev/null)
+      has -x "lazybreaker${rpmisa} = $version-$release" <<<"$reqs" && has -E '^python\(abi\) = 3\.[0-9]+$' <<<"$reqs" &&
+        say "ok   python3-lazybreaker rpm requires lazybreaker${rpmisa} = $version-$release and python(abi)" ||
+        bad "python3-lazybreaker rpm requires: $reqs"
+      ! has -E 'libpython' <<<"$reqs" || bad "python3-lazybreaker requires libpython (an extension must not link it)"
     fi
 
     # lazybreaker-tools: exactly this runtime; with cbctl, the cpp-httplib
@@ -259,10 +281,23 @@ case $mode in
     else
       say "no lua-lazybreaker package (Lua binding not built)"
     fi
+    # The Python package: the package directory where each distro's
+    # python3 looks (Debian: dist-packages for every 3.x; RPM: the
+    # interpreter's site-packages under lib64), and nothing else.
+    if [ -f "$python_deb" ] || [ -f "$python_rpm" ]; then
+      py_pkg='(/usr/lib/python3/dist-packages|/usr/lib(64)?/python3\.[0-9]+/site-packages)/lazybreaker'
+      py_pat=("$py_pkg/(__init__|_breaker|_config|_errors|_registry|circuitbreaker|_core)\.py" "$py_pkg/_core\.pyi"
+              "$py_pkg/py\.typed" "$py_pkg/_core\.cpython-3[0-9]+-[a-z0-9_]+-linux-gnu\.so")
+      [ -f "$python_deb" ] && check_set "$(basename "$python_deb")" "$(deb_files "$python_deb" | grep -vE "^$doc$")" "${py_pat[@]}"
+      [ -f "$python_rpm" ] && check_set "$(basename "$python_rpm")" "$(rpm_files "$python_rpm" | grep -vE "^$doc$")" "${py_pat[@]}"
+      pairs+=("$python_deb $python_rpm")
+    else
+      say "no python3-lazybreaker package (Python binding not built)"
+    fi
     # The .rpm holds the same files as the .deb, libdir and licence files
     # aside (Debian: /usr/lib/<multiarch>, doc/<pkg>/copyright; RPM:
     # /usr/lib64, licenses/<pkg>/LICENSE).
-    normalise() { sed -E "s#^$lib/#LIBDIR/#" | grep -vE "^$doc$" | sed -E "s#^/usr/share/doc/[^/]+/#DOCDIR/#" | LC_ALL=C sort; }
+    normalise() { sed -E "s#^(/usr/lib/python3/dist-packages|/usr/lib(64)?/python3\.[0-9]+/site-packages)/#PYTHONDIR/#" | sed -E "s#^$lib/#LIBDIR/#" | grep -vE "^$doc$" | sed -E "s#^/usr/share/doc/[^/]+/#DOCDIR/#" | LC_ALL=C sort; }
     for pair in "${pairs[@]}"; do
       read -r deb rpmf <<<"$pair"
       [ -f "$deb" ] && [ -f "$rpmf" ] || { bad "$(basename "$deb") and $(basename "$rpmf") must both exist"; continue; }
