@@ -16,3 +16,16 @@ extension=lazybreaker.so
 ")
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/lazybreaker.ini
   DESTINATION /etc/php/${LB_PHP_MAJOR_MINOR}/mods-available COMPONENT PHP)
+
+lb_package(PHP DEB php-lazybreaker RPM php-lazybreaker SECTION php GROUP Development/Languages
+  DEPENDS_ON_RUNTIME
+  SUMMARY "Lazy, lock-free circuit breaker library - PHP extension"
+  DESCRIPTION "lazybreaker is a circuit breaker for calls to a downstream dependency.
+Recovery is lazy: it starts no thread and arms no timer, and its request
+path is a handful of atomic operations.
+
+This package contains the PHP ${LB_PHP_MAJOR_MINOR} extension lazybreaker, enabled for
+the cli and fpm SAPIs, and its classes (namespace LazyBreaker) under
+/usr/share/php/LazyBreaker: require_once 'LazyBreaker/autoload.php'. A
+registry file shared by every PHP-FPM worker holds one breaker state for
+the whole pool, across worker and php-fpm restarts.")

@@ -18,8 +18,10 @@
  *   - Registries opened by path persist across requests in one process (a
  *     PHP-FPM worker): lb_php_registry_open keeps each (path, options) once
  *     per process, as phpredis keeps its persistent connections, so a
- *     worker maps the file once, not once per request. lb_php_registry_forget
- *     closes one (Registry::close()).
+ *     worker maps the file once, not once per request. Such a registry is
+ *     never closed before the process ends (Registry::close() closes the
+ *     PHP object, whose breakers then throw): another object of the same
+ *     process may hold it, and a registry freed under it would crash.
  *   - lb_php_config_fields() is CB_CONFIG_FIELDS (lists.h) as a PHP array:
  *     the classes derive their option names and bounds from it.
  *   - LB_OVERLAY_ARGOUT / %lb_return_int: results are set on SWIG's zval
@@ -142,7 +144,6 @@ static void lb_php_argument_error(const char *what, zval *value) {
 
 /* ---- PHP's helpers ------------------------------------------------------------ */
 %rename("%s") lb_php_registry_open;
-%rename("%s") lb_php_registry_forget;
 %rename("%s") lb_php_config_fields;
 %rename("%s") lb_php_stats;
 %rename("%s") lb_php_config;
@@ -162,8 +163,8 @@ static int lb_php_same_options(const cb_registry_options *a, const cb_registry_o
 }
 
 /* The registry at path with these options: the one this process opened
- * already, else opened now and kept until lb_php_registry_forget or the
- * process's end. NULL path: a private registry, never kept. */
+ * already, else opened now and kept until the process ends. NULL path or
+ * !persistent: a registry of the caller's own, which it closes. */
 static cb_registry *lb_php_registry_open(const cb_registry_options *opts, const char *path, int persistent) {
   if (!path || !persistent) return lb_registry_open_at(opts, path);
   cb_registry_options mine;
@@ -193,19 +194,6 @@ static cb_registry *lb_php_registry_open(const cb_registry_options *opts, const 
   return reg;
 }
 
-/* Closes reg (and forgets it if it was kept). */
-static int lb_php_registry_forget(cb_registry *reg) {
-  for (lb_php_persistent **pp = &lb_php_registries; *pp; pp = &(*pp)->next) {
-    if ((*pp)->reg == reg) {
-      lb_php_persistent *p = *pp;
-      *pp = p->next;
-      free(p->path);
-      free(p);
-      break;
-    }
-  }
-  return cb_registry_close(reg);
-}
 %}
 
 %exception lb_php_registry_open {
@@ -216,8 +204,6 @@ static int lb_php_registry_forget(cb_registry *reg) {
   }
 }
 cb_registry *lb_php_registry_open(const cb_registry_options *opts, const char *path, bool persistent);
-%apply int LB_STATUS { int lb_php_registry_forget };
-int lb_php_registry_forget(cb_registry *reg);
 
 /* Helpers that fill SWIG's return_value with a PHP array themselves: their
  * int result is a status (a failure has thrown already) and sets nothing. */
