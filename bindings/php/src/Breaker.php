@@ -178,6 +178,9 @@ final class Breaker
 
     private function settle(int $h, int $ticket, ?callable $classify, mixed $result, ?\Throwable $error): void
     {
+        if ($this->registry->isClosed()) {
+            return; // closed by $fn itself: nothing left to report to
+        }
         if ($classify === null) {
             \cb_done($h, $ticket, $error === null ? \CB_SUCCESS : \CB_FAILURE);
             return;

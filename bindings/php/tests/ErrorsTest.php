@@ -147,6 +147,18 @@ final class ErrorsTest extends TestCase
         $use($r, $b, $p);
     }
 
+    public function testARegistryClosedInsideCallStillReturnsTheResult(): void
+    {
+        $r = Registry::manualClock();
+        $b = $r->getOrCreate('x');
+        $this->assertSame(7, $b->call(function () use ($r) {
+            $r->close();
+            return 7;
+        }));
+        $this->expectException(ClosedException::class);
+        $b->call(fn () => 8);
+    }
+
     public function testAClosedSharedRegistrysBreakerThrows(): void
     {
         $path = sys_get_temp_dir() . '/lb-php-closed-' . getmypid() . '.lbr';
