@@ -286,12 +286,12 @@ case $mode in
     # each distro's PHP looks (Debian: php-config's extension dir; Fedora:
     # <libdir>/php/modules), its ini (Debian: mods-available, enabled by
     # the postinst; Fedora: /etc/php.d), the classes under /usr/share/php.
-    php_pat=("/usr/lib/php/[0-9]+/lazybreaker\.so" "$lib/php/modules/lazybreaker\.so"
-             "/etc/php/[0-9.]+/mods-available/lazybreaker\.ini" "/etc/php\.d/40-lazybreaker\.ini"
-             "/usr/share/php/LazyBreaker/([A-Za-z]+/)?[A-Za-z]+\.php")
+    php_classes="/usr/share/php/LazyBreaker/([A-Za-z]+/)?[A-Za-z]+\.php"
+    php_deb_pat=("/usr/lib/php/[0-9]+/lazybreaker\.so" "/etc/php/[0-9.]+/mods-available/lazybreaker\.ini" "$php_classes")
+    php_rpm_pat=("$lib/php/modules/lazybreaker\.so" "/etc/php\.d/40-lazybreaker\.ini" "$php_classes")
     if [ -f "$php_deb" ] || [ -f "$php_rpm" ]; then
-      [ -f "$php_deb" ] && check_set "$(basename "$php_deb")" "$(deb_files "$php_deb" | grep -vE "^$doc$")" "${php_pat[@]}"
-      [ -f "$php_rpm" ] && check_set "$(basename "$php_rpm")" "$(rpm_files "$php_rpm" | grep -vE "^$doc$")" "${php_pat[@]}"
+      [ -f "$php_deb" ] && check_set "$(basename "$php_deb")" "$(deb_files "$php_deb" | grep -vE "^$doc$")" "${php_deb_pat[@]}"
+      [ -f "$php_rpm" ] && check_set "$(basename "$php_rpm")" "$(rpm_files "$php_rpm" | grep -vE "^$doc$")" "${php_rpm_pat[@]}"
       pairs+=("$php_deb $php_rpm")
     else
       say "no php-lazybreaker package (PHP binding not built)"
