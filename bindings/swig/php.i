@@ -285,6 +285,29 @@ static int lb_php_config(zval *out, cb_handle h) {
   return CB_OK;
 }
 %}
+/* Checks a configuration as cb_create would, without keeping a breaker: a
+ * breaker created and destroyed in a private registry of one slot that the
+ * process keeps (PHP's statics end with each request; this does not, so a
+ * PHP-FPM worker makes it once). Throws the library's refusal. */
+%apply int LB_STATUS { int lb_php_config_check };
+%rename("%s") lb_php_config_check;
+%{
+static int lb_php_config_check(const cb_config *cfg) {
+  static cb_registry *checker = NULL;
+  if (!checker) {
+    cb_registry_options o;
+    cb_registry_options_init(&o);
+    o.capacity = 1;
+    const int st = cb_registry_open(&o, &checker);
+    if (st != CB_OK) return st;
+  }
+  cb_handle h = 0;
+  const int st = cb_create(checker, NULL, cfg, &h);
+  if (st != CB_OK) return st;
+  return cb_destroy(h);
+}
+%}
+int lb_php_config_check(const cb_config *cfg);
 int lb_php_config_fields(zval *out);
 int lb_php_stats(zval *out, cb_handle h);
 int lb_php_config(zval *out, cb_handle h);

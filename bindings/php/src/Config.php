@@ -42,7 +42,6 @@ final class Config
     private static ?array $info = null;
     /** @var array<string, int>|null policy name => CB_POLICY_* */
     private static ?array $policies = null;
-    private static mixed $validator = null;
 
     // The settings only some policies read (docs/policies.md, "Which
     // settings a policy reads"): C field => the policies that read it;
@@ -150,7 +149,7 @@ final class Config
             }
         }
         self::$policies = [];
-        foreach (get_defined_constants() as $name => $value) {
+        foreach ((new \ReflectionExtension('lazybreaker'))->getConstants() as $name => $value) {
             if (str_starts_with($name, 'CB_POLICY_')) {
                 self::$policies[strtolower(substr($name, 10))] = $value;
             }
@@ -255,22 +254,17 @@ final class Config
     {
         $c = new \cb_config();
         foreach ($this->fields as $field => $value) {
-            $c->$field = $value;
+            $c->{$field . '_set'}($value); // SWIG's setter: its __set is slower
         }
         return $c;
     }
 
-    // The library checks every value: a breaker created and destroyed in a
-    // private registry of one slot, kept for the process's requests.
+    // The library checks every value (lb_php_config_check: a breaker created
+    // and destroyed in a registry of one slot the process keeps).
     private function validate(): void
     {
-        if (self::$validator === null) {
-            $o = new \cb_registry_options();
-            $o->capacity = 1;
-            self::$validator = \lb_php_registry_open($o, null, false);
-        }
         try {
-            \cb_destroy(\cb_create(self::$validator, null, $this->native));
+            \lb_php_config_check($this->native);
         } catch (LazyBreakerException $e) {
             throw $this->refused($e);
         }

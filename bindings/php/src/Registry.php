@@ -60,7 +60,7 @@ final class Registry
                     break;
                 case 'manualClock':
                     is_bool($value) || throw $fail('a bool');
-                    $o->clock = $value ? \CB_CLOCK_MANUAL : \CB_CLOCK_MONOTONIC;
+                    $o->clock_set($value ? \CB_CLOCK_MANUAL : \CB_CLOCK_MONOTONIC);
                     break;
                 case 'persistent':
                     is_bool($value) || throw $fail('a bool');
@@ -71,13 +71,13 @@ final class Registry
                 case 'mode':
                     is_int($value) && $value >= 0 && $value <= 4294967295 || throw $fail('an int 0..4294967295');
                     $field = strtolower(preg_replace('/[A-Z]/', '_$0', $key));
-                    $o->$field = $value;
+                    $o->{$field . '_set'}($value);
                     break;
                 default:
                     throw new InvalidArgumentException("unknown option {$key} (the options: path, create, exclusive, anyOwner, mode, capacity, eventCapacity, manualClock, persistent)", (string) $key);
             }
         }
-        $o->flags = $flags;
+        $o->flags_set($flags); // SWIG's setters: its __set is slower
         try {
             $native = \lb_php_registry_open($o, $path, $persistent);
         } catch (LazyBreakerException $e) {
