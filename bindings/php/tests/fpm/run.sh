@@ -176,7 +176,9 @@ batch 3 0.5
 [ "$(count_status 502)" -eq 3 ] || fail "expected 3 failures (502), got: $(cat "$dir/batch")"
 [ "$(distinct_pids 502)" -eq 3 ] || fail "the 3 failures were not on 3 different workers"
 [ "$(hits)" -eq 3 ] || fail "the upstream saw $(hits) calls, not 3"
-say "   3 failures on 3 different workers, upstream calls: $(hits): the breaker is $(awk 'END {print $4}' "$dir/batch") (one failure per worker would not trip a per-worker breaker of threshold 3)"
+state=$("$cbctl" list "$file" | awk '$1 == "upstream" {print $2}')
+[ "$state" = OPEN ] || fail "after 3 failures on 3 workers the breaker is $state, not OPEN"
+say "   3 failures on 3 different workers, upstream calls: $(hits): the breaker is $state (a per-worker breaker of threshold 3 would have seen one failure each)"
 
 say "2. open: 12 requests, 4 at a time"
 seen=""
