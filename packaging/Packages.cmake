@@ -19,9 +19,14 @@
 #     GROUP Development/Libraries SUMMARY "..." DESCRIPTION "..." DEPENDS_ON_RUNTIME)
 include_guard(GLOBAL)
 
+#
+# Optional, for a package that needs more than files (php-lazybreaker):
+#   DEB_DEPENDS <text>           more Depends: of the .deb
+#   DEB_CONTROL_EXTRA <file>...  maintainer scripts and conffiles of the .deb
+#   RPM_USER_FILELIST <line>...  %config lines for the .rpm's file list
 function(lb_package component)
   cmake_parse_arguments(P "DEPENDS_ON_RUNTIME" "DEB;RPM;SECTION;GROUP;SUMMARY;DESCRIPTION;DEB_DEPENDS;RPM_REQUIRES"
-                        "DEB_CONTROL_EXTRA" ${ARGN})
+                        "DEB_CONTROL_EXTRA;RPM_USER_FILELIST" ${ARGN})
   foreach(field DEB RPM SECTION GROUP SUMMARY DESCRIPTION)
     if(NOT P_${field})
       message(FATAL_ERROR "lb_package(${component}): ${field} is required")
@@ -29,7 +34,7 @@ function(lb_package component)
   endforeach()
   set_property(GLOBAL APPEND PROPERTY LB_PACKAGE_COMPONENTS ${component})
   foreach(field DEB RPM SECTION GROUP SUMMARY DESCRIPTION DEPENDS_ON_RUNTIME DEB_DEPENDS RPM_REQUIRES
-                DEB_CONTROL_EXTRA)
+                DEB_CONTROL_EXTRA RPM_USER_FILELIST)
     set_property(GLOBAL PROPERTY LB_PACKAGE_${component}_${field} "${P_${field}}")
   endforeach()
 endfunction()

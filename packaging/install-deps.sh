@@ -36,6 +36,14 @@ packages=(
   clang libclang-rt-14-dev stress-ng
   # the size gate over src/ and tools/ (.clang-tidy, label tidy)
   clang-tidy
+  # PHP 8.2: the extension's headers and php-config, the interpreters it is
+  # tested in (cli; fpm behind nginx in the PHP-FPM test), PHPUnit; PSR-7
+  # and PSR-15's interfaces (php8.2-psr) with Nyholm's PSR-7 for the
+  # middleware's test, Guzzle for the outgoing middleware; bench/php's
+  # competitors (pdo_sqlite, php-redis with a redis-server) and ab
+  php8.2-dev php8.2-cli php8.2-fpm nginx-light phpunit
+  php8.2-psr php-nyholm-psr7 php-guzzlehttp-guzzle php-guzzlehttp-psr7
+  php8.2-sqlite3 php-redis redis-server apache2-utils
 )
 
 # C#: the .NET SDK (8 or later, `dotnet` on PATH) is not in Debian's

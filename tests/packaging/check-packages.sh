@@ -45,6 +45,8 @@ lua_rpm=$pkgdir/lua-lazybreaker-${version}-${release}.${rpmarch}.rpm
 # The Python binding's package, when the binding was built (LB_PYTHON).
 python_deb=$pkgdir/python3-lazybreaker_${version}-${release}_${debarch}.deb
 python_rpm=$pkgdir/python3-lazybreaker-${version}-${release}.${rpmarch}.rpm
+php_deb=$pkgdir/php-lazybreaker_${version}-${release}_${debarch}.deb
+php_rpm=$pkgdir/php-lazybreaker-${version}-${release}.${rpmarch}.rpm
 # The Java binding's package, when the binding was built (LB_JAVA).
 java_deb=$pkgdir/liblazybreaker-java_${version}-${release}_${debarch}.deb
 java_rpm=$pkgdir/lazybreaker-java-${version}-${release}.${rpmarch}.rpm
@@ -147,6 +149,29 @@ case $mode in
         say "ok   python3-lazybreaker rpm requires lazybreaker${rpmisa} = $version-$release and python(abi)" ||
         bad "python3-lazybreaker rpm requires: $reqs"
       ! has -E 'libpython' <<<"$reqs" || bad "python3-lazybreaker requires libpython (an extension must not link it)"
+    fi
+    # php-lazybreaker: exactly this runtime and the PHP ABI it was built
+    # for; its postinst enables it for cli and fpm, its prerm disables it;
+    # the ini is a conffile (.deb) and %config (.rpm)
+    if [ -f "$php_deb" ]; then
+      php_depends=$(dpkg-deb -f "$php_deb" Depends)
+      [[ $php_depends == *"liblazybreaker${major} (= $version-$release)"* && $php_depends == *"phpapi-"* ]] &&
+        say "ok   php-lazybreaker Depends: $php_depends" || bad "php-lazybreaker Depends: $php_depends"
+      expect_eq "php-lazybreaker Section" "$(dpkg-deb -f "$php_deb" Section)" "php"
+      php_ctl=$(mktemp -d)
+      dpkg-deb -e "$php_deb" "$php_ctl"
+      for sapi in cli fpm; do
+        has -E "phpenmod .*-s $sapi lazybreaker" "$php_ctl/postinst" || bad "php-lazybreaker's postinst does not enable it for $sapi"
+        has -E "phpdismod .*-s $sapi lazybreaker" "$php_ctl/prerm" || bad "php-lazybreaker's prerm does not disable it for $sapi"
+      done
+      has -x '/etc/php/[0-9.]*/mods-available/lazybreaker.ini' "$php_ctl/conffiles" || bad "php-lazybreaker: the ini is no conffile"
+      rm -rf "$php_ctl"
+    fi
+    if [ -f "$php_rpm" ]; then
+      rpm -qp --requires "$php_rpm" 2>/dev/null | has -x "lazybreaker${rpmisa} = $version-$release" ||
+        bad "php-lazybreaker.rpm does not require lazybreaker${rpmisa} = $version-$release"
+      rpm -qp --configfiles "$php_rpm" 2>/dev/null | has -x /etc/php.d/40-lazybreaker.ini ||
+        bad "php-lazybreaker.rpm: /etc/php.d/40-lazybreaker.ini is not %config"
     fi
 
     # lazybreaker-tools: exactly this runtime; with cbctl, the cpp-httplib
@@ -294,10 +319,26 @@ case $mode in
     else
       say "no python3-lazybreaker package (Python binding not built)"
     fi
+    # The PHP extension (when the PHP binding was built): the extension where
+    # each distro's PHP looks (Debian: php-config's extension dir; Fedora:
+    # <libdir>/php/modules), its ini (Debian: mods-available, enabled by
+    # the postinst; Fedora: /etc/php.d), the classes under /usr/share/php.
+    php_classes="/usr/share/php/LazyBreaker/([A-Za-z]+/)?[A-Za-z]+\.php"
+    php_deb_pat=("/usr/lib/php/[0-9]+/lazybreaker\.so" "/etc/php/[0-9.]+/mods-available/lazybreaker\.ini" "$php_classes")
+    php_rpm_pat=("$lib/php/modules/lazybreaker\.so" "/etc/php\.d/40-lazybreaker\.ini" "$php_classes")
+    if [ -f "$php_deb" ] || [ -f "$php_rpm" ]; then
+      [ -f "$php_deb" ] && check_set "$(basename "$php_deb")" "$(deb_files "$php_deb" | grep -vE "^$doc$")" "${php_deb_pat[@]}"
+      [ -f "$php_rpm" ] && check_set "$(basename "$php_rpm")" "$(rpm_files "$php_rpm" | grep -vE "^$doc$")" "${php_rpm_pat[@]}"
+      pairs+=("$php_deb $php_rpm")
+    else
+      say "no php-lazybreaker package (PHP binding not built)"
+    fi
     # The .rpm holds the same files as the .deb, libdir and licence files
     # aside (Debian: /usr/lib/<multiarch>, doc/<pkg>/copyright; RPM:
     # /usr/lib64, licenses/<pkg>/LICENSE).
-    normalise() { sed -E "s#^(/usr/lib/python3/dist-packages|/usr/lib(64)?/python3\.[0-9]+/site-packages)/#PYTHONDIR/#" | sed -E "s#^$lib/#LIBDIR/#" | grep -vE "^$doc$" | sed -E "s#^/usr/share/doc/[^/]+/#DOCDIR/#" | LC_ALL=C sort; }
+    normalise() { sed -E -e "s#^(/usr/lib/python3/dist-packages|/usr/lib(64)?/python3\.[0-9]+/site-packages)/#PYTHONDIR/#" -e "s#^/usr/lib/php/[0-9]+/#PHPEXT/#" -e "s#^$lib/php/modules/#PHPEXT/#" \
+                        -e "s#^/etc/php/[0-9.]+/mods-available/lazybreaker\.ini\$#PHPINI#" -e "s#^/etc/php\.d/40-lazybreaker\.ini\$#PHPINI#" |
+                  sed -E "s#^$lib/#LIBDIR/#" | grep -vE "^$doc$" | sed -E "s#^/usr/share/doc/[^/]+/#DOCDIR/#" | LC_ALL=C sort; }
     for pair in "${pairs[@]}"; do
       read -r deb rpmf <<<"$pair"
       [ -f "$deb" ] && [ -f "$rpmf" ] || { bad "$(basename "$deb") and $(basename "$rpmf") must both exist"; continue; }

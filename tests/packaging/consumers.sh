@@ -206,6 +206,18 @@ case $mode in
     # the ldconfig trigger ran
     ldconfig -p | has 'liblazybreaker\.so\.1 ' || fail "ldconfig cache lacks liblazybreaker.so.1 after install"
     build_and_run ""
+    # php-lazybreaker (when built): its postinst enabled the extension for
+    # cli and fpm, and the packaged classes load from include_path
+    php_enabled=
+    if [[ " ${names[*]} " == *" php-lazybreaker "* ]]; then
+      for sapi in cli fpm; do
+        ls /etc/php/*/"$sapi"/conf.d/*-lazybreaker.ini >/dev/null 2>&1 || fail "php-lazybreaker is not enabled for $sapi"
+      done
+      php -r 'require_once "LazyBreaker/autoload.php"; LazyBreaker\Registry::manualClock()->getOrCreate("pkg");' ||
+        fail "php does not load the installed extension and classes"
+      php_enabled=1
+      say "php-lazybreaker: enabled for cli and fpm, its classes load"
+    fi
     files=$(dpkg -L "$runtime_pkg" | grep 'liblazybreaker\.so')
     trap - EXIT
     cleanup
@@ -213,6 +225,9 @@ case $mode in
       [ ! -e "$f" ] || fail "$f is still there after dpkg --purge"
     done
     ! ldconfig -p | has 'liblazybreaker\.so\.1 ' || fail "ldconfig cache still lists liblazybreaker.so.1"
+    if [ -n "$php_enabled" ] && ls /etc/php/*/*/conf.d/*-lazybreaker.ini >/dev/null 2>&1; then
+      fail "php-lazybreaker is still enabled after dpkg --purge"
+    fi
     say "installed, used and removed; the machine is as before"
     ;;
 

@@ -1,0 +1,9 @@
+<?php
+declare(strict_types=1);
+
+namespace LazyBreaker;
+
+/** A permit reported a second time. */
+class PermitException extends \LogicException implements Exception
+{
+}
