@@ -206,7 +206,7 @@ void Agent::drop(const std::string &why) {
   redis_.reset();
   gauges_.connected = false;
   next_connect_ms_ = wall_ms() + backoff_ms_;
-  backoff_ms_ = std::min<int64_t>(backoff_ms_ * 2, 5000);
+  backoff_ms_ = std::min<int64_t>(backoff_ms_ * 2, 2000);
   for (auto &[name, side] : sides_) side.lease_mine = false;
 }
 
