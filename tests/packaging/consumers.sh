@@ -211,7 +211,7 @@ case $mode in
     php_enabled=
     if [[ " ${names[*]} " == *" php-lazybreaker "* ]]; then
       for sapi in cli fpm; do
-        ls /etc/php/*/"$sapi"/conf.d/*-lazybreaker.ini >/dev/null 2>&1 || fail "php-lazybreaker is not enabled for $sapi"
+        compgen -G "/etc/php/*/$sapi/conf.d/*-lazybreaker.ini" >/dev/null || fail "php-lazybreaker is not enabled for $sapi"
       done
       php -r 'require_once "LazyBreaker/autoload.php"; LazyBreaker\Registry::manualClock()->getOrCreate("pkg");' ||
         fail "php does not load the installed extension and classes"
@@ -225,7 +225,9 @@ case $mode in
       [ ! -e "$f" ] || fail "$f is still there after dpkg --purge"
     done
     ! ldconfig -p | has 'liblazybreaker\.so\.1 ' || fail "ldconfig cache still lists liblazybreaker.so.1"
-    if [ -n "$php_enabled" ] && ls /etc/php/*/*/conf.d/*-lazybreaker.ini >/dev/null 2>&1; then
+    # compgen -G: a glob that matches nothing is false (under nullglob, a
+    # bare ls of it would list the working directory and succeed)
+    if [ -n "$php_enabled" ] && compgen -G '/etc/php/*/*/conf.d/*-lazybreaker.ini' >/dev/null; then
       fail "php-lazybreaker is still enabled after dpkg --purge"
     fi
     say "installed, used and removed; the machine is as before"
