@@ -31,6 +31,11 @@ packages=(
   # the fleet (lazybreaker-agent, `cbctl fleet`): hiredis 0.14, and a real
   # Redis 7 for their tests (label fleet) and bench, driven by python3
   libhiredis-dev redis-server redis-tools python3
+  # cbctl serve's page (label dashboard): a real headless Chromium, driven
+  # through its DevTools protocol by /usr/bin/python3 with python3-websocket;
+  # (axe-core for the accessibility check comes from npm, whichever node is
+  # installed: the test skips loudly without it, fails with CI=true)
+  chromium python3-websocket
   # fuzzing (tests/fuzz): clang, and the libFuzzer runtime, which is only a
   # recommendation of clang; stress-ng to load the machine while the suite runs
   clang libclang-rt-14-dev stress-ng

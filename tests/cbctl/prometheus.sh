@@ -47,5 +47,20 @@ ok "Prometheus's query API returns lazybreaker_state for every breaker: $(query 
 up=$(query 'up{job="cbctl"}')
 [ "$up" = "None:None=1" ] || fail "up{job=\"cbctl\"} is '$up'"
 ok "the cbctl target is up"
+
+# The Grafana dashboard (packaging/grafana/lazybreaker.json): each panel's
+# PromQL returns data from this Prometheus (rates once two scrapes exist).
+dashboard_json=$(dirname "$0")/../../packaging/grafana/lazybreaker.json
+mapfile -t exprs < <(python3 -c '
+import json, sys
+for p in json.load(open(sys.argv[1]))["panels"]:
+    for t in p["targets"]:
+        print(t["expr"])' "$dashboard_json")
+[ ${#exprs[@]} -ge 8 ] || fail "the Grafana dashboard has ${#exprs[@]} queries"
+has_data() { [ -n "$(query "$1")" ]; }
+for e in "${exprs[@]}"; do
+  wait_until 30 has_data "$e" || fail "the Grafana panel query returns nothing: $e"
+done
+ok "each of the Grafana dashboard's ${#exprs[@]} panel queries returns data"
 stop_helper
 echo passed

@@ -7,16 +7,27 @@
 //   call NAME success|failure|ignored N
 //                              -> admitted=A rejected=R
 //   stats NAME                 -> admitted=.. rejected=.. successes=.. failures=.. trips=..
+//   probe NAME                 -> one cb_allow whose ticket is never reported
+//                                 (a probe in flight keeps HALF_OPEN): CB_OK | CB_REJECTED
+//   busy NAME SUCCESSES FAILURES
+//                              -> "busy": from now on a thread of the helper puts
+//                                 that many calls of each outcome through NAME every
+//                                 100 ms (for the dashboard's rates), until quit
 //   quit
 // A failing library call answers "error <status> <message>".
 #include <lazybreaker/lazybreaker.h>
 
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -61,6 +72,35 @@ cb_handle create(cb_registry *reg, const char *name, const cb_config &cfg) {
   }
   return h;
 }
+
+// The "busy" traffic: a thread of the helper (the library makes none).
+struct Traffic {
+  std::mutex mu;
+  std::vector<std::pair<cb_handle, std::pair<long, long>>> load;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  void add(cb_handle h, long successes, long failures) {
+    std::lock_guard<std::mutex> lock(mu);
+    load.push_back({h, {successes, failures}});
+    if (!thread.joinable()) thread = std::thread([this] { run(); });
+  }
+  void run() {
+    while (!stop) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        for (auto &[h, n] : load) {
+          calls(h, CB_SUCCESS, n.first);
+          calls(h, CB_FAILURE, n.second);
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  ~Traffic() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+};
 
 }  // namespace
 
@@ -109,6 +149,7 @@ int main(int argc, char **argv) {
     return c;
   }());
 
+  Traffic traffic;
   std::cout << "ready" << std::endl;
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -144,10 +185,24 @@ int main(int argc, char **argv) {
       std::cout << "admitted=" << s.admitted << " rejected=" << s.rejected
                 << " successes=" << s.successes << " failures=" << s.failures
                 << " trips=" << s.trips << std::endl;
+    } else if (command == "probe") {
+      cb_ticket t = 0;
+      st = cb_allow(h, &t);
+      std::cout << (st == CB_OK         ? "CB_OK"
+                    : st == CB_REJECTED ? "CB_REJECTED"
+                                        : error(st))
+                << std::endl;
+    } else if (command == "busy") {
+      long successes = 0, failures = 0;
+      in >> successes >> failures;
+      traffic.add(h, successes, failures);
+      std::cout << "busy" << std::endl;
     } else {
       std::cout << "error unknown command '" << command << "'" << std::endl;
     }
   }
+  traffic.stop = true;
+  if (traffic.thread.joinable()) traffic.thread.join();
   cb_registry_close(reg);
   return 0;
 }

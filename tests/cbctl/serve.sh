@@ -17,7 +17,7 @@ ctype=$(curl -fsS --max-time 10 -o /dev/null -w '%{content_type}' "$url/metrics"
 ok "Content-Type: $ctype"
 [ "$(curl -fsS --max-time 10 "$url/metrics")" = "$("$CBCTL" metrics "$reg")" ] ||
   echo "(the scrape and cbctl metrics differ only if a clock-based figure moved between them)"
-for path in / /metric /metrics/x /favicon.ico; do
+for path in /metric /metrics/x /favicon.ico /api /api/breakers/x; do
   code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$url$path")
   [ "$code" = 404 ] || fail "GET $path answered $code"
 done

@@ -278,7 +278,7 @@ case $mode in
     # the agent only when they were built: LB_CBCTL and its libraries).
     tools_pat=("/usr/bin/lazybreaker-demo" "/usr/share/man/man1/lazybreaker-demo\.1\.gz")
     if [ -f "$tools_deb" ] && deb_files "$tools_deb" | has -x /usr/bin/cbctl; then
-      tools_pat+=("/usr/bin/cbctl" "/usr/share/man/man1/cbctl\.1\.gz" "/usr/share/bash-completion/completions/cbctl"
+      tools_pat+=("/usr/bin/cbctl" "/usr/share/man/man1/cbctl\.1\.gz" "/usr/share/bash-completion/completions/cbctl" "/usr/share/lazybreaker/grafana/lazybreaker\.json"
                   "/usr/bin/lazybreaker-agent" "/usr/share/man/man1/lazybreaker-agent\.1\.gz"
                   "/usr/lib/systemd/system/lazybreaker-agent\.service")
     else

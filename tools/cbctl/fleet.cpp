@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 
+#include "commands.hpp"
 #include "fleet_view.hpp"
 #include "format.hpp"
 #include "options.hpp"
@@ -164,29 +167,104 @@ int run_show(const FleetArgs &a) {
   return kExitOk;
 }
 
-int run_change(const FleetArgs &a, const Action &act) {
-  Redis redis = connect(a);
-  const Keys keys(a.fleet);
+// An operator's change through the fleet's change script (the one every
+// host's agent applies): `cbctl fleet trip|...` and `cbctl serve --redis`.
+void change(Redis &redis, const std::string &fleet, const std::string &name, const char *kind,
+            uint64_t for_ns) {
+  const Keys keys(fleet);
   const int64_t now = lazybreaker::fleet::wall_ms();
-  const uint64_t for_ns = duration(a.trip_for);
-  if (act.kind == std::string("operator_trip") &&
-      (for_ns < CB_MIN_OPEN_DURATION_NS || for_ns > CB_MAX_DURATION_NS))
-    throw Failure{kExitUsage, "--for " + a.trip_for + ": must be within 1us..366d"};
-  const int64_t until =
-      act.kind == std::string("operator_trip") ? now + int64_t(for_ns / 1'000'000) : 0;
-  lazybreaker::fleet::Reply r = redis.eval(
-      lazybreaker::fleet::scripts::kChange,
-      {keys.breaker(a.name), keys.log(), keys.names(), keys.lease(a.name), keys.sequence()},
-      {a.name, "operator", act.kind, std::to_string(until), std::to_string(now), act.kind});
+  const bool trip = kind == std::string("operator_trip");
+  const int64_t until = trip ? now + int64_t(for_ns / 1'000'000) : 0;
+  lazybreaker::fleet::Reply r =
+      redis.eval(lazybreaker::fleet::scripts::kChange,
+                 {keys.breaker(name), keys.log(), keys.names(), keys.lease(name), keys.sequence()},
+                 {name, "operator", kind, std::to_string(until), std::to_string(now), kind});
   if (lazybreaker::fleet::is_error(r.get()))
-    throw Failure{kExitRedisError, "fleet " + a.fleet + ": " + printable(a.name) + ": " +
+    throw Failure{kExitRedisError, "fleet " + fleet + ": " + printable(name) + ": " +
                                        lazybreaker::fleet::text_of(r.get())};
+}
+
+bool trip_period_ok(uint64_t for_ns) {
+  return for_ns >= CB_MIN_OPEN_DURATION_NS && for_ns <= CB_MAX_DURATION_NS;
+}
+
+int run_change(const FleetArgs &a, const Action &act) {
+  const uint64_t for_ns = duration(a.trip_for);
+  const bool trip = act.kind == std::string("operator_trip");
+  if (trip && !trip_period_ok(for_ns))
+    throw Failure{kExitUsage, "--for " + a.trip_for + ": must be within 1us..366d"};
+  Redis redis = connect(a);
+  change(redis, a.fleet, a.name, act.kind, for_ns);
   std::string what = act.result;
-  if (act.kind == std::string("operator_trip")) what += " for " + format_duration(for_ns);
+  if (trip) what += " for " + format_duration(for_ns);
   std::printf("%s: %s on every host of fleet %s\n", printable(a.name).c_str(), what.c_str(),
               a.fleet.c_str());
   return kExitOk;
 }
+
+// cbctl serve --redis: the fleet read afresh per request over one
+// connection (made again after a loss), its changes by the same script.
+class FleetSource : public ServeSource {
+ public:
+  explicit FleetSource(const FleetArgs &a) : args_(a) { redis_.emplace(connect(args_)); }
+  std::string describe() const override {
+    std::string why;
+    auto url = lazybreaker::fleet::parse_redis_url(args_.redis, &why);
+    return "fleet " + args_.fleet + " at " + (url ? lazybreaker::fleet::redacted(*url) : "?");
+  }
+  std::string prometheus() override {
+    const FleetView v = read();
+    return lazybreaker::fleet::fleet_prometheus(v, args_.fleet, lazybreaker::fleet::wall_ms());
+  }
+  std::string breakers_json() override {
+    const FleetView v = read();
+    const int64_t now = lazybreaker::fleet::wall_ms();
+    std::string out = "{\"fleet\":" + json_string(args_.fleet) +
+                      ",\"now_ms\":" + std::to_string(now) + ",\"breakers\":[";
+    for (size_t i = 0; i < v.breakers.size(); ++i) {
+      std::string b = breaker_json(v, v.breakers[i], now);
+      b.pop_back();  // the closing brace: one more field
+      out +=
+          (i ? "," : "") + b + ",\"changed_ms\":" + std::to_string(v.breakers[i].changed_ms) + "}";
+    }
+    return out + "]}";
+  }
+  std::string act(const std::string &name, const std::string &action, uint64_t for_ns,
+                  int *status) override {
+    const Action *found = nullptr;
+    for (const Action &a : kActions)
+      if (a.kind != nullptr && action == a.name) found = &a;
+    if (found == nullptr) return *status = 404, "no action " + action;
+    if (action == "trip" && !trip_period_ok(for_ns))
+      return *status = 400, "for=" + format_duration(for_ns) + ": must be within 1us..366d";
+    try {
+      ensure_connected();
+      change(*redis_, args_.fleet, name, found->kind, for_ns);
+      return "";
+    } catch (const RedisDown &e) {
+      redis_.reset();
+      return *status = 503, std::string("Redis: ") + e.what();
+    } catch (const Failure &f) {
+      return *status = f.exit_code == kExitRedisDown ? 503 : 409, f.message;
+    }
+  }
+
+ private:
+  void ensure_connected() {
+    if (!redis_) redis_.emplace(connect(args_));
+  }
+  FleetView read() {
+    try {
+      ensure_connected();
+      return lazybreaker::fleet::read_fleet(*redis_, Keys(args_.fleet));
+    } catch (const RedisDown &e) {
+      redis_.reset();
+      throw Failure{kExitRedisDown, std::string("Redis: ") + e.what()};
+    }
+  }
+  FleetArgs args_;
+  std::optional<Redis> redis_;
+};
 
 }  // namespace
 
@@ -204,6 +282,14 @@ void add_fleet_command(CLI::App *app, FleetArgs *a) {
       cmd->add_option("--for", a->trip_for, "How long it stays OPEN (default 30s)")
           ->check(duration_validator());
     if (act.kind == nullptr) cmd->add_flag("--json", a->json, "JSON instead of text");
+  }
+}
+
+std::unique_ptr<ServeSource> fleet_source(const FleetArgs &a) {
+  try {
+    return std::make_unique<FleetSource>(a);
+  } catch (const RedisDown &e) {
+    throw Failure{kExitRedisDown, "Redis: " + std::string(e.what())};
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 
 namespace cbctl {
@@ -18,6 +19,10 @@ struct FleetArgs {
 
 // `cbctl fleet ACTION ...`, with ACTION a subcommand of its own.
 void add_fleet_command(CLI::App *app, FleetArgs *a);
+class ServeSource;
+// `cbctl serve --redis URL [--fleet NAME]`: the fleet as the page and
+// /metrics show it; its actions by the script `cbctl fleet` uses.
+std::unique_ptr<ServeSource> fleet_source(const FleetArgs &a);
 // The exit status of the fleet command the command line named.
 int run_fleet(const CLI::App &fleet, const FleetArgs &a);
 

@@ -37,7 +37,8 @@ struct Args {
   std::string interval = "1s";
   WatchOptions watching;
   std::string listen = "127.0.0.1:9464";
-  FleetArgs fleet;
+  bool allow_control = false;
+  FleetArgs fleet, serve_fleet;
 };
 
 // --- the subcommands ------------------------------------------------------------
@@ -184,18 +185,33 @@ void serve_options(CLI::App *cmd, Args *a) {
   cmd->add_option("--listen", a->listen,
                   "HOST:PORT to listen on (default 127.0.0.1:9464; port 0: any)")
       ->check(listen_validator());
+  cmd->add_flag("--allow-control", a->allow_control,
+                "Accept POST /api/breakers/NAME/ACTION with the token printed at start");
+  cmd->add_option(
+      "--redis", a->serve_fleet.redis,
+      "Serve a fleet's breakers instead of a file's: redis://[user[:password]@]HOST:PORT[/DB]");
+  cmd->add_option("--fleet", a->serve_fleet.fleet,
+                  "With --redis: the fleet's name (default: default)");
+  cmd->add_option("--password-file", a->serve_fleet.password_file,
+                  "With --redis: a file holding Redis's password");
 }
 int run_serve_command(const Args &a) {
   ServeOptions serving;
   std::string why;
   parse_listen(a.listen, &serving, &why);  // checked by listen_validator()
-  RegistryFile reg(a.file);
-  return run_serve(reg, serving);
+  serving.allow_control = a.allow_control;
+  const bool fleet = !a.serve_fleet.redis.empty();
+  if (fleet == !a.file.empty())
+    throw Failure{kExitUsage, "serve: give a registry FILE or --redis URL, not both nor neither"};
+  if (!fleet && (a.serve_fleet.fleet != "default" || !a.serve_fleet.password_file.empty()))
+    throw Failure{kExitUsage, "serve: --fleet and --password-file go with --redis"};
+  std::unique_ptr<ServeSource> source = fleet ? fleet_source(a.serve_fleet) : file_source(a.file);
+  return run_serve(*source, serving);
 }
 
 // --- the table --------------------------------------------------------------------
 
-enum class Operands { kFile, kFileAndName };
+enum class Operands { kFile, kFileAndName, kFileOrFleet };
 struct Subcommand {
   const char *name;
   const char *help;
@@ -224,14 +240,16 @@ const Subcommand kSubcommands[] = {
      Operands::kFile, watch_options, run_watch_command},
     {"metrics", "The Prometheus text of every breaker, to stdout", Operands::kFile, nullptr,
      run_metrics},
-    {"serve", "Serve /metrics over HTTP for Prometheus until SIGINT or SIGTERM", Operands::kFile,
-     serve_options, run_serve_command},
+    {"serve",
+     "Serve /metrics for Prometheus and a live dashboard page over HTTP until SIGINT or SIGTERM",
+     Operands::kFileOrFleet, serve_options, run_serve_command},
 };
 
 void add_subcommands(CLI::App *app, Args *a) {
   for (const Subcommand &s : kSubcommands) {
     CLI::App *cmd = app->add_subcommand(s.name, s.help);
-    cmd->add_option("FILE", a->file, "The registry file")->required();
+    CLI::Option *file = cmd->add_option("FILE", a->file, "The registry file");
+    if (s.operands != Operands::kFileOrFleet) file->required();
     if (s.operands == Operands::kFileAndName)
       cmd->add_option("NAME", a->name, "The breaker's name")->required();
     if (s.add_options) s.add_options(cmd, a);
