@@ -168,8 +168,8 @@ static int run_store(int port, long calls, int clients) {
     fprintf(stderr, "fleet_baseline: a client failed\n");
     return 1;
   }
-  printf("store clients=%d calls=%ld round_trips=%.2f ns_per_call=%.0f requests_seen=%llu\n", clients,
-         calls * clients, 4.0, (double)(t1 - t0) / (double)calls, s.requests);
+  printf("store clients=%d calls=%ld round_trips=%.2f ns_per_call=%.0f requests_seen=%llu\n",
+         clients, calls * clients, 4.0, (double)(t1 - t0) / (double)calls, s.requests);
   return 0;
 }
 
@@ -189,7 +189,8 @@ static int run_ours(const char *path, const char *name, long calls) {
     if (cb_allow(h, &t) == CB_OK) cb_done(h, t, CB_SUCCESS);
   }
   uint64_t t1 = now_ns();
-  printf("ours calls=%ld round_trips=0 ns_per_call=%.1f\n", calls, (double)(t1 - t0) / (double)calls);
+  printf("ours calls=%ld round_trips=0 ns_per_call=%.1f\n", calls,
+         (double)(t1 - t0) / (double)calls);
   cb_registry_close(reg);
   return 0;
 }

@@ -16,9 +16,9 @@
  *     when there is none), first one per FILE at start.
  *   fleet_load populate --file F --count K [--prefix P] [--open-for MS]
  *                       [--failure-threshold T] [--capacity C]
- *     creates F (capacity C, default the library's) if it is missing and breakers P-00000 .. P-(K-1)
- *     (cb_get_or_create); prints `created K`.
- *   fleet_load storm --file F --count K [--prefix P] [--rate CALLS_PER_S]
+ *     creates F (capacity C, default the library's) if it is missing and breakers P-00000 ..
+ * P-(K-1) (cb_get_or_create); prints `created K`. fleet_load storm --file F --count K [--prefix P]
+ * [--rate CALLS_PER_S]
  *                    [--fail-flag PATH] [--duration S]
  *     calls the K breakers in turn, failing while PATH exists; last line
  *     `t=... done admitted=A rejected=R transitions=X`.
@@ -106,16 +106,26 @@ static int parse(int argc, char **argv, args *a) {
     const char *o = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
-    if (strcmp(o, "--file") == 0 && v) a->file = v;
-    else if (strcmp(o, "--name") == 0 && v) a->name = v;
-    else if (strcmp(o, "--fail-flag") == 0 && v) a->fail_flag = v;
-    else if (strcmp(o, "--prefix") == 0 && v) a->prefix = v;
-    else if (strcmp(o, "--rate") == 0 && v) a->rate = atof(v);
-    else if (strcmp(o, "--duration") == 0 && v) a->duration = atof(v);
-    else if (strcmp(o, "--count") == 0 && v) a->count = atol(v);
-    else if (strcmp(o, "--open-for") == 0 && v) a->open_for_ms = atol(v);
-    else if (strcmp(o, "--failure-threshold") == 0 && v) a->threshold = atol(v);
-    else if (strcmp(o, "--capacity") == 0 && v) a->capacity = atol(v);
+    if (strcmp(o, "--file") == 0 && v)
+      a->file = v;
+    else if (strcmp(o, "--name") == 0 && v)
+      a->name = v;
+    else if (strcmp(o, "--fail-flag") == 0 && v)
+      a->fail_flag = v;
+    else if (strcmp(o, "--prefix") == 0 && v)
+      a->prefix = v;
+    else if (strcmp(o, "--rate") == 0 && v)
+      a->rate = atof(v);
+    else if (strcmp(o, "--duration") == 0 && v)
+      a->duration = atof(v);
+    else if (strcmp(o, "--count") == 0 && v)
+      a->count = atol(v);
+    else if (strcmp(o, "--open-for") == 0 && v)
+      a->open_for_ms = atol(v);
+    else if (strcmp(o, "--failure-threshold") == 0 && v)
+      a->threshold = atol(v);
+    else if (strcmp(o, "--capacity") == 0 && v)
+      a->capacity = atol(v);
     else if (o[0] != '-' && a->nfiles < MAX_FILES) {
       a->files[a->nfiles++] = o;
       takes = 0;
@@ -167,8 +177,8 @@ static int drain(cb_registry *reg, cb_handle h, long *transitions, int print) {
       if (ev[i].to == CB_STATE_HALF_OPEN) to_half_open = 1;
       if (print) {
         const char *reason = cb_reason_name(ev[i].reason);
-        printf("t=%llu %s reason=%s from=%s\n", (unsigned long long)wall_ms(),
-               state_name(ev[i].to), reason ? reason : "?", state_name(ev[i].from));
+        printf("t=%llu %s reason=%s from=%s\n", (unsigned long long)wall_ms(), state_name(ev[i].to),
+               reason ? reason : "?", state_name(ev[i].from));
       }
     }
   }
@@ -242,7 +252,8 @@ static int run_watch(const args *a) {
       if (s == last[i]) continue;
       uint64_t ra = 0;
       long long retry = -1;
-      if (cb_retry_after(hs[i], &ra) == CB_OK && ra != UINT64_MAX) retry = (long long)(ra / 1000000u);
+      if (cb_retry_after(hs[i], &ra) == CB_OK && ra != UINT64_MAX)
+        retry = (long long)(ra / 1000000u);
       printf("t=%llu host=%d state=%s retry_ms=%lld\n", (unsigned long long)wall_ms(), i,
              state_name(s), retry);
       fflush(stdout);
