@@ -14,3 +14,22 @@ endif()
 if(LB_FUZZ)
   target_compile_options(lb_build_options INTERFACE -fsanitize=fuzzer-no-link)
 endif()
+
+# lb_sanitizer_preload(<var>): the sanitizer runtimes of LB_SANITIZE, as
+# LD_PRELOAD wants them, for an interpreter (lua, python3) that loads an
+# instrumented module but is not instrumented itself.
+function(lb_sanitizer_preload var)
+  set(_lb_preload "")
+  foreach(_lb_san address:asan undefined:ubsan thread:tsan)
+    string(REPLACE ":" ";" _lb_san "${_lb_san}")
+    list(GET _lb_san 0 _lb_name)
+    list(GET _lb_san 1 _lb_lib)
+    if(LB_SANITIZE MATCHES "${_lb_name}")
+      execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=lib${_lb_lib}.so
+                      OUTPUT_VARIABLE _lb_path OUTPUT_STRIP_TRAILING_WHITESPACE)
+      string(APPEND _lb_preload " ${_lb_path}")
+    endif()
+  endforeach()
+  string(STRIP "${_lb_preload}" _lb_preload)
+  set(${var} "${_lb_preload}" PARENT_SCOPE)
+endfunction()
