@@ -92,6 +92,17 @@ public sealed class CircuitBreaker : IDisposable
         // of a breaker created outside C#), whose handle outlives Dispose.
         if (_disposed != 0) ThrowDisposed();
         ulong ticket;
+        int quiet = FastPath.TryAllow(_handle, out ticket);
+        if (quiet == FastPath.Admitted)
+        {
+            permit = new Permit(_handle, ticket, PermitSlots.Rent());
+            return true;
+        }
+        if (quiet == FastPath.Rejected)
+        {
+            permit = default;
+            return false;
+        }
         int status = NativeMethods.cb_allow(_handle, &ticket);
         GC.KeepAlive(this); // the SafeHandle must not be finalised during the call
         if (status == Status.Ok)
@@ -318,6 +329,8 @@ public sealed class CircuitBreaker : IDisposable
     private unsafe bool TryAcquireTicket(out ulong ticket)
     {
         if (_disposed != 0) ThrowDisposed();
+        int quiet = FastPath.TryAllow(_handle, out ticket);
+        if (quiet != FastPath.Cross) return quiet == FastPath.Admitted;
         ulong t;
         int status = NativeMethods.cb_allow(_handle, &t);
         GC.KeepAlive(this);
@@ -344,6 +357,7 @@ public sealed class CircuitBreaker : IDisposable
 
     private void Report(ulong ticket, Verdict verdict)
     {
+        if (verdict == Verdict.Success && FastPath.TrySucceed(_handle, ticket)) return;
         int status = NativeMethods.cb_done(_handle, ticket, (int)verdict);
         GC.KeepAlive(this);
         if (status != Status.Ok) throw Failed(status);

@@ -1,0 +1,143 @@
+using System;
+using System.Runtime.InteropServices;
+using System.Threading;
+using LazyBreaker.Native;
+using Xunit;
+
+namespace LazyBreaker.Tests;
+
+/// <summary>
+/// The published quiet path (Native/FastPath.cs): counts made without
+/// calling the library are the library's counts, exact after a fold and
+/// from two threads at once; a handle whose registry is closed is refused
+/// as through the library.
+/// </summary>
+public class FastPathTests
+{
+    // Past fold_at (0x8000) on one thread, so each counter folds at least once.
+    private const int Calls = 40_000;
+
+    /// <summary>Whether the loaded library publishes the quiet path (1.3 and later).</summary>
+    internal static bool Published()
+    {
+        NativeLibrary.TryLoad(NativeMethods.Library, typeof(CircuitBreaker).Assembly, null, out nint lib);
+        return lib != 0 && NativeLibrary.TryGetExport(lib, "cb_fastpath_describe", out _);
+    }
+
+    [Fact]
+    public void The_quiet_path_is_on_when_the_library_publishes_it()
+    {
+        if (Environment.GetEnvironmentVariable("LB_CSHARP_FASTPATH") == "0") return;
+        Assert.Equal(Published(), FastPath.Enabled);
+    }
+
+    public static TheoryData<string> Policies => new() { "consecutive", "count", "time" };
+
+    private static CircuitBreakerOptions Options(string policy) => policy switch
+    {
+        "count" => new CircuitBreakerOptions { Policy = TripPolicy.CountWindow, WindowSize = 100 },
+        "time" => new CircuitBreakerOptions { Policy = TripPolicy.TimeWindow },
+        _ => new CircuitBreakerOptions(),
+    };
+
+    [Theory]
+    [MemberData(nameof(Policies))]
+    public void Statistics_are_exact_after_a_fold_on_one_thread(string policy)
+    {
+        using var registry = Registry.Open();
+        using var breaker = registry.Create("folded", Options(policy));
+        int seen = 0;
+        for (int i = 0; i < Calls; i++)
+        {
+            Assert.True(breaker.TryAcquire(out var permit));
+            permit.Success();
+            seen += breaker.Execute(() => 1);
+        }
+        BreakerStatistics s = breaker.Statistics;
+        Assert.Equal(Calls, seen);
+        Assert.Equal((ulong)(2 * Calls), s.Admitted);
+        Assert.Equal((ulong)(2 * Calls), s.Successes);
+        Assert.Equal(0ul, s.Failures);
+        Assert.Equal(0ul, s.Rejected);
+        Assert.Contains($"breaker=\"folded\"", registry.Prometheus());
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void Rejections_are_exact_after_a_fold_on_one_thread(bool isolated)
+    {
+        using var registry = Registry.Open();
+        using var breaker = registry.Create("rejecting");
+        if (isolated) breaker.Isolate();
+        else breaker.Trip(TimeSpan.FromHours(1)); // far from its deadline
+        for (int i = 0; i < Calls; i++) Assert.False(breaker.TryAcquire(out _));
+        Assert.Equal((ulong)Calls, breaker.Statistics.Rejected);
+        Assert.Equal(0ul, breaker.Statistics.Admitted);
+        Assert.Equal(isolated ? CircuitState.Isolated : CircuitState.Open, breaker.State);
+    }
+
+    [Theory]
+    [MemberData(nameof(Policies))]
+    public void Two_threads_on_one_breaker_count_exactly(string policy)
+    {
+        using var registry = Registry.Open();
+        using var breaker = registry.Create("shared", Options(policy));
+        using var start = new Barrier(2);
+        void Work()
+        {
+            start.SignalAndWait();
+            for (int i = 0; i < Calls; i++)
+            {
+                if (breaker.TryAcquire(out var permit)) permit.Success();
+                breaker.Execute(() => { });
+            }
+        }
+        var other = new Thread(Work);
+        other.Start();
+        Work();
+        other.Join();
+        BreakerStatistics s = breaker.Statistics;
+        Assert.Equal((ulong)(4 * Calls), s.Admitted);
+        Assert.Equal((ulong)(4 * Calls), s.Successes);
+        Assert.Equal(0ul, s.Rejected);
+    }
+
+    [Fact]
+    public void A_failure_still_trips_through_the_library_after_quiet_calls()
+    {
+        using var registry = Registry.WithManualClock();
+        using var breaker = registry.Create("trips", new CircuitBreakerOptions { FailureThreshold = 2 });
+        for (int i = 0; i < 1000; i++) breaker.Execute(() => { });
+        for (int i = 0; i < 2; i++) Assert.Throws<TimeoutException>(() => breaker.Execute(() => throw new TimeoutException()));
+        Assert.Equal(CircuitState.Open, breaker.State);
+        Assert.Throws<BrokenCircuitException>(() => breaker.Execute(() => { }));
+        BreakerStatistics s = breaker.Statistics;
+        Assert.Equal(1002ul, s.Admitted);
+        Assert.Equal(1000ul, s.Successes);
+        Assert.Equal(2ul, s.Failures);
+        Assert.Equal(1ul, s.Rejected);
+        Assert.Equal(1ul, s.Trips);
+    }
+
+    [Fact]
+    public void A_closed_registrys_handles_are_refused()
+    {
+        var registry = Registry.Open();
+        CircuitBreaker created = registry.Create("created");
+        CircuitBreaker found = registry.GetOrCreate("found"); // a wrapper that does not own its breaker
+        CircuitBreaker open = registry.GetOrCreate("open");
+        open.Trip(TimeSpan.FromHours(1));
+        foreach (CircuitBreaker b in new[] { created, found })
+        {
+            for (int i = 0; i < 100; i++) b.Execute(() => { }); // warm: the quiet path is taken
+        }
+        Assert.False(open.TryAcquire(out _));
+        registry.Dispose();
+        foreach (CircuitBreaker b in new[] { created, found, open })
+        {
+            Assert.Throws<ObjectDisposedException>(() => b.TryAcquire(out _));
+            Assert.Throws<ObjectDisposedException>(() => b.Execute(() => { }));
+        }
+    }
+}

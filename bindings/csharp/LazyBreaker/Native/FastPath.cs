@@ -1,0 +1,220 @@
+using System;
+using System.Diagnostics;
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace LazyBreaker.Native;
+
+/// <summary>cb_fastpath (lazybreaker/fastpath.h), as the library fills it on x86-64.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct cb_fastpath
+{
+    internal nuint struct_size;
+    internal uint layout;
+    internal uint index_bits;
+    internal ulong* lines;
+    internal uint line_words;
+    internal uint open_period_word;
+    internal byte* lean_rejections;
+    internal uint chunk_bits;
+    internal uint fold_at;
+}
+
+/// <summary>cb_fastpath_cells (lazybreaker/fastpath.h).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct cb_fastpath_cells
+{
+    internal nuint struct_size;
+    internal ulong* cells;
+    internal uint stripe;
+    internal uint claimed;
+}
+
+/// <summary>
+/// The published quiet path (include/lazybreaker/fastpath.h, layout 1):
+/// admitting a CLOSED call, reporting a quiet success and rejecting an OPEN
+/// call far from its deadline by reading the library's own words, without
+/// calling into it. Every transition is still the library's: anything these
+/// rules do not call quiet answers <see cref="Cross"/>, and the caller makes
+/// the P/Invoke it made before (cb_allow, cb_done), which decides, counts
+/// and transitions.
+/// </summary>
+/// <remarks>
+/// <para>Counts go to the calling OS thread's own stripe of counter cells
+/// (cb_fastpath_thread_cells, taken once per thread and kept in a
+/// [ThreadStatic]): CoreCLR's managed threads are OS threads, and the
+/// synchronous code that counts here does not change thread between reading
+/// the stripe and writing it. A counter that reaches fold_at is folded
+/// (cb_fastpath_fold) on the same thread before it counts again, so
+/// cb_stats, Prometheus and other processes see every count.</para>
+/// <para>The library's functions are looked up by name
+/// (NativeLibrary.TryGetExport): a library without them (before 1.3), a
+/// layout other than 1, or LB_CSHARP_FASTPATH=0 in the environment turns the
+/// quiet path off and every call crosses, as it always may.</para>
+/// </remarks>
+internal static unsafe class FastPath
+{
+    internal const int Rejected = 0, Admitted = 1, Cross = -1;
+
+    private const int CounterAdmitted = 0, CounterRejected = 1, CounterSuccesses = 2;
+    private const ulong ModeOpen = 1, ModeRun = 3, ModeForcedOpen = 4, ModeWindow = 7;
+    private const ulong CallTicket = 0xcUL << 60;
+    private const int IndexBits = 24;
+    private const ulong IndexMask = (1UL << IndexBits) - 1;
+
+    /// <summary>Whether the library publishes layout 1 and the quiet path is on.</summary>
+    internal static readonly bool Enabled;
+    /// <summary>Whether OPEN rejections may read the clock here: Stopwatch is CLOCK_MONOTONIC in ns (Linux).</summary>
+    internal static readonly bool ClockIsMonotonicNs;
+
+    // Static readonly: constants to the tiered JIT.
+    private static readonly nint s_lines;
+    private static readonly nint s_lean;
+    private static readonly int s_lineShift;
+    private static readonly int s_openPeriodWord;
+    private static readonly int s_chunkBits;
+    private static readonly ulong s_foldAt;
+    private static readonly delegate* unmanaged[Cdecl]<cb_fastpath_cells*, int> s_threadCells;
+    private static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<uint, ulong, int, int> s_fold;
+
+    // The calling thread's stripe: null until its first quiet call (or
+    // for good, with t_noCells, when every stripe is taken).
+    [ThreadStatic] private static ulong* t_cells;
+    [ThreadStatic] private static uint t_stripe;
+    [ThreadStatic] private static bool t_noCells;
+
+    static FastPath()
+    {
+        ClockIsMonotonicNs = OperatingSystem.IsLinux() && Stopwatch.Frequency == 1_000_000_000;
+        if (Environment.GetEnvironmentVariable("LB_CSHARP_FASTPATH") == "0") return;
+        if (!NativeLibrary.TryLoad(NativeMethods.Library, typeof(FastPath).Assembly, null, out nint lib)) return;
+        if (!NativeLibrary.TryGetExport(lib, "cb_fastpath_describe", out nint describe)
+            || !NativeLibrary.TryGetExport(lib, "cb_fastpath_thread_cells", out nint threadCells)
+            || !NativeLibrary.TryGetExport(lib, "cb_fastpath_fold", out nint fold))
+            return;
+        cb_fastpath fp = default;
+        fp.struct_size = (nuint)sizeof(cb_fastpath);
+        if (((delegate* unmanaged[Cdecl]<cb_fastpath*, int>)describe)(&fp) != Status.Ok) return;
+        // Layout 1 with the numbers its rules were written for; any other
+        // and every call crosses.
+        if (fp.layout != 1 || fp.index_bits != IndexBits || fp.lines == null || fp.lean_rejections == null
+            || fp.line_words == 0 || (fp.line_words & (fp.line_words - 1)) != 0 || fp.open_period_word >= fp.line_words
+            || fp.chunk_bits >= IndexBits || fp.fold_at == 0 || fp.fold_at > 0x8000 || (fp.fold_at & (fp.fold_at - 1)) != 0)
+            return;
+        s_lines = (nint)fp.lines;
+        s_lean = (nint)fp.lean_rejections;
+        s_lineShift = BitOperations.Log2(fp.line_words);
+        s_openPeriodWord = (int)fp.open_period_word;
+        s_chunkBits = (int)fp.chunk_bits;
+        s_foldAt = fp.fold_at;
+        s_threadCells = (delegate* unmanaged[Cdecl]<cb_fastpath_cells*, int>)threadCells;
+        s_fold = (delegate* unmanaged[Cdecl, SuppressGCTransition]<uint, ulong, int, int>)fold;
+        Enabled = true;
+    }
+
+    /// <summary>
+    /// Admits (ticket set), rejects, or answers <see cref="Cross"/>: then
+    /// cb_allow must decide.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int TryAllow(ulong h, out ulong ticket)
+    {
+        ticket = 0;
+        if (!Enabled) return Cross;
+        ulong i = h & IndexMask;
+        ulong* line = (ulong*)s_lines + (i << s_lineShift);
+        ulong w = Volatile.Read(ref *line);
+        if (((h ^ w) >> IndexBits) == 0 && (long)w < 0)
+        {
+            // Quiet: CLOSED, consecutive, no failure run.
+            ulong* cells = t_cells;
+            if (cells == null && (cells = ThreadCells()) == null) return Cross;
+            ticket = h + w;
+            Count(cells, i, h, CounterAdmitted);
+            return Admitted;
+        }
+        return TryAllowNotQuiet(h, i, line, w, out ticket);
+    }
+
+    private static int TryAllowNotQuiet(ulong h, ulong i, ulong* line, ulong w, out ulong ticket)
+    {
+        ticket = 0;
+        // Life: the word is of the breaker the handle names, in any state.
+        if ((h >> 24) != ((0xb0000UL << 20) | ((w >> 24) & 0xfffff))) return Cross;
+        ulong mode = w >> 60;
+        if (mode == ModeWindow || mode == ModeRun)
+        {
+            ulong* cells = t_cells;
+            if (cells == null && (cells = ThreadCells()) == null) return Cross;
+            ticket = h + (CallTicket | (w & 0xffffff));
+            Count(cells, i, h, CounterAdmitted);
+            return Admitted;
+        }
+        if (mode != ModeOpen && mode != ModeForcedOpen) return Cross;
+        if (((byte*)s_lean)[i >> s_chunkBits] == 0) return Cross;
+        if (mode == ModeOpen)
+        {
+            if (!ClockIsMonotonicNs) return Cross;
+            ulong p = Volatile.Read(ref line[s_openPeriodWord]);
+            ulong deadline = (p & 0xffffff) == (w & 0xffffff) ? (p >> 24) << 20 : 0;
+            if (deadline == 0 || (ulong)Stopwatch.GetTimestamp() >= deadline) return Cross;
+        }
+        ulong* c = t_cells;
+        if (c == null && (c = ThreadCells()) == null) return Cross;
+        Count(c, i, h, CounterRejected);
+        return Rejected;
+    }
+
+    /// <summary>True when the success of <paramref name="ticket"/> is quiet and counted; false: cb_done must take it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool TrySucceed(ulong h, ulong ticket)
+    {
+        if (!Enabled) return false;
+        ulong i = h & IndexMask;
+        ulong w = Volatile.Read(ref *((ulong*)s_lines + (i << s_lineShift)));
+        if (((h ^ w) >> IndexBits) != 0 || (long)w >= 0 || ticket != h + w) return false;
+        ulong* cells = t_cells;
+        if (cells == null && (cells = ThreadCells()) == null) return false;
+        Count(cells, i, h, CounterSuccesses);
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Count(ulong* cells, ulong i, ulong h, int counter)
+    {
+        ulong* cell = cells + i;
+        int shift = counter * 16;
+        // This thread is the stripe's one writer: a load and a release store.
+        ulong v = *cell + (1UL << shift);
+        Volatile.Write(ref *cell, v);
+        if (((v >> shift) & s_foldAt) != 0) Fold(h, counter);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Fold(ulong h, int counter)
+    {
+        int status = s_fold(t_stripe, h, counter);
+        // Only a library that broke its own rules refuses: the count would
+        // be lost, and that is not to be hidden.
+        if (status != Status.Ok) throw NativeErrors.FromLastError(status);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ulong* ThreadCells()
+    {
+        if (t_noCells) return null;
+        cb_fastpath_cells c = default;
+        c.struct_size = (nuint)sizeof(cb_fastpath_cells);
+        if (s_threadCells(&c) != Status.Ok || c.cells == null)
+        {
+            // Every stripe taken: this thread counts through the library.
+            t_noCells = true;
+            return null;
+        }
+        t_stripe = c.stripe;
+        t_cells = c.cells;
+        return c.cells;
+    }
+}
