@@ -65,7 +65,7 @@ public sealed class CircuitBreaker : IDisposable
     {
         _registry = registry;
         _handle = handle;
-        _safeHandle = new BreakerHandle(handle, registry.NativeHandle, ownsHandle);
+        _safeHandle = new BreakerHandle(handle, registry, ownsHandle);
         _shouldHandle = shouldHandle;
         Name = name;
     }
@@ -313,7 +313,7 @@ public sealed class CircuitBreaker : IDisposable
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        _registry.Forget(this);
+        _registry.Forget(_handle);
         _safeHandle.Dispose();
     }
 

@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Concurrent;
+using System.Threading;
 using LazyBreaker.Native;
 
 namespace LazyBreaker;
@@ -262,37 +264,82 @@ public sealed class CircuitBreakerOptions
         _ => "TripPolicy.CountWindow and TripPolicy.TimeWindow",
     };
 
-    /// <summary>A cb_config from the library's defaults with what is set here written over them.</summary>
+    /// <summary>
+    /// The configuration these options stand for: the library's defaults
+    /// with what is set here written over them, built and checked once per
+    /// set of values and interned (by this instance, and process-wide for
+    /// equal options of other instances), so a create that reuses options
+    /// costs no rebuilding and no crossing but the create's own.
+    /// </summary>
     /// <exception cref="ArgumentException">An option the policy ignores is set.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A count is negative.</exception>
-    internal cb_config ToNative()
+    internal NativeConfig ToConfig()
     {
-        CheckReadByPolicy();
-        var c = new cb_config();
-        try
+        var values = new Values(this);
+        Interned? mine = Volatile.Read(ref _interned);
+        if (mine != null && mine.For.Equals(values)) return mine.Config;
+        if (!s_interned.TryGetValue(values, out Interned? shared))
         {
-            if (FailureThreshold is int ft) c.failure_threshold = ToUInt(ft, nameof(FailureThreshold));
-            if (_breakDurationNs is ulong bd) c.open_duration_ns = bd;
-            if (HalfOpenMaxCalls is int hm) c.half_open_max_calls = ToUInt(hm, nameof(HalfOpenMaxCalls));
-            if (HalfOpenSuccessThreshold is int hs) c.half_open_success_threshold = ToUInt(hs, nameof(HalfOpenSuccessThreshold));
-            if (_halfOpenTimeoutNs is ulong ht) c.half_open_timeout_ns = ht;
-            c.policy = (int)EffectivePolicy;
-            if (WindowSize is int ws) c.window_size = ToUInt(ws, nameof(WindowSize));
-            if (_samplingDurationNs is ulong sd) c.window_duration_ns = sd;
-            if (SamplingBuckets is int sb) c.window_buckets = ToUInt(sb, nameof(SamplingBuckets));
-            if (MinimumThroughput is int mt) c.minimum_calls = ToUInt(mt, nameof(MinimumThroughput));
-            if (FailureRatio is double fr) c.failure_rate_threshold = fr;
-            if (_slowCallNs is ulong sc) c.slow_call_ns = sc;
-            if (SlowCallRatio is double sr) c.slow_call_rate_threshold = sr;
-            if (BreakDurationMultiplier is double bm) c.open_backoff_multiplier = bm;
-            if (_maxBreakDurationNs is ulong mb) c.open_duration_max_ns = mb;
-            if (BreakDurationJitter is double bj) c.open_jitter = bj;
-            return c;
+            CheckReadByPolicy();
+            shared = new Interned(values, Build());
+            // Bounded: beyond it, configurations are built per instance.
+            if (s_interned.Count < InternedMax) s_interned.TryAdd(values, shared);
         }
-        catch
+        Volatile.Write(ref _interned, shared);
+        return shared.Config;
+    }
+
+    private NativeConfig Build()
+    {
+        NativeConfig c = NativeConfig.Defaults;
+        if (FailureThreshold is int ft) c.failure_threshold = ToUInt(ft, nameof(FailureThreshold));
+        if (_breakDurationNs is ulong bd) c.open_duration_ns = bd;
+        if (HalfOpenMaxCalls is int hm) c.half_open_max_calls = ToUInt(hm, nameof(HalfOpenMaxCalls));
+        if (HalfOpenSuccessThreshold is int hs) c.half_open_success_threshold = ToUInt(hs, nameof(HalfOpenSuccessThreshold));
+        if (_halfOpenTimeoutNs is ulong ht) c.half_open_timeout_ns = ht;
+        c.policy = (int)EffectivePolicy;
+        if (WindowSize is int ws) c.window_size = ToUInt(ws, nameof(WindowSize));
+        if (_samplingDurationNs is ulong sd) c.window_duration_ns = sd;
+        if (SamplingBuckets is int sb) c.window_buckets = ToUInt(sb, nameof(SamplingBuckets));
+        if (MinimumThroughput is int mt) c.minimum_calls = ToUInt(mt, nameof(MinimumThroughput));
+        if (FailureRatio is double fr) c.failure_rate_threshold = fr;
+        if (_slowCallNs is ulong sc) c.slow_call_ns = sc;
+        if (SlowCallRatio is double sr) c.slow_call_rate_threshold = sr;
+        if (BreakDurationMultiplier is double bm) c.open_backoff_multiplier = bm;
+        if (_maxBreakDurationNs is ulong mb) c.open_duration_max_ns = mb;
+        if (BreakDurationJitter is double bj) c.open_jitter = bj;
+        return c;
+    }
+
+    private const int InternedMax = 1024;
+    private static readonly ConcurrentDictionary<Values, Interned> s_interned = new();
+    private Interned? _interned;
+
+    private sealed class Interned
+    {
+        internal Interned(Values values, NativeConfig config)
         {
-            c.Dispose();
-            throw;
+            For = values;
+            Config = config;
+        }
+
+        internal readonly Values For;
+        internal readonly NativeConfig Config;
+    }
+
+    // Every value the configuration is made from (ShouldHandle is not one).
+    private readonly record struct Values(
+        int? FailureThreshold, ulong? BreakDurationNs, int? HalfOpenMaxCalls, int? HalfOpenSuccessThreshold,
+        ulong? HalfOpenTimeoutNs, TripPolicy? Policy, int? WindowSize, ulong? SamplingDurationNs, int? SamplingBuckets,
+        int? MinimumThroughput, double? FailureRatio, ulong? SlowCallNs, double? SlowCallRatio,
+        double? BreakDurationMultiplier, ulong? MaxBreakDurationNs, double? BreakDurationJitter, bool AcceptIgnored)
+    {
+        internal Values(CircuitBreakerOptions o) : this(
+            o.FailureThreshold, o._breakDurationNs, o.HalfOpenMaxCalls, o.HalfOpenSuccessThreshold, o._halfOpenTimeoutNs,
+            o.Policy, o.WindowSize, o._samplingDurationNs, o.SamplingBuckets, o.MinimumThroughput, o.FailureRatio,
+            o._slowCallNs, o.SlowCallRatio, o.BreakDurationMultiplier, o._maxBreakDurationNs, o.BreakDurationJitter,
+            o.AcceptIgnoredOptions)
+        {
         }
     }
 

@@ -1,8 +1,8 @@
 using System;
-using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.IO;
 using System.Text;
+using System.Runtime.InteropServices;
 using System.Threading;
 using LazyBreaker.Native;
 
@@ -134,9 +134,12 @@ public sealed class Registry : IDisposable
     // for, or the open is refused.
     private readonly RegistryClock _clock;
     // One C# object per breaker created here, so TryGet and Breakers hand
-    // out the instance whose Dispose owns the native breaker. Weak: a
-    // breaker dropped without Dispose is still finalised.
-    private readonly ConcurrentDictionary<ulong, WeakReference<CircuitBreaker>> _breakers = new();
+    // out the instance whose Dispose owns the native breaker. Weak GC
+    // handles (structs, no finaliser of their own): a breaker dropped
+    // without Dispose is still finalised, by its SafeHandle alone, which
+    // frees its entry here. Under the lock: a handle is freed by the one
+    // that removes it.
+    private readonly Dictionary<ulong, GCHandle> _breakers = new();
     private int _disposed;
 
     private Registry(RegistryHandle handle, bool isDefault, RegistryClock clock)
@@ -255,19 +258,10 @@ public sealed class Registry : IDisposable
     /// <exception cref="RegistryFullException">The registry holds its capacity.</exception>
     public CircuitBreaker Create(string name, CircuitBreakerOptions? options = null)
     {
-        CheckName(name);
+        ArgumentNullException.ThrowIfNull(name);
         ThrowIfDisposed();
-        options ??= new CircuitBreakerOptions();
-        using cb_config config = options.ToNative();
-        ulong handle;
-        try
-        {
-            handle = LbNative.cb_create(_handle, name, config);
-        }
-        catch (NativeArgumentException e)
-        {
-            throw ConfigErrors.Refused(e, options, name);
-        }
+        options ??= s_defaultOptions;
+        ulong handle = CreateNative(name, options, getOrCreate: false);
         CircuitBreaker breaker;
         try
         {
@@ -276,11 +270,57 @@ public sealed class Registry : IDisposable
         catch (ObjectDisposedException)
         {
             // Disposed by another thread since the check: undo the create.
-            LbNative.cb_destroy(handle);
+            NativeMethods.cb_destroy(handle);
             throw;
         }
-        _breakers[handle] = new WeakReference<CircuitBreaker>(breaker);
+        lock (_breakers) _breakers[handle] = GCHandle.Alloc(breaker, GCHandleType.Weak);
         return breaker;
+    }
+
+    // Never handed out, never changed: what a create without options uses.
+    private static readonly CircuitBreakerOptions s_defaultOptions = new();
+
+    // cb_create or cb_get_or_create in one crossing: the interned
+    // configuration, the name encoded on the stack, the registry's pointer
+    // under a reference (ObjectDisposedException once it is closed).
+    private unsafe ulong CreateNative(string name, CircuitBreakerOptions options, bool getOrCreate)
+    {
+        NativeConfig config = options.ToConfig();
+        int max = Encoding.UTF8.GetMaxByteCount(name.Length) + 1;
+        byte[]? rented = max > 1024 ? new byte[max] : null;
+        Span<byte> utf8 = rented != null ? rented : stackalloc byte[max];
+        if (name.Contains('\0')) throw new ArgumentException("a breaker's name must not contain NUL", nameof(name));
+        int length;
+        try
+        {
+            length = s_strictUtf8.GetBytes(name, utf8);
+        }
+        catch (EncoderFallbackException e)
+        {
+            throw new ArgumentException("a breaker's name must be well-formed UTF-16 (a lone surrogate has no UTF-8)",
+                                        nameof(name), e);
+        }
+        utf8[length] = 0;
+        ulong handle;
+        int status;
+        bool added = false;
+        try
+        {
+            _handle.DangerousAddRef(ref added);
+            fixed (byte* p = utf8)
+            {
+                status = getOrCreate
+                    ? NativeMethods.cb_get_or_create(_handle.DangerousGetHandle(), p, &config, &handle)
+                    : NativeMethods.cb_create(_handle.DangerousGetHandle(), p, &config, &handle);
+            }
+        }
+        finally
+        {
+            if (added) _handle.DangerousRelease();
+        }
+        if (status == Status.Ok) return handle;
+        Exception error = NativeErrors.FromLastError(status);
+        throw error is NativeArgumentException invalid ? ConfigErrors.Refused(invalid, options, name) : error;
     }
 
     /// <summary>
@@ -303,18 +343,13 @@ public sealed class Registry : IDisposable
     /// <exception cref="RegistryFullException">It must be created and the registry holds its capacity.</exception>
     public CircuitBreaker GetOrCreate(string name, CircuitBreakerOptions? options = null)
     {
-        CheckName(name);
+        ArgumentNullException.ThrowIfNull(name);
         ThrowIfDisposed();
-        options ??= new CircuitBreakerOptions();
-        using cb_config config = options.ToNative();
+        options ??= s_defaultOptions;
         ulong handle;
         try
         {
-            handle = LbNative.cb_get_or_create(_handle, name, config);
-        }
-        catch (NativeArgumentException e)
-        {
-            throw ConfigErrors.Refused(e, options, name);
+            handle = CreateNative(name, options, getOrCreate: true);
         }
         catch (BreakerExistsException e)
         {
@@ -434,35 +469,42 @@ public sealed class Registry : IDisposable
     public void Dispose()
     {
         if (_isDefault || Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        foreach (var entry in _breakers)
+        var live = new List<CircuitBreaker>();
+        lock (_breakers)
         {
-            if (entry.Value.TryGetTarget(out var breaker)) breaker.Dispose();
+            foreach (GCHandle weak in _breakers.Values)
+            {
+                if (weak.Target is CircuitBreaker breaker) live.Add(breaker);
+                weak.Free();
+            }
+            _breakers.Clear();
         }
-        _breakers.Clear();
+        foreach (CircuitBreaker breaker in live) breaker.Dispose();
         _handle.Dispose();
     }
 
     internal RegistryHandle NativeHandle => _handle;
 
-    internal void Forget(CircuitBreaker breaker) => _breakers.TryRemove(breaker.Handle, out _);
+    /// <summary>Drops the entry of a breaker destroyed by its Dispose or its SafeHandle's finaliser.</summary>
+    internal void Forget(ulong handle)
+    {
+        lock (_breakers)
+        {
+            if (_breakers.Remove(handle, out GCHandle weak)) weak.Free();
+        }
+    }
 
     private CircuitBreaker Wrap(ulong handle, string name)
     {
-        while (true)
+        lock (_breakers)
         {
-            if (_breakers.TryGetValue(handle, out var weak))
-            {
-                if (weak.TryGetTarget(out var known)) return known;
-                // Dropped without Dispose and collected: its finaliser
-                // destroys the native breaker; hand out a wrapper that does
-                // not own the handle.
-                _breakers.TryRemove(new KeyValuePair<ulong, WeakReference<CircuitBreaker>>(handle, weak));
-                continue;
-            }
-            // Created outside this object (native code sharing the default
-            // registry): a wrapper whose Dispose only lets go.
-            return new CircuitBreaker(this, handle, name, shouldHandle: null, ownsHandle: false);
+            if (_breakers.TryGetValue(handle, out GCHandle weak) && weak.Target is CircuitBreaker known) return known;
         }
+        // Created outside this object (native code sharing the default
+        // registry), or dropped without Dispose and collected (its
+        // finaliser destroys the native breaker): a wrapper that does not
+        // own the handle.
+        return new CircuitBreaker(this, handle, name, shouldHandle: null, ownsHandle: false);
     }
 
     private static Registry OpenDefault()

@@ -26,18 +26,22 @@ namespace LazyBreaker.Native;
 internal sealed class BreakerHandle : SafeHandle
 {
     private readonly RegistryHandle? _registry;
+    private readonly Registry? _owner;
 
     /// <summary>
     /// Wraps <paramref name="handle"/>; an owning handle takes a reference on
-    /// <paramref name="registry"/> (ObjectDisposedException if it is closed).
+    /// <paramref name="registry"/>'s native handle (ObjectDisposedException
+    /// if it is closed), and frees the registry's entry for it when released.
+    /// A handle that does not own its breaker has no finaliser.
     /// </summary>
-    internal BreakerHandle(ulong handle, RegistryHandle registry, bool ownsHandle) : base(IntPtr.Zero, ownsHandle)
+    internal BreakerHandle(ulong handle, Registry registry, bool ownsHandle) : base(IntPtr.Zero, ownsHandle)
     {
         if (ownsHandle)
         {
             bool added = false;
-            registry.DangerousAddRef(ref added);
-            _registry = registry;
+            registry.NativeHandle.DangerousAddRef(ref added);
+            _registry = registry.NativeHandle;
+            _owner = registry;
         }
         SetHandle(unchecked((IntPtr)(long)handle));
     }
@@ -49,6 +53,7 @@ internal sealed class BreakerHandle : SafeHandle
     protected override bool ReleaseHandle()
     {
         int status = NativeMethods.cb_destroy(Value);
+        _owner?.Forget(Value); // dropped without Dispose: its weak entry goes too
         _registry?.DangerousRelease(); // the registry may close now
         return status == 0 || status == Status.EHandle;
     }
