@@ -23,27 +23,32 @@ namespace LazyBreaker.Bench;
 
 /// <summary>
 /// LazyBreaker against Polly.Core 8.9.1's circuit breaker strategy in a
-/// ResiliencePipeline, CLOSED and OPEN, on 1 and 2 threads (2 threads: both
-/// call the same breaker; the figure is wall time per call, all calls
-/// counted), beside two floors: a direct delegate call and an empty
-/// blittable P/Invoke (cb_version_number). Each benchmark is a loop of
+/// ResiliencePipeline (the real Polly, from NuGet), in one run: CLOSED
+/// Execute on the count window (the issue's row) and on the consecutive
+/// policy, the same on 2 threads calling one breaker (wall time per call,
+/// all calls counted), OPEN rejections without and with an exception, and a
+/// create; beside two floors, a direct delegate call and an empty blittable
+/// P/Invoke (cb_version_number). Each benchmark is a loop of
 /// <see cref="Ops"/> calls (OperationsPerInvoke), so per-call figures are
 /// not drowned by BenchmarkDotNet's own call.
 /// </summary>
 [MemoryDiagnoser]
-[GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory, BenchmarkLogicalGroupRule.ByParams)]
+[GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory)]
 [CategoriesColumn]
 public class BreakerBenchmarks
 {
     internal const int Ops = 100_000;
     internal const int ThrowOps = 2_000; // an exception costs microseconds
+    internal const int CreateOps = 1_000;
 
-    [Params(1, 2)]
-    public int Threads { get; set; }
-
-    private Registry _registry = null!;
-    private CircuitBreaker _closed = null!, _open = null!;
+    private Registry _registry = null!, _creates = null!;
+    private CircuitBreaker _count = null!, _consecutive = null!, _open = null!, _isolated = null!;
     private ResiliencePipeline _pollyClosed = null!, _pollyOpen = null!;
+    private CircuitBreakerOptions _countOptions = null!;
+    private CircuitBreakerStrategyOptions _pollyOptions = null!;
+    private string[] _names = null!;
+    private CircuitBreaker[] _made = null!;
+    private ResiliencePipeline[] _built = null!;
     private Func<int> _trivial = null!;
     private TwoThreads _two = null!;
     private int _sink;
@@ -52,9 +57,19 @@ public class BreakerBenchmarks
     public void Setup()
     {
         _registry = Registry.Open();
-        _closed = _registry.Create("closed");
+        _creates = Registry.Open();
+        _countOptions = new CircuitBreakerOptions { Policy = TripPolicy.CountWindow, WindowSize = 100, MinimumThroughput = 2 };
+        _count = _registry.Create("count", _countOptions);
+        _consecutive = _registry.Create("consecutive");
         _open = _registry.Create("open");
-        _open.Trip(TimeSpan.FromHours(1)); // OPEN (not isolated): each call reads the clock
+        _open.Trip(TimeSpan.FromHours(1)); // OPEN (not isolated), far from its deadline: each call reads the clock
+        _isolated = _registry.Create("isolated");
+        _isolated.Isolate();
+        _pollyOptions = new CircuitBreakerStrategyOptions
+        {
+            FailureRatio = 0.5, MinimumThroughput = 2, SamplingDuration = TimeSpan.FromSeconds(30),
+            BreakDuration = TimeSpan.FromHours(1),
+        };
         _pollyClosed = Polly();
         _pollyOpen = Polly();
         for (int i = 0; i < 2; i++)
@@ -68,6 +83,9 @@ public class BreakerBenchmarks
             throw new InvalidOperationException("Polly's breaker did not open");
         }
         catch (PollyBrokenCircuitException) { }
+        _names = Enumerable.Range(0, CreateOps).Select(i => "created-" + i).ToArray();
+        _made = new CircuitBreaker[CreateOps];
+        _built = new ResiliencePipeline[CreateOps];
         _trivial = static () => 1;
         _two = new TwoThreads();
     }
@@ -76,51 +94,73 @@ public class BreakerBenchmarks
     public void Cleanup()
     {
         _two.Dispose();
-        _closed.Dispose();
-        _open.Dispose();
+        _creates.Dispose();
         _registry.Dispose();
     }
 
-    private static ResiliencePipeline Polly() =>
-        new ResiliencePipelineBuilder()
-            .AddCircuitBreaker(new CircuitBreakerStrategyOptions
-            {
-                FailureRatio = 0.5, MinimumThroughput = 2, SamplingDuration = TimeSpan.FromSeconds(30),
-                BreakDuration = TimeSpan.FromHours(1),
-            })
-            .Build();
+    private ResiliencePipeline Polly() => new ResiliencePipelineBuilder().AddCircuitBreaker(_pollyOptions).Build();
 
     // ---- floors ---------------------------------------------------------
 
     [Benchmark(OperationsPerInvoke = Ops, Baseline = true), BenchmarkCategory("floor")]
-    public int DirectDelegateCall() => Run(static (b, n) => { int s = 0; for (int i = 0; i < n; i++) s += b._trivial(); return s; });
+    public int DirectDelegateCall() => _sink = Loop(this, Ops, static (b, n) => { int s = 0; for (int i = 0; i < n; i++) s += b._trivial(); return s; });
 
     [Benchmark(OperationsPerInvoke = Ops), BenchmarkCategory("floor")]
-    public int EmptyPInvoke() => Run(static (b, n) => { int s = 0; for (int i = 0; i < n; i++) s += Native.cb_version_number(); return s; });
+    public int EmptyPInvoke() => _sink = Loop(this, Ops, static (b, n) => { int s = 0; for (int i = 0; i < n; i++) s += Native.cb_version_number(); return s; });
 
-    // ---- CLOSED ---------------------------------------------------------
+    // ---- CLOSED, one thread ---------------------------------------------
 
-    [Benchmark(OperationsPerInvoke = Ops, Baseline = true), BenchmarkCategory("closed")]
-    public int Polly_Execute() => Run(static (b, n) => { int s = 0; for (int i = 0; i < n; i++) s += b._pollyClosed.Execute(b._trivial); return s; });
-
-    [Benchmark(OperationsPerInvoke = Ops), BenchmarkCategory("closed")]
-    public int Ours_TryAcquire_Success() => Run(static (b, n) =>
+    private static readonly Func<BreakerBenchmarks, int, int> s_polly = static (b, n) =>
     {
         int s = 0;
-        for (int i = 0; i < n; i++)
-        {
-            if (b._closed.TryAcquire(out var p)) { s += b._trivial(); p.Success(); }
-        }
+        for (int i = 0; i < n; i++) s += b._pollyClosed.Execute(b._trivial);
+        return s;
+    };
+
+    private static readonly Func<BreakerBenchmarks, int, int> s_countExecute = static (b, n) =>
+    {
+        int s = 0;
+        for (int i = 0; i < n; i++) s += b._count.Execute(b._trivial);
+        return s;
+    };
+
+    [Benchmark(OperationsPerInvoke = Ops, Baseline = true), BenchmarkCategory("closed")]
+    public int Polly_Execute() => _sink = s_polly(this, Ops);
+
+    [Benchmark(OperationsPerInvoke = Ops), BenchmarkCategory("closed")]
+    public int Ours_CountWindow_Execute() => _sink = s_countExecute(this, Ops);
+
+    [Benchmark(OperationsPerInvoke = Ops), BenchmarkCategory("closed")]
+    public int Ours_Consecutive_Execute() => _sink = Loop(this, Ops, static (b, n) =>
+    {
+        int s = 0;
+        for (int i = 0; i < n; i++) s += b._consecutive.Execute(b._trivial);
         return s;
     });
 
     [Benchmark(OperationsPerInvoke = Ops), BenchmarkCategory("closed")]
-    public int Ours_Execute() => Run(static (b, n) => { int s = 0; for (int i = 0; i < n; i++) s += b._closed.Execute(b._trivial); return s; });
+    public int Ours_CountWindow_TryAcquire_Success() => _sink = Loop(this, Ops, static (b, n) =>
+    {
+        int s = 0;
+        for (int i = 0; i < n; i++)
+        {
+            if (b._count.TryAcquire(out var p)) { s += b._trivial(); p.Success(); }
+        }
+        return s;
+    });
+
+    // ---- CLOSED, two threads on one breaker ------------------------------
+
+    [Benchmark(OperationsPerInvoke = Ops, Baseline = true), BenchmarkCategory("closed-2-threads")]
+    public int Polly_Execute_2_threads() => _sink = _two.Run(s_polly, this, Ops / 2);
+
+    [Benchmark(OperationsPerInvoke = Ops), BenchmarkCategory("closed-2-threads")]
+    public int Ours_CountWindow_Execute_2_threads() => _sink = _two.Run(s_countExecute, this, Ops / 2);
 
     // ---- OPEN: learning of the rejection --------------------------------
 
     [Benchmark(OperationsPerInvoke = Ops, Baseline = true), BenchmarkCategory("open")]
-    public int Polly_ExecuteOutcomeAsync_pooled_context() => Run(static (b, n) =>
+    public int Polly_ExecuteOutcomeAsync_pooled_context() => _sink = Loop(this, Ops, static (b, n) =>
     {
         int rejected = 0;
         for (int i = 0; i < n; i++)
@@ -136,7 +176,7 @@ public class BreakerBenchmarks
     });
 
     [Benchmark(OperationsPerInvoke = Ops), BenchmarkCategory("open")]
-    public int Ours_TryAcquire_rejected() => Run(static (b, n) =>
+    public int Ours_Open_TryAcquire_rejected() => _sink = Loop(this, Ops, static (b, n) =>
     {
         int rejected = 0;
         for (int i = 0; i < n; i++)
@@ -146,10 +186,21 @@ public class BreakerBenchmarks
         return rejected;
     });
 
+    [Benchmark(OperationsPerInvoke = Ops), BenchmarkCategory("open")]
+    public int Ours_Isolated_TryAcquire_rejected() => _sink = Loop(this, Ops, static (b, n) =>
+    {
+        int rejected = 0;
+        for (int i = 0; i < n; i++)
+        {
+            if (!b._isolated.TryAcquire(out _)) rejected++;
+        }
+        return rejected;
+    });
+
     // ---- OPEN: the rejection as an exception ----------------------------
 
     [Benchmark(OperationsPerInvoke = ThrowOps, Baseline = true), BenchmarkCategory("open-exception")]
-    public int Polly_Execute_BrokenCircuitException() => RunThrowing(static (b, n) =>
+    public int Polly_Execute_BrokenCircuitException() => _sink = Loop(this, ThrowOps, static (b, n) =>
     {
         int rejected = 0;
         for (int i = 0; i < n; i++)
@@ -161,7 +212,7 @@ public class BreakerBenchmarks
     });
 
     [Benchmark(OperationsPerInvoke = ThrowOps), BenchmarkCategory("open-exception")]
-    public int Ours_Execute_BrokenCircuitException() => RunThrowing(static (b, n) =>
+    public int Ours_Execute_BrokenCircuitException() => _sink = Loop(this, ThrowOps, static (b, n) =>
     {
         int rejected = 0;
         for (int i = 0; i < n; i++)
@@ -172,16 +223,25 @@ public class BreakerBenchmarks
         return rejected;
     });
 
-    // The loop on this thread, or half of it here and half on the second.
-    private int Run(Func<BreakerBenchmarks, int, int> loop) => Split(loop, Ops);
+    // ---- create: what a user makes per breaker ---------------------------
 
-    private int RunThrowing(Func<BreakerBenchmarks, int, int> loop) => Split(loop, ThrowOps);
-
-    private int Split(Func<BreakerBenchmarks, int, int> loop, int ops)
+    [Benchmark(OperationsPerInvoke = CreateOps, Baseline = true), BenchmarkCategory("create")]
+    public int Polly_Build_pipeline_with_breaker()
     {
-        if (Threads == 1) return _sink = loop(this, ops);
-        return _sink = _two.Run(loop, this, ops / 2);
+        for (int i = 0; i < CreateOps; i++) _built[i] = new ResiliencePipelineBuilder().AddCircuitBreaker(_pollyOptions).Build();
+        return _sink = _built.Length;
     }
+
+    // Create then Dispose (a registry holds a name once): both in the figure.
+    [Benchmark(OperationsPerInvoke = CreateOps), BenchmarkCategory("create")]
+    public int Ours_Create_and_Dispose()
+    {
+        for (int i = 0; i < CreateOps; i++) _made[i] = _creates.Create(_names[i], _countOptions);
+        for (int i = 0; i < CreateOps; i++) _made[i].Dispose();
+        return _sink = _made.Length;
+    }
+
+    private static int Loop(BreakerBenchmarks b, int n, Func<BreakerBenchmarks, int, int> loop) => loop(b, n);
 
     internal static class Native
     {
@@ -258,18 +318,17 @@ public static class Program
         return ClosingNote(summary) ? 0 : 1;
     }
 
-    // The ratios the issue asks for, from the medians of this run.
+    // The issue's C# row and the other ratios, from the medians of this run.
     private static bool ClosingNote(Summary summary)
     {
-        var median = new Dictionary<(string, int), double>();
-        var bytes = new Dictionary<(string, int), long>();
+        var median = new Dictionary<string, double>();
+        var bytes = new Dictionary<string, long>();
         foreach (BenchmarkReport r in summary.Reports)
         {
             if (r.ResultStatistics == null) continue;
             string name = r.BenchmarkCase.Descriptor.WorkloadMethod.Name;
-            int threads = (int)r.BenchmarkCase.Parameters["Threads"];
-            median[(name, threads)] = r.ResultStatistics.Median;
-            bytes[(name, threads)] = r.GcStats.GetBytesAllocatedPerOperation(r.BenchmarkCase) ?? -1;
+            median[name] = r.ResultStatistics.Median;
+            bytes[name] = r.GcStats.GetBytesAllocatedPerOperation(r.BenchmarkCase) ?? -1;
         }
         if (median.Count == 0)
         {
@@ -277,38 +336,36 @@ public static class Program
             return false;
         }
         Console.WriteLine();
-        Console.WriteLine("Closing note (medians of this run, ns per call; x = Polly / ours):");
-        bool targets = true;
-        foreach (int t in new[] { 1, 2 })
+        Console.WriteLine($"LazyBreaker vs Polly.Core 8.9.1 (medians of this run; x = Polly / ours; quiet path {(LazyBreaker.Native.FastPath.Enabled ? "on" : "OFF: the library publishes none")}):");
+        Console.WriteLine("| call | ours | Polly | ratio | target |");
+        Console.WriteLine("|---|---|---|---|---|");
+        bool met = true;
+        void Row(string what, string ours, string polly, double target, bool zeroBytes)
         {
-            void Ratio(string ours, string polly, string what, bool target)
-            {
-                if (!median.TryGetValue((ours, t), out double o) || !median.TryGetValue((polly, t), out double p)) return;
-                double x = p / o;
-                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"  {t} thread(s) {what}: ours {o:F1} ns, {bytes[(ours, t)]} B/call; Polly {p:F1} ns, {bytes[(polly, t)]} B/call: {x:F1}x{(target ? (x >= 10 ? " (target >= 10x: met)" : " (target >= 10x: NOT met)") : "")}"));
-                if (target && x < 10) targets = false;
-            }
-            Ratio("Ours_TryAcquire_Success", "Polly_Execute", "CLOSED TryAcquire+Success vs Polly Execute", true);
-            Ratio("Ours_Execute", "Polly_Execute", "CLOSED Execute vs Polly Execute", true);
-            Ratio("Ours_TryAcquire_rejected", "Polly_ExecuteOutcomeAsync_pooled_context", "OPEN TryAcquire=false vs Polly ExecuteOutcomeAsync", true);
-            Ratio("Ours_TryAcquire_rejected", "Polly_Execute_BrokenCircuitException", "OPEN TryAcquire=false vs Polly BrokenCircuitException", true);
-            Ratio("Ours_Execute_BrokenCircuitException", "Polly_Execute_BrokenCircuitException", "OPEN Execute exception vs Polly exception", false);
-            if (median.TryGetValue(("DirectDelegateCall", t), out double floor) && median.TryGetValue(("EmptyPInvoke", t), out double pinvoke)
-                && median.TryGetValue(("Ours_TryAcquire_Success", t), out double pair))
-                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"  {t} thread(s) floors: delegate {floor:F2} ns, empty P/Invoke {pinvoke:F2} ns; TryAcquire+Success = {pair / pinvoke:F1} empty P/Invokes"));
-            foreach (string ours in new[] { "Ours_TryAcquire_Success", "Ours_TryAcquire_rejected" })
-            {
-                if (bytes.TryGetValue((ours, t), out long b) && b != 0)
-                {
-                    Console.WriteLine($"  {t} thread(s) {ours}: {b} B/call (target 0: NOT met)");
-                    targets = false;
-                }
-            }
+            if (!median.TryGetValue(ours, out double o) || !median.TryGetValue(polly, out double p)) return;
+            double x = p / o;
+            bool ok = (target == 0 || x >= target) && (!zeroBytes || bytes[ours] == 0);
+            string goal = target == 0 ? "" : $">= {target:F0}x{(zeroBytes ? ", 0 B" : "")}: {(ok ? "met" : "NOT met")}";
+            if (!ok) met = false;
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"| {what} | {Show(o)}, {bytes[ours]} B | {Show(p)}, {bytes[polly]} B | {x:F1}x | {goal} |"));
         }
-        Console.WriteLine(targets ? "  Targets met: >= 10x Polly CLOSED and OPEN, 0 B per call on TryAcquire."
-                                  : "  Some targets were NOT met in this run (see above).");
+        Row("count window `Execute`", "Ours_CountWindow_Execute", "Polly_Execute", 10, true);
+        Row("consecutive `Execute`", "Ours_Consecutive_Execute", "Polly_Execute", 10, true);
+        Row("count window `TryAcquire`+`Success`", "Ours_CountWindow_TryAcquire_Success", "Polly_Execute", 0, false);
+        Row("count window `Execute`, 2 threads on one breaker", "Ours_CountWindow_Execute_2_threads", "Polly_Execute_2_threads", 0, false);
+        Row("OPEN `TryAcquire` (false) vs `ExecuteOutcomeAsync`", "Ours_Open_TryAcquire_rejected", "Polly_ExecuteOutcomeAsync_pooled_context", 10, true);
+        Row("isolated `TryAcquire` (false) vs OPEN `ExecuteOutcomeAsync`", "Ours_Isolated_TryAcquire_rejected", "Polly_ExecuteOutcomeAsync_pooled_context", 0, false);
+        Row("OPEN `Execute`, exception vs exception", "Ours_Execute_BrokenCircuitException", "Polly_Execute_BrokenCircuitException", 0, false);
+        Row("create (ours: Create+Dispose; Polly: a pipeline built)", "Ours_Create_and_Dispose", "Polly_Build_pipeline_with_breaker", 0, false);
+        if (median.TryGetValue("DirectDelegateCall", out double floor) && median.TryGetValue("EmptyPInvoke", out double pinvoke))
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"floors: a delegate call {floor:F2} ns, an empty P/Invoke {pinvoke:F2} ns"));
+        Console.WriteLine(met ? "Targets met." : "Some targets were NOT met in this run (see above).");
         return true;
     }
+
+    private static string Show(double ns) =>
+        ns >= 10_000 ? string.Create(CultureInfo.InvariantCulture, $"{ns / 1000:F1} µs")
+                     : string.Create(CultureInfo.InvariantCulture, $"{ns:F1} ns");
 }
