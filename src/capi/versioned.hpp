@@ -22,6 +22,9 @@ struct FirstVersion {
   static constexpr size_t kOptions = LB_SIZE_THROUGH(cb_registry_options, path);
   static constexpr size_t kStats = LB_SIZE_THROUGH(cb_stats, consecutive_failures);
   static constexpr size_t kEvent = LB_SIZE_THROUGH(cb_event, name);
+  // lazybreaker/fastpath.h's, since 1.3.
+  static constexpr size_t kFastpath = 48;
+  static constexpr size_t kFastpathCells = 24;
 };
 
 // Writes `value` to a caller's struct of `size` bytes: the bytes both know,

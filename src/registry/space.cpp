@@ -13,7 +13,8 @@ namespace {
 core::Hot g_empty_line;
 // Claims and releases only: registries opening and closing, never a call.
 SetupLock g_claims;
-bool g_writable[Space::kChunks];  // under g_claims
+// Set under g_claims; read by counters_writable() without it.
+std::atomic<bool> g_writable[Space::kChunks];
 }  // namespace
 
 void Space::settle_orphaned_folds() {
@@ -98,13 +99,13 @@ Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base, bool m
     // opens and closes registries all day makes each chunk writable once.
     bool ok = true;
     for (uint32_t k = first; ok && k <= c && !mapped_over; ++k) {
-      if (g_writable[k]) continue;
+      if (g_writable[k].load(std::memory_order_relaxed)) continue;
       const uint32_t at = k * kChunkSlots;
       ok = make_writable(hot(at), kChunkSlots * sizeof(core::Hot)) &&
            make_writable(&totals(at), kChunkSlots * sizeof(core::Totals));
       for (uint32_t s = 0; ok && s < exclusive_; ++s)
         ok = make_writable(&cell(s, at), kChunkSlots * sizeof(core::Cell));
-      g_writable[k] = ok;
+      g_writable[k].store(ok, std::memory_order_release);
     }
     if (!ok) return Claim::NoMemory;
     for (uint32_t k = first; k <= c; ++k)
@@ -139,18 +140,29 @@ int Space::fold_own_last(core::Counter c, uintptr_t cells, uint64_t cell_offset,
   return status;
 }
 
-void Space::fold_own(core::Counter c, uintptr_t cells, uint64_t cell_offset) {
-  // A shared registry's fold reaches its file, which a close may give back.
-  const Grace::Reading reading;
+void Space::fold_own(core::Counter c, uintptr_t, uint64_t cell_offset) {
   // The cells are the calling thread's own stripe's (bump_own), the one
   // t_stripe_plus_one names.
-  const uint32_t s = detail::t_stripe_plus_one - 1;
-  const auto index = uint32_t(cell_offset / sizeof(core::Cell));
-  auto &cell = *reinterpret_cast<core::Cell *>(cells + cell_offset);
+  fold_in_stripe(detail::t_stripe_plus_one - 1, uint32_t(cell_offset / sizeof(core::Cell)), c);
+}
+
+void Space::fold_in_stripe(uint32_t s, uint32_t index, core::Counter c) {
+  // A shared registry's fold reaches its file, which a close may give back.
+  const Grace::Reading reading;
+  core::Cell &counted = cell(s, index);
   if (SharedCounters *shared = shared_[index / kChunkSlots].load(std::memory_order_acquire))
-    shared->fold(s, cell, totals_[index], index, c);
+    shared->fold(s, counted, totals_[index], index, c);
   else
-    core::fold(cell, sequences_[s], totals_[index], c);
+    core::fold(counted, sequences_[s], totals_[index], c);
+}
+
+bool Space::ensure() {
+  SetupLock::Held lock(g_claims);
+  return reserve();
+}
+
+bool Space::counters_writable(uint32_t index) {
+  return index < kSlots && g_writable[index / kChunkSlots].load(std::memory_order_acquire);
 }
 
 namespace {

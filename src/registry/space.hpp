@@ -84,6 +84,20 @@ class [[gnu::visibility("hidden")]] Space {
     return status;
   }
 
+  // The published quiet path (capi/fastpath.cpp, lazybreaker/fastpath.h):
+  // the space reserved, so that its addresses are final; false if it cannot be.
+  static bool ensure();
+  static const core::Hot *lines() { return hot_.load(std::memory_order_acquire); }
+  static const std::atomic<uint8_t> *lean_rejection_flags() { return lean_rejections_; }
+  // Exclusive stripe `s`'s cells, s < exclusive_stripes().
+  static core::Cell *stripe_cells(uint32_t s) { return cells_ + size_t(s) * kSlots; }
+  // Whether the counters of `index` have ever been writable (once they
+  // are, they stay so): only then may a cell of it be touched.
+  static bool counters_writable(uint32_t index);
+  // bump_own()'s fold, for the writer of stripe `s`, which may be a
+  // thread's or a detached one (thread_stripe.hpp).
+  static void fold_in_stripe(uint32_t s, uint32_t index, core::Counter c);
+
   // The slots of the run a registry of `capacity` is given: whole chunks.
   static constexpr uint32_t run_slots(uint32_t capacity) {
     return (capacity + kChunkSlots - 1) / kChunkSlots * kChunkSlots;

@@ -24,6 +24,16 @@ uint64_t stripes_owned();
 using StripeClaimHook = bool (*)(uint32_t s);
 void set_stripe_claim_hook(StripeClaimHook hook);
 
+// Stripes owned by no thread (cb_fastpath_claim_cells): a runtime whose
+// code moves between threads keeps each to one writer itself. The lowest
+// free one of the first `exclusive`, UINT32_MAX if none; it passes the
+// claim hook as a thread's would.
+uint32_t claim_detached_stripe(uint32_t exclusive);
+// Gives back a detached stripe; false if `s` is not one.
+bool release_detached_stripe(uint32_t s);
+// Whether stripe `s` is a detached one.
+bool detached_stripe(uint32_t s);
+
 // In a forked child: no stripe has an owner any more but the calling thread's
 // next claim (its parent's threads do not exist there, and the stripes it
 // held in shared files are its parent's).

@@ -1,7 +1,7 @@
-// Every CB_API declaration in lazybreaker.h has a doc block with @return,
+// Every CB_API declaration in the public headers has a doc block with @return,
 // @since and a "Thread safety:" line whose phrase is one of the header's
 // own vocabulary (its opening comment), followed by the end of a sentence.
-// usage: abi_header_docs path/to/lazybreaker.h
+// usage: abi_header_docs path/to/lazybreaker.h [path/to/fastpath.h ...]
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -50,13 +50,15 @@ std::string check(const std::string &text) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s lazybreaker.h\n", argv[0]);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s lazybreaker.h [other public headers]\n", argv[0]);
     return 2;
   }
-  std::ifstream in(argv[1]);
   std::stringstream buf;
-  buf << in.rdbuf();
+  for (int i = 1; i < argc; ++i) {
+    std::ifstream in(argv[i]);
+    buf << in.rdbuf() << '\n';
+  }
   const std::string header = buf.str();
   int passed = 0, failed = 0;
   for (size_t at = header.find("\nCB_API "); at != std::string::npos;

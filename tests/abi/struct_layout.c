@@ -3,6 +3,7 @@
  * grow only at the end (docs/api-stability.md), so a new field adds a
  * line and changes a size, and nothing else ever changes. Statuses and
  * enumerators are part of the ABI too and are pinned with them. */
+#include <lazybreaker/fastpath.h>
 #include <lazybreaker/lazybreaker.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -71,6 +72,23 @@ PIN_OFFSET(cb_event, reason, 32);
 PIN_OFFSET(cb_event, at_ns, 40);
 PIN_OFFSET(cb_event, name, 48);
 
+/* 1.3, lazybreaker/fastpath.h */
+PIN_SIZE(cb_fastpath, 48);
+PIN_OFFSET(cb_fastpath, struct_size, 0);
+PIN_OFFSET(cb_fastpath, layout, 8);
+PIN_OFFSET(cb_fastpath, index_bits, 12);
+PIN_OFFSET(cb_fastpath, lines, 16);
+PIN_OFFSET(cb_fastpath, line_words, 24);
+PIN_OFFSET(cb_fastpath, open_period_word, 28);
+PIN_OFFSET(cb_fastpath, lean_rejections, 32);
+PIN_OFFSET(cb_fastpath, chunk_bits, 40);
+PIN_OFFSET(cb_fastpath, fold_at, 44);
+PIN_SIZE(cb_fastpath_cells, 24);
+PIN_OFFSET(cb_fastpath_cells, struct_size, 0);
+PIN_OFFSET(cb_fastpath_cells, cells, 8);
+PIN_OFFSET(cb_fastpath_cells, stripe, 16);
+PIN_OFFSET(cb_fastpath_cells, claimed, 20);
+
 PIN_SIZE(cb_handle, 8);
 PIN_SIZE(cb_ticket, 8);
 #else
@@ -93,6 +111,16 @@ PIN_VALUE(CB_ESTATE, -11);
 PIN_VALUE(CB_EINTERNAL, -12);
 PIN_VALUE(CB_ERANGE, -13);
 PIN_VALUE(CB_EBUSY, -14);
+PIN_VALUE(CB_FASTPATH_LAYOUT, 1);
+PIN_VALUE(CB_FASTPATH_MODE_OPEN, 1);
+PIN_VALUE(CB_FASTPATH_MODE_RUN, 3);
+PIN_VALUE(CB_FASTPATH_MODE_FORCED_OPEN, 4);
+PIN_VALUE(CB_FASTPATH_MODE_WINDOW, 7);
+PIN_VALUE(CB_FASTPATH_MODE_QUIET, 0xb);
+PIN_VALUE(CB_FASTPATH_CALL_TICKET, 0xc);
+PIN_VALUE(CB_FASTPATH_ADMITTED, 0);
+PIN_VALUE(CB_FASTPATH_REJECTED, 1);
+PIN_VALUE(CB_FASTPATH_SUCCESSES, 2);
 PIN_VALUE(CB_STATE_CLOSED, 0);
 PIN_VALUE(CB_STATE_OPEN, 1);
 PIN_VALUE(CB_STATE_HALF_OPEN, 2);
