@@ -34,6 +34,7 @@ public class FastPathTests
         // The library these tests run against is this tree's, which publishes it.
         Assert.True(Published(), "the library exports no cb_fastpath_describe");
         Assert.True(FastPath.Enabled, "the library publishes the quiet path but the binding does not take it");
+        Assert.True(FastPath.ClockIsMonotonicNs, "OPEN rejections cross: CLOCK_MONOTONIC_COARSE is not readable");
     }
 
     public static TheoryData<string> Policies => new() { "consecutive", "count", "time" };
