@@ -249,11 +249,15 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
   names_->write(i, name);
   // This life's counts start where the slot's last life left them. A slot
   // never counted in leaves its base zero and untouched, so a fresh
-  // registry's bases cost no memory.
-  const Counts now = settled_counts(i);
-  if (std::any_of(std::begin(now.n), std::end(now.n), [](uint64_t n) { return n != 0; }))
-    for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
-      counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
+  // registry's bases cost no memory; a slot that never held a life (its
+  // word still zero) has no counts to sum, which spares a large
+  // registry's creates a pass over every stripe.
+  if (hot_[i].word.load(std::memory_order_acquire) != 0) {
+    const Counts now = settled_counts(i);
+    if (std::any_of(std::begin(now.n), std::end(now.n), [](uint64_t n) { return n != 0; }))
+      for (unsigned k = 0; k < unsigned(core::Counter::Count); ++k)
+        counts_base_[i][k].store(now.n[k], std::memory_order_relaxed);
+  }
   if (!name.empty()) {
     const NameIndex::Insert inserted = index_->insert(name, hash, i);
     if (inserted != NameIndex::Insert::Ok) {

@@ -50,6 +50,26 @@ namespace {
 constexpr size_t kHotBytes = size_t(Space::kSlots) * sizeof(core::Hot);
 constexpr size_t kTotalsBytes = size_t(Space::kSlots) * sizeof(core::Totals);
 constexpr size_t kStripeBytes = size_t(Space::kSlots) * sizeof(core::Cell);
+constexpr size_t kHugePage = 2u << 20;
+static_assert(kHotBytes % kHugePage == 0 && kTotalsBytes % kHugePage == 0 &&
+              kStripeBytes % kHugePage == 0);
+// A run of this many slots fills a huge page of hot lines.
+constexpr uint32_t kHugeRunSlots = kHugePage / sizeof(core::Hot);
+
+// A quiet call on a random breaker of a large registry touches its hot line
+// and its counter cell: on 4 KiB pages each is a TLB miss of its own beyond
+// a few thousand breakers, on huge pages the whole run fits the TLB
+// (bench/growth.cpp). Only for runs that fill huge pages, so that a small
+// registry's footprint stays its own; advice the kernel may ignore
+// (transparent huge pages off) and that costs nothing then.
+void advise_huge_pages(void *at, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  madvise(at, bytes, MADV_HUGEPAGE);
+#else
+  (void)at;
+  (void)bytes;
+#endif
+}
 
 bool make_writable(void *at, size_t bytes) {
   return mprotect(at, bytes, PROT_READ | PROT_WRITE) == 0;
@@ -67,11 +87,15 @@ bool Space::reserve() {
   for (uint32_t exclusive = kMaxExclusiveStripes; exclusive >= kMinExclusiveStripes;
        exclusive /= 2) {
     const size_t bytes = kHotBytes + kTotalsBytes + size_t(exclusive) * kStripeBytes;
-    void *base =
-        mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED) continue;
+    void *mapped = mmap(nullptr, bytes + kHugePage, PROT_NONE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapped == MAP_FAILED) continue;
+    // On a huge-page boundary, as every part is a whole number of huge
+    // pages: a large registry's run can then be given huge pages (claim).
+    void *base = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(mapped) + kHugePage - 1) &
+                                          ~uintptr_t(kHugePage - 1));
     if (mprotect(base, kHotBytes, PROT_READ) != 0) {
-      munmap(base, bytes);
+      munmap(mapped, bytes + kHugePage);
       return false;
     }
     exclusive_ = exclusive;
@@ -108,6 +132,13 @@ Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base, bool m
       g_writable[k].store(ok, std::memory_order_release);
     }
     if (!ok) return Claim::NoMemory;
+    if (slots >= kHugeRunSlots && !mapped_over) {
+      const uint32_t run_slots = chunks * kChunkSlots;
+      advise_huge_pages(hot(index), size_t(run_slots) * sizeof(core::Hot));
+      advise_huge_pages(&totals(index), size_t(run_slots) * sizeof(core::Totals));
+      for (uint32_t s = 0; s < exclusive_; ++s)
+        advise_huge_pages(&cell(s, index), size_t(run_slots) * sizeof(core::Cell));
+    }
     for (uint32_t k = first; k <= c; ++k)
       owners_[k].store(uint16_t(owner), std::memory_order_release);
     *base = index;
