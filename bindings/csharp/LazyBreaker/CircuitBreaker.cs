@@ -326,6 +326,7 @@ public sealed class CircuitBreaker : IDisposable
         throw Rejection();
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private unsafe bool TryAcquireTicket(out ulong ticket)
     {
         if (_disposed != 0) ThrowDisposed();

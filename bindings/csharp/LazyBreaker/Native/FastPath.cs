@@ -175,23 +175,24 @@ internal static unsafe class FastPath
             Count(cells, i, h, CounterAdmitted);
             return Admitted;
         }
-        return TryAllowNotQuiet(h, i, line, w, out ticket);
-    }
-
-    private static int TryAllowNotQuiet(ulong h, ulong i, ulong* line, ulong w, out ulong ticket)
-    {
-        ticket = 0;
         // Life: the word is of the breaker the handle names, in any state.
         if ((h >> 24) != ((0xb0000UL << 20) | ((w >> 24) & 0xfffff))) return Cross;
         ulong mode = w >> 60;
         if (mode == ModeWindow || mode == ModeRun)
         {
+            // CLOSED, a window or a failure run: admitted here, the outcome
+            // goes to cb_done.
             ulong* cells = t_cells;
             if (cells == null && (cells = ThreadCells()) == null) return Cross;
             ticket = h + (CallTicket | (w & 0xffffff));
             Count(cells, i, h, CounterAdmitted);
             return Admitted;
         }
+        return TryReject(h, i, line, w, mode);
+    }
+
+    private static int TryReject(ulong h, ulong i, ulong* line, ulong w, ulong mode)
+    {
         if (mode != ModeOpen && mode != ModeForcedOpen) return Cross;
         if (((byte*)s_lean)[i >> s_chunkBits] == 0) return Cross;
         if (mode == ModeOpen)
