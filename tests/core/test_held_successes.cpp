@@ -125,8 +125,8 @@ TEST_CASE("a thread holds fewer than the breaker's limit; the next success settl
   for (const uint32_t size : {100u, 1000u}) {
     CAPTURE(size);
     Bench b(Policy::CountWindow, size, 1);
-    // A quarter of the window, at most 32: 25 of the default 100.
-    const uint32_t limit = size == 100 ? 25 : HeldSuccesses::kMaxLimit;
+    // A quarter of the window, at most kMaxLimit: 25 of the default 100.
+    const uint32_t limit = size == 100 ? 25 : 250;
     CHECK(b.c.shape.held_limit == limit);
     b.as(0).begin_life(1, b.c);
     b.outcome(0, false);  // warm from the first outcome (minimum 1)
@@ -141,7 +141,7 @@ TEST_CASE("a thread holds fewer than the breaker's limit; the next success settl
   }
 }
 
-TEST_CASE("a count window under 8 outcomes holds nothing back; a time window up to 32") {
+TEST_CASE("a count window under 8 outcomes holds nothing back; a time window up to kMaxLimit") {
   Bench small(Policy::CountWindow, 7, 1);
   CHECK(small.c.shape.held_limit == 1);
   small.as(0).begin_life(1, small.c);
