@@ -379,6 +379,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
     }
     tput_ratio("count_window / mutex throughput, 2T", "BM_count_window", 2, "BM_mutex_closed", 2,
                "");
+    // One window breaker, its 2 threads against its 1 (issue 24's target).
+    tput_ratio("count_window 2T/1T throughput", "BM_count_window", 2, "BM_count_window", 1,
+               ">= 1.8x");
+    tput_ratio("time_window 2T/1T throughput", "BM_time_window", 2, "BM_time_window", 1, ">= 1.8x");
     std::printf(
         "\nEach window policy's CLOSED allow+done (successes) against the\n"
         "resilience4j-shaped window (a lock around a ring and running totals):\n\n");

@@ -91,7 +91,9 @@ class WindowCells {
 // window, and a judge counts every thread's held successes
 // that are still inside the window (docs/policies.md, held successes).
 struct HeldSuccesses {
-  static constexpr uint32_t kMaxLimit = 32;
+  // The most WindowShape::held_limit says (a uint8_t): a settle is then
+  // paid for once in up to 255 successes.
+  static constexpr uint32_t kMaxLimit = 255;
   static constexpr unsigned kCountBits = 20, kStampShift = kCountBits;
   static constexpr unsigned kEpochShift = kStampShift + kStampBits;
   static constexpr uint64_t kCountMask = (1ull << kCountBits) - 1;

@@ -125,8 +125,8 @@ TEST_CASE("a thread holds fewer than the breaker's limit; the next success settl
   for (const uint32_t size : {100u, 1000u}) {
     CAPTURE(size);
     Bench b(Policy::CountWindow, size, 1);
-    // A quarter of the window, at most 32: 25 of the default 100.
-    const uint32_t limit = size == 100 ? 25 : HeldSuccesses::kMaxLimit;
+    // A quarter of the window, at most kMaxLimit: 25 of the default 100.
+    const uint32_t limit = size == 100 ? 25 : 250;
     CHECK(b.c.shape.held_limit == limit);
     b.as(0).begin_life(1, b.c);
     b.outcome(0, false);  // warm from the first outcome (minimum 1)
@@ -141,7 +141,27 @@ TEST_CASE("a thread holds fewer than the breaker's limit; the next success settl
   }
 }
 
-TEST_CASE("a count window under 8 outcomes holds nothing back; a time window up to 32") {
+TEST_CASE("a time window holds up to 254 successes in one bucket; the 255th settles them all") {
+  // 4 buckets of 10 ns; the manual clock stays in the first.
+  Bench b(Policy::TimeWindow, 4, 1);
+  CHECK(b.c.shape.held_limit == 255);
+  b.as(0).begin_life(1, b.c);
+  b.outcome(0, false);  // warm from the first outcome (minimum 1)
+  for (int n = 1; n < 255; ++n) b.outcome(0, false);
+  CHECK(b.held_by(0) == 254);
+  CHECK(b.failure_rate() == doctest::Approx(0.0));
+  b.outcome(0, true);  // a failure settles them, and is judged with them
+  CHECK(b.held_by(0) == 0);
+  const Window win(b.cells, b.c.window_shape());
+  const WindowCounts c = win.sum(win.latest(0));
+  CHECK(c.calls == 256);
+  CHECK(c.failures == 1);
+  for (int n = 0; n < 255; ++n) b.outcome(0, false);
+  CHECK(b.held_by(0) == 0);  // the 255th success settled the 254 held
+  CHECK(win.sum(win.latest(0)).calls == 256 + 255);
+}
+
+TEST_CASE("a count window under 8 outcomes holds nothing back; a time window up to kMaxLimit") {
   Bench small(Policy::CountWindow, 7, 1);
   CHECK(small.c.shape.held_limit == 1);
   small.as(0).begin_life(1, small.c);
