@@ -81,7 +81,10 @@ bool finished_and_valid(const Config &c) {
          derived.failure_rate_billionths == c.failure_rate_billionths &&
          derived.slow_rate_billionths == c.slow_rate_billionths &&
          derived.shape.by_time == c.shape.by_time &&
-         derived.shape.held_limit == c.shape.held_limit &&
+         // A file written when the limit was lower keeps its own: holding
+         // fewer successes back only settles them sooner.
+         c.shape.held_limit <= derived.shape.held_limit &&
+         (c.shape.held_limit == 0) == (derived.shape.held_limit == 0) &&
          derived.shape.buckets == c.shape.buckets &&
          derived.shape.bucket_width == c.shape.bucket_width;
 }
