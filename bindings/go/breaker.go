@@ -36,7 +36,14 @@ type breakerCore struct {
 	isExcluded   func(error) bool
 	closed       atomic.Bool
 	shared       bool // from GetOrCreate: Close lets go, never destroys
+	// rejections: the *RejectedError of each rejecting state (OPEN,
+	// HALF_OPEN, FORCED_OPEN), made at the first rejection in it.
+	rejections [rejectingStates]atomic.Pointer[RejectedError]
 }
+
+// rejectingStates bounds the states a rejection can report (cb_state_t's
+// values are 0..4).
+const rejectingStates = 5
 
 func newCircuitBreaker(reg *Registry, core *breakerCore, owner bool) *CircuitBreaker {
 	cb := &CircuitBreaker{h: core.h, core: core, reg: reg}

@@ -250,6 +250,14 @@ func TestRejectionsCarryTheSentinelAndTheRetryAfter(t *testing.T) {
 	if !strings.Contains(err.Error(), "payments") || !strings.Contains(err.Error(), "7s") {
 		t.Fatalf("the message names the breaker and the wait: %q", err)
 	}
+	// The wait is read when asked, and a later rejection is the same error.
+	if err := r.Advance(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	_, again := cb.Execute(func() (any, error) { t.Fatal("ran"); return nil, nil })
+	if again != err || rejected.RetryAfter() != 5*time.Second {
+		t.Fatalf("want the same error, now 5s; got %p vs %p, %v", again, err, rejected.RetryAfter())
+	}
 
 	if err := cb.ForceOpen(); err != nil {
 		t.Fatal(err)
@@ -735,5 +743,35 @@ func TestCloseRacingWithCalls(t *testing.T) {
 		}
 		_ = cb.Close()
 		wg.Wait()
+	}
+}
+
+func TestRejectionsAllocateNothingInEveryForm(t *testing.T) {
+	r := manualRegistry(t)
+	cb := newBreaker(t, r, Settings{Name: "payments"})
+	if err := cb.Trip(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	req := func() (any, error) { return nil, nil }
+	ctxReq := func(context.Context) (any, error) { return nil, nil }
+	ctx := context.Background()
+	forms := map[string]func() error{
+		"Execute":        func() error { _, err := cb.Execute(req); return err },
+		"ExecuteContext": func() error { _, err := cb.ExecuteContext(ctx, ctxReq); return err },
+		"Allow":          func() error { _, err := cb.Allow(); return err },
+		"Acquire":        func() error { _, err := cb.Acquire(); return err },
+	}
+	for name, call := range forms {
+		if err := call(); !errors.Is(err, ErrOpenState) {
+			t.Fatalf("%s: want ErrOpenState, got %v", name, err)
+		}
+		if n := testing.AllocsPerRun(100, func() { _ = call() }); n != 0 {
+			t.Errorf("%s: a rejection allocates %v times", name, n)
+		}
+	}
+	var rejected *RejectedError
+	_, err := cb.Allow()
+	if !errors.As(err, &rejected) || rejected.RetryAfter() != 10*time.Second {
+		t.Fatalf("Allow: want a *RejectedError with 10s, got %v", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // Rejections. A breaker that fails a call fast returns one of these, bare
-// from Acquire (no allocation), or wrapped in a *RejectedError (which also
-// carries the retry-after) from Allow, Execute and ExecuteContext: test them
+// from Acquire, or wrapped in the breaker's *RejectedError (whose RetryAfter
+// reads the wait) from Allow, Execute and ExecuteContext, allocating nothing: test them
 // with errors.Is.
 var (
 	// ErrOpenState: the breaker is OPEN (or FORCED_OPEN). As gobreaker's.
@@ -185,11 +185,15 @@ func orNil(e *Error) error {
 // RejectedError is the error of a call the breaker failed fast, from Allow,
 // Execute and ExecuteContext. errors.Is matches it against ErrOpenState (an
 // OPEN or FORCED_OPEN breaker) or ErrTooManyRequests (HALF_OPEN, every
-// probe slot taken); errors.As gives it, with the wait.
+// probe slot taken); errors.As gives it, and its RetryAfter the wait.
+//
+// A rejection allocates nothing: each breaker has one *RejectedError per
+// rejecting state, made at its first rejection there, and returns that same
+// value for every later rejection in that state. Treat it as read-only.
 type RejectedError struct {
 	Breaker string // the breaker's name ("" if anonymous)
 	State   State  // the state that rejected the call
-	wait    time.Duration
+	h       uint64 // the breaker's handle, for RetryAfter
 }
 
 // Forever is the retry-after of a FORCED_OPEN breaker: it admits nothing
@@ -197,9 +201,17 @@ type RejectedError struct {
 const Forever = time.Duration(math.MaxInt64)
 
 // RetryAfter is how long until the breaker could admit a call, on its
-// registry's clock, as it was when the call was rejected: the rest of the
-// open duration, 0 when a probe slot may be free, Forever when FORCED_OPEN.
-func (e *RejectedError) RetryAfter() time.Duration { return e.wait }
+// registry's clock, read from the library when RetryAfter is called (not
+// when the call was rejected: the rejection itself computes no wait): the
+// rest of the open duration, 0 when a call would be admitted now, Forever
+// when FORCED_OPEN. 0 if the breaker has been closed since.
+func (e *RejectedError) RetryAfter() time.Duration {
+	ns, err := cgoRetryAfter(e.h)
+	if err != nil {
+		return 0
+	}
+	return wait(ns)
+}
 
 func (e *RejectedError) Error() string {
 	what := "circuit breaker is open"
@@ -210,10 +222,11 @@ func (e *RejectedError) Error() string {
 	if e.Breaker != "" {
 		name = " " + strconv.Quote(e.Breaker)
 	}
-	if e.wait == Forever {
+	d := e.RetryAfter()
+	if d == Forever {
 		return fmt.Sprintf("lazybreaker:%s %s (%s)", name, what, e.State)
 	}
-	return fmt.Sprintf("lazybreaker:%s %s (%s), retry after %v", name, what, e.State, e.wait)
+	return fmt.Sprintf("lazybreaker:%s %s (%s), retry after %v", name, what, e.State, d)
 }
 
 // Unwrap gives ErrTooManyRequests in HALF_OPEN, else ErrOpenState.

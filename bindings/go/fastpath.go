@@ -17,21 +17,17 @@ package lazybreaker
 #include <lazybreaker/lazybreaker.h>
 
 typedef struct lb_go_admission {
-  cb_ticket ticket;         // the ticket when status is CB_OK
-  uint64_t retry_after_ns;  // when rejected and asked for: cb_retry_after
-  int status;               // cb_allow's
-  int state;                // when rejected: the state that rejected
+  cb_ticket ticket;  // the ticket when status is CB_OK
+  int status;        // cb_allow's
+  int state;         // when rejected: the state that rejected (cb_state, no clock read)
 } lb_go_admission;
 
-// cb_allow, and on a rejection the state (and, if asked, the wait) read in
-// the same crossing.
-static lb_go_admission lb_go_admit(cb_handle h, int want_wait) {
-  lb_go_admission a = {0, 0, 0, 0};
+// cb_allow, and on a rejection the state read in the same crossing. The
+// wait is not: RejectedError.RetryAfter asks for it when it is wanted.
+static lb_go_admission lb_go_admit(cb_handle h) {
+  lb_go_admission a = {0, 0, 0};
   a.status = cb_allow(h, &a.ticket);
-  if (a.status == CB_REJECTED) {
-    a.state = cb_state(h);
-    if (want_wait && cb_retry_after(h, &a.retry_after_ns) != CB_OK) a.retry_after_ns = 0;
-  }
+  if (a.status == CB_REJECTED) a.state = cb_state(h);
   return a;
 }
 */
@@ -54,7 +50,7 @@ type Ticket uint64
 // nothing and returns the bare sentinels. In OPEN, the first call after the
 // open duration becomes the probe.
 func (cb *CircuitBreaker) Acquire() (Ticket, error) {
-	a := C.lb_go_admit(C.cb_handle(cb.h), 0)
+	a := C.lb_go_admit(C.cb_handle(cb.h))
 	runtime.KeepAlive(cb)
 	switch a.status {
 	case statusOK:
@@ -80,18 +76,38 @@ func (cb *CircuitBreaker) Done(t Ticket, o Outcome) error {
 	return nil
 }
 
-// admit is Acquire with a *RejectedError (name, state, wait) on rejection,
-// for the call forms that return errors worth allocating.
+// admit is Acquire with a *RejectedError (name, state) on rejection, for
+// Allow, Execute and ExecuteContext. The error is the breaker's own, made
+// at its first rejection in that state and returned for every later one,
+// so a rejection allocates nothing; its RetryAfter asks the library for
+// the wait only when called.
 func (cb *CircuitBreaker) admit(op string) (Ticket, error) {
-	a := C.lb_go_admit(C.cb_handle(cb.h), 1)
+	a := C.lb_go_admit(C.cb_handle(cb.h))
 	runtime.KeepAlive(cb)
 	switch a.status {
 	case statusOK:
 		return Ticket(a.ticket), nil
 	case statusRejected:
-		return 0, &RejectedError{Breaker: cb.core.name, State: State(a.state), wait: wait(uint64(a.retry_after_ns))}
+		return 0, cb.core.rejected(State(a.state))
 	}
 	return 0, fastError(op, int(a.status))
+}
+
+// rejected is the breaker's *RejectedError for a rejection in state s,
+// made once per state (a race makes two, and one of them is kept).
+func (c *breakerCore) rejected(s State) *RejectedError {
+	i := int(s)
+	if i < 0 || i >= len(c.rejections) {
+		return &RejectedError{Breaker: c.name, State: s, h: c.h}
+	}
+	if e := c.rejections[i].Load(); e != nil {
+		return e
+	}
+	e := &RejectedError{Breaker: c.name, State: s, h: c.h}
+	if c.rejections[i].CompareAndSwap(nil, e) {
+		return e
+	}
+	return c.rejections[i].Load()
 }
 
 // fastError: a stale handle is the bare ErrClosed (no allocation); any
