@@ -1,13 +1,14 @@
 package io.lazybreaker;
 
 import java.lang.ref.Cleaner;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -125,29 +126,40 @@ public final class CircuitBreaker implements AutoCloseable {
 
   /**
    * The Cleaner's action: destroys the breaker once, whether close() or the
-   * Cleaner gets there first. It must not reach the CircuitBreaker.
+   * Cleaner gets there first. It must not reach the CircuitBreaker strongly:
+   * it is also the owned map's weak reference to it (one object per breaker
+   * for both, with the Cleaner's registration the only other one).
    */
-  static final class Destroyer implements Runnable {
+  static final class Destroyer extends WeakReference<CircuitBreaker> implements Runnable {
+    private static final VarHandle DONE;
+
+    static {
+      try {
+        DONE = MethodHandles.lookup().findVarHandle(Destroyer.class, "done", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private final long handle;
     private final Registry.Owned owned;
     private final boolean destroys; // false: a shared breaker, only let go of
-    private final AtomicBoolean done = new AtomicBoolean();
-    // Counted down once the breaker is destroyed (lets a test wait for the Cleaner).
-    private final CountDownLatch gone = new CountDownLatch(1);
+    private volatile int done; // 0 live, 1 destroying, 2 destroyed
 
-    Destroyer(long handle, Registry.Owned owned, boolean destroys) {
+    Destroyer(CircuitBreaker b, long handle, Registry.Owned owned, boolean destroys) {
+      super(b);
       this.handle = handle;
       this.owned = owned;
       this.destroys = destroys;
     }
 
     boolean destroyed() {
-      return done.get();
+      return done != 0;
     }
 
     @Override
     public void run() {
-      if (!done.compareAndSet(false, true)) return;
+      if (!DONE.compareAndSet(this, 0, 1)) return;
       // A breaker of a registry closed meanwhile is already gone (stale).
       if (destroys) {
         try {
@@ -157,11 +169,17 @@ public final class CircuitBreaker implements AutoCloseable {
         }
       }
       if (owned != null) owned.forget(handle, this);
-      gone.countDown();
+      done = 2;
     }
 
+    /** Waits (polling; tests only) until the breaker is destroyed. */
     boolean awaitDestroyed(long millis) throws InterruptedException {
-      return gone.await(millis, TimeUnit.MILLISECONDS);
+      long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+      while (done != 2) {
+        if (System.nanoTime() - end > 0) return false;
+        Thread.sleep(1);
+      }
+      return true;
     }
   }
 
@@ -182,7 +200,7 @@ public final class CircuitBreaker implements AutoCloseable {
     this.handle = handle;
     this.name = name;
     this.classifier = classifier;
-    this.destroyer = new Destroyer(handle, cleanOnCollect ? registry.owned : null, destroyOnClose);
+    this.destroyer = new Destroyer(this, handle, cleanOnCollect ? registry.owned : null, destroyOnClose);
     this.cleanable = cleanOnCollect ? Registry.CLEANER.register(this, destroyer) : null;
     this.shared = !destroyOnClose;
   }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
-import java.lang.ref.WeakReference;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -56,23 +55,14 @@ public final class Registry implements AutoCloseable {
    * collected and destroyed by its Cleaner.
    */
   static final class Owned {
-    final ConcurrentHashMap<Long, Entry> byHandle = new ConcurrentHashMap<>();
-
-    static final class Entry extends WeakReference<CircuitBreaker> {
-      final CircuitBreaker.Destroyer destroyer;
-
-      Entry(CircuitBreaker b) {
-        super(b);
-        destroyer = b.destroyer();
-      }
-    }
+    final ConcurrentHashMap<Long, CircuitBreaker.Destroyer> byHandle = new ConcurrentHashMap<>();
 
     void add(CircuitBreaker b) {
-      byHandle.put(b.handle, new Entry(b));
+      byHandle.put(b.handle, b.destroyer());
     }
 
     void forget(long handle, CircuitBreaker.Destroyer destroyer) {
-      byHandle.computeIfPresent(handle, (h, e) -> e.destroyer == destroyer ? null : e);
+      byHandle.computeIfPresent(handle, (h, e) -> e == destroyer ? null : e);
     }
   }
 
@@ -225,7 +215,7 @@ public final class Registry implements AutoCloseable {
     byte[] utf8 = Utf8.nulTerminated(name, "name");
     return whileOpen(
         () -> {
-          cb_config c = config.toNative();
+          cb_config c = config.interned();
           try {
             // Under the owned map's lock, so that a lookup racing this
             // create finds the owner, never a second object for the handle.
@@ -242,7 +232,8 @@ public final class Registry implements AutoCloseable {
               return b;
             }
           } finally {
-            c.delete();
+            // The interned struct is freed by the config's Cleaner: keep it alive over the call.
+            java.lang.ref.Reference.reachabilityFence(config);
           }
         });
   }
@@ -273,7 +264,7 @@ public final class Registry implements AutoCloseable {
     byte[] utf8 = Utf8.nulTerminated(name, "name");
     return whileOpen(
         () -> {
-          cb_config c = config.toNative();
+          cb_config c = config.interned();
           try {
             long h;
             try {
@@ -283,7 +274,8 @@ public final class Registry implements AutoCloseable {
             }
             return new CircuitBreaker(this, h, name, config.classifier, false, false);
           } finally {
-            c.delete();
+            // The interned struct is freed by the config's Cleaner: keep it alive over the call.
+            java.lang.ref.Reference.reachabilityFence(config);
           }
         });
   }
@@ -367,12 +359,12 @@ public final class Registry implements AutoCloseable {
 
   /** The Java object for a live handle; null if its owner was collected (then it is destroyed). */
   private CircuitBreaker wrap(long h, String knownName) {
-    Owned.Entry e = owned.byHandle.get(h);
+    CircuitBreaker.Destroyer e = owned.byHandle.get(h);
     if (e != null) {
       CircuitBreaker b = e.get();
       if (b != null) return b;
       // Its owner is unreachable and its Cleaner is due: it is gone.
-      e.destroyer.run();
+      e.run();
       return null;
     }
     String name = knownName != null ? knownName : Utf8.decode(LbNative.lb_name(h));
