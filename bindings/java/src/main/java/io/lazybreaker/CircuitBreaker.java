@@ -122,7 +122,6 @@ public final class CircuitBreaker implements AutoCloseable {
   private final Classifier classifier;
   private final Destroyer destroyer;
   private final Cleaner.Cleanable cleanable; // null: not ours to destroy when collected
-  private final boolean shared;
 
   /**
    * The Cleaner's action: destroys the breaker once, whether close() or the
@@ -202,7 +201,6 @@ public final class CircuitBreaker implements AutoCloseable {
     this.classifier = classifier;
     this.destroyer = new Destroyer(this, handle, cleanOnCollect ? registry.owned : null, destroyOnClose);
     this.cleanable = cleanOnCollect ? Registry.CLEANER.register(this, destroyer) : null;
-    this.shared = !destroyOnClose;
   }
 
   Destroyer destroyer() {
@@ -433,7 +431,7 @@ public final class CircuitBreaker implements AutoCloseable {
    * #close()} leaves the breaker in its registry for every other process.
    */
   public boolean isShared() {
-    return shared;
+    return !destroyer.destroys;
   }
 
   /**

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,14 +54,79 @@ public final class Registry implements AutoCloseable {
    * collected and destroyed by its Cleaner.
    */
   static final class Owned {
-    final ConcurrentHashMap<Long, CircuitBreaker.Destroyer> byHandle = new ConcurrentHashMap<>();
+    // Open addressing on the handle (linear probing, deletion by backward
+    // shift): a key and a reference per slot, at most half full, so about
+    // 24 B per breaker and no node, no boxed Long. Every access holds this
+    // object's lock (creates and lookups already do; the request path never).
+    private long[] keys = new long[16]; // 0: empty (no handle is 0)
+    private CircuitBreaker.Destroyer[] vals = new CircuitBreaker.Destroyer[16];
+    private int size;
 
-    void add(CircuitBreaker b) {
-      byHandle.put(b.handle, b.destroyer());
+    private static int slot(long h, int mask) {
+      long x = h * 0x9E3779B97F4A7C15L;
+      return (int) (x ^ (x >>> 32)) & mask;
     }
 
-    void forget(long handle, CircuitBreaker.Destroyer destroyer) {
-      byHandle.computeIfPresent(handle, (h, e) -> e == destroyer ? null : e);
+    synchronized CircuitBreaker.Destroyer get(long h) {
+      int mask = keys.length - 1;
+      for (int i = slot(h, mask); keys[i] != 0; i = (i + 1) & mask) {
+        if (keys[i] == h) return vals[i];
+      }
+      return null;
+    }
+
+    synchronized void add(CircuitBreaker b) {
+      if (2 * (size + 1) > keys.length) grow();
+      if (put(b.handle, b.destroyer())) size++;
+    }
+
+    private boolean put(long h, CircuitBreaker.Destroyer d) {
+      int mask = keys.length - 1;
+      int i = slot(h, mask);
+      for (; keys[i] != 0; i = (i + 1) & mask) {
+        if (keys[i] == h) {
+          vals[i] = d;
+          return false;
+        }
+      }
+      keys[i] = h;
+      vals[i] = d;
+      return true;
+    }
+
+    private void grow() {
+      long[] oldKeys = keys;
+      CircuitBreaker.Destroyer[] oldVals = vals;
+      keys = new long[oldKeys.length * 2];
+      vals = new CircuitBreaker.Destroyer[oldKeys.length * 2];
+      for (int i = 0; i < oldKeys.length; i++) {
+        if (oldKeys[i] != 0) put(oldKeys[i], oldVals[i]);
+      }
+    }
+
+    synchronized void forget(long h, CircuitBreaker.Destroyer destroyer) {
+      int mask = keys.length - 1;
+      int i = slot(h, mask);
+      while (keys[i] != h) {
+        if (keys[i] == 0) return;
+        i = (i + 1) & mask;
+      }
+      if (vals[i] != destroyer) return;
+      // Backward shift: move later entries of the run into the hole.
+      int hole = i;
+      for (int j = (i + 1) & mask; keys[j] != 0; j = (j + 1) & mask) {
+        int home = slot(keys[j], mask);
+        // j's entry may fill the hole unless its home lies cyclically in (hole, j].
+        boolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!stays) {
+          keys[hole] = keys[j];
+          vals[hole] = vals[j];
+          hole = j;
+        }
+      }
+      keys[hole] = 0;
+      vals[hole] = null;
+      size--;
     }
   }
 
@@ -359,7 +423,7 @@ public final class Registry implements AutoCloseable {
 
   /** The Java object for a live handle; null if its owner was collected (then it is destroyed). */
   private CircuitBreaker wrap(long h, String knownName) {
-    CircuitBreaker.Destroyer e = owned.byHandle.get(h);
+    CircuitBreaker.Destroyer e = owned.get(h);
     if (e != null) {
       CircuitBreaker b = e.get();
       if (b != null) return b;
