@@ -134,7 +134,7 @@ public final class CircuitBreaker implements AutoCloseable {
 
     static {
       try {
-        DONE = MethodHandles.lookup().findVarHandle(Destroyer.class, "done", int.class);
+        DONE = MethodHandles.lookup().findVarHandle(Destroyer.class, "state", int.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
@@ -142,25 +142,37 @@ public final class CircuitBreaker implements AutoCloseable {
 
     private final long handle;
     private final Registry.Owned owned;
-    private final boolean destroys; // false: a shared breaker, only let go of
-    private volatile int done; // 0 live, 1 destroying, 2 destroyed
+    // The life in the low bits (LIVE, DESTROYING, DESTROYED) and KEEPS, set for a
+    // shared breaker (destroyed by nobody: only let go of), in one word: a
+    // separate boolean would cost the object 8 more bytes.
+    private volatile int state;
+    private static final int LIVE = 0;
+    private static final int DESTROYING = 1;
+    private static final int DESTROYED = 2;
+    private static final int LIFE = 3;
+    private static final int KEEPS = 4;
 
     Destroyer(CircuitBreaker b, long handle, Registry.Owned owned, boolean destroys) {
       super(b);
       this.handle = handle;
       this.owned = owned;
-      this.destroys = destroys;
+      this.state = destroys ? LIVE : KEEPS;
     }
 
     boolean destroyed() {
-      return done != 0;
+      return (state & LIFE) != LIVE;
+    }
+
+    boolean destroys() {
+      return (state & KEEPS) == 0;
     }
 
     @Override
     public void run() {
-      if (!DONE.compareAndSet(this, 0, 1)) return;
+      int keeps = state & KEEPS;
+      if (!DONE.compareAndSet(this, keeps | LIVE, keeps | DESTROYING)) return;
       // A breaker of a registry closed meanwhile is already gone (stale).
-      if (destroys) {
+      if (keeps == 0) {
         try {
           LbNativeJNI.cb_destroy(handle);
         } catch (IllegalStateException alreadyStale) {
@@ -168,13 +180,13 @@ public final class CircuitBreaker implements AutoCloseable {
         }
       }
       if (owned != null) owned.forget(handle, this);
-      done = 2;
+      state = keeps | DESTROYED;
     }
 
     /** Waits (polling; tests only) until the breaker is destroyed. */
     boolean awaitDestroyed(long millis) throws InterruptedException {
       long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-      while (done != 2) {
+      while ((state & LIFE) != DESTROYED) {
         if (System.nanoTime() - end > 0) return false;
         Thread.sleep(1);
       }
@@ -431,7 +443,7 @@ public final class CircuitBreaker implements AutoCloseable {
    * #close()} leaves the breaker in its registry for every other process.
    */
   public boolean isShared() {
-    return !destroyer.destroys;
+    return !destroyer.destroys();
   }
 
   /**
