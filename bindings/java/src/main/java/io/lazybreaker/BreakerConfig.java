@@ -145,6 +145,26 @@ public final class BreakerConfig {
   }
 
   /** A fresh native cb_config holding these settings; the caller deletes it. */
+  // The native cb_config of this configuration, made once and reused by
+  // every create and getOrCreate with it (the library copies it in the
+  // call, never keeps it): one struct and one Cleaner per configuration,
+  // none per breaker. Freed when this configuration is collected.
+  private volatile cb_config interned;
+
+  /** The interned native configuration; the caller must not delete it. */
+  cb_config interned() {
+    cb_config c = interned;
+    if (c != null) return c;
+    synchronized (this) {
+      if (interned == null) {
+        cb_config made = toNative();
+        Registry.CLEANER.register(this, made::delete);
+        interned = made;
+      }
+      return interned;
+    }
+  }
+
   cb_config toNative() {
     cb_config c = new cb_config();
     c.setFailure_threshold(failureThreshold);

@@ -1,13 +1,14 @@
 package io.lazybreaker;
 
 import java.lang.ref.Cleaner;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -121,35 +122,57 @@ public final class CircuitBreaker implements AutoCloseable {
   private final Classifier classifier;
   private final Destroyer destroyer;
   private final Cleaner.Cleanable cleanable; // null: not ours to destroy when collected
-  private final boolean shared;
 
   /**
    * The Cleaner's action: destroys the breaker once, whether close() or the
-   * Cleaner gets there first. It must not reach the CircuitBreaker.
+   * Cleaner gets there first. It must not reach the CircuitBreaker strongly:
+   * it is also the owned map's weak reference to it (one object per breaker
+   * for both, with the Cleaner's registration the only other one).
    */
-  static final class Destroyer implements Runnable {
+  static final class Destroyer extends WeakReference<CircuitBreaker> implements Runnable {
+    private static final VarHandle DONE;
+
+    static {
+      try {
+        DONE = MethodHandles.lookup().findVarHandle(Destroyer.class, "state", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private final long handle;
     private final Registry.Owned owned;
-    private final boolean destroys; // false: a shared breaker, only let go of
-    private final AtomicBoolean done = new AtomicBoolean();
-    // Counted down once the breaker is destroyed (lets a test wait for the Cleaner).
-    private final CountDownLatch gone = new CountDownLatch(1);
+    // The life in the low bits (LIVE, DESTROYING, DESTROYED) and KEEPS, set for a
+    // shared breaker (destroyed by nobody: only let go of), in one word: a
+    // separate boolean would cost the object 8 more bytes.
+    private volatile int state;
+    private static final int LIVE = 0;
+    private static final int DESTROYING = 1;
+    private static final int DESTROYED = 2;
+    private static final int LIFE = 3;
+    private static final int KEEPS = 4;
 
-    Destroyer(long handle, Registry.Owned owned, boolean destroys) {
+    Destroyer(CircuitBreaker b, long handle, Registry.Owned owned, boolean destroys) {
+      super(b);
       this.handle = handle;
       this.owned = owned;
-      this.destroys = destroys;
+      this.state = destroys ? LIVE : KEEPS;
     }
 
     boolean destroyed() {
-      return done.get();
+      return (state & LIFE) != LIVE;
+    }
+
+    boolean destroys() {
+      return (state & KEEPS) == 0;
     }
 
     @Override
     public void run() {
-      if (!done.compareAndSet(false, true)) return;
+      int keeps = state & KEEPS;
+      if (!DONE.compareAndSet(this, keeps | LIVE, keeps | DESTROYING)) return;
       // A breaker of a registry closed meanwhile is already gone (stale).
-      if (destroys) {
+      if (keeps == 0) {
         try {
           LbNativeJNI.cb_destroy(handle);
         } catch (IllegalStateException alreadyStale) {
@@ -157,11 +180,17 @@ public final class CircuitBreaker implements AutoCloseable {
         }
       }
       if (owned != null) owned.forget(handle, this);
-      gone.countDown();
+      state = keeps | DESTROYED;
     }
 
+    /** Waits (polling; tests only) until the breaker is destroyed. */
     boolean awaitDestroyed(long millis) throws InterruptedException {
-      return gone.await(millis, TimeUnit.MILLISECONDS);
+      long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+      while ((state & LIFE) != DESTROYED) {
+        if (System.nanoTime() - end > 0) return false;
+        Thread.sleep(1);
+      }
+      return true;
     }
   }
 
@@ -182,9 +211,8 @@ public final class CircuitBreaker implements AutoCloseable {
     this.handle = handle;
     this.name = name;
     this.classifier = classifier;
-    this.destroyer = new Destroyer(handle, cleanOnCollect ? registry.owned : null, destroyOnClose);
+    this.destroyer = new Destroyer(this, handle, cleanOnCollect ? registry.owned : null, destroyOnClose);
     this.cleanable = cleanOnCollect ? Registry.CLEANER.register(this, destroyer) : null;
-    this.shared = !destroyOnClose;
   }
 
   Destroyer destroyer() {
@@ -415,7 +443,7 @@ public final class CircuitBreaker implements AutoCloseable {
    * #close()} leaves the breaker in its registry for every other process.
    */
   public boolean isShared() {
-    return shared;
+    return !destroyer.destroys();
   }
 
   /**

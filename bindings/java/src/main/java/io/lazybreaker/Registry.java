@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
-import java.lang.ref.WeakReference;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -56,23 +54,79 @@ public final class Registry implements AutoCloseable {
    * collected and destroyed by its Cleaner.
    */
   static final class Owned {
-    final ConcurrentHashMap<Long, Entry> byHandle = new ConcurrentHashMap<>();
+    // Open addressing on the handle (linear probing, deletion by backward
+    // shift): a key and a reference per slot, at most half full, so about
+    // 24 B per breaker and no node, no boxed Long. Every access holds this
+    // object's lock (creates and lookups already do; the request path never).
+    private long[] keys = new long[16]; // 0: empty (no handle is 0)
+    private CircuitBreaker.Destroyer[] vals = new CircuitBreaker.Destroyer[16];
+    private int size;
 
-    static final class Entry extends WeakReference<CircuitBreaker> {
-      final CircuitBreaker.Destroyer destroyer;
+    private static int slot(long h, int mask) {
+      long x = h * 0x9E3779B97F4A7C15L;
+      return (int) (x ^ (x >>> 32)) & mask;
+    }
 
-      Entry(CircuitBreaker b) {
-        super(b);
-        destroyer = b.destroyer();
+    synchronized CircuitBreaker.Destroyer get(long h) {
+      int mask = keys.length - 1;
+      for (int i = slot(h, mask); keys[i] != 0; i = (i + 1) & mask) {
+        if (keys[i] == h) return vals[i];
+      }
+      return null;
+    }
+
+    synchronized void add(CircuitBreaker b) {
+      if (2 * (size + 1) > keys.length) grow();
+      if (put(b.handle, b.destroyer())) size++;
+    }
+
+    private boolean put(long h, CircuitBreaker.Destroyer d) {
+      int mask = keys.length - 1;
+      int i = slot(h, mask);
+      for (; keys[i] != 0; i = (i + 1) & mask) {
+        if (keys[i] == h) {
+          vals[i] = d;
+          return false;
+        }
+      }
+      keys[i] = h;
+      vals[i] = d;
+      return true;
+    }
+
+    private void grow() {
+      long[] oldKeys = keys;
+      CircuitBreaker.Destroyer[] oldVals = vals;
+      keys = new long[oldKeys.length * 2];
+      vals = new CircuitBreaker.Destroyer[oldKeys.length * 2];
+      for (int i = 0; i < oldKeys.length; i++) {
+        if (oldKeys[i] != 0) put(oldKeys[i], oldVals[i]);
       }
     }
 
-    void add(CircuitBreaker b) {
-      byHandle.put(b.handle, new Entry(b));
-    }
-
-    void forget(long handle, CircuitBreaker.Destroyer destroyer) {
-      byHandle.computeIfPresent(handle, (h, e) -> e.destroyer == destroyer ? null : e);
+    synchronized void forget(long h, CircuitBreaker.Destroyer destroyer) {
+      int mask = keys.length - 1;
+      int i = slot(h, mask);
+      while (keys[i] != h) {
+        if (keys[i] == 0) return;
+        i = (i + 1) & mask;
+      }
+      if (vals[i] != destroyer) return;
+      // Backward shift: move later entries of the run into the hole.
+      int hole = i;
+      for (int j = (i + 1) & mask; keys[j] != 0; j = (j + 1) & mask) {
+        int home = slot(keys[j], mask);
+        // j's entry may fill the hole unless its home lies cyclically in (hole, j].
+        boolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!stays) {
+          keys[hole] = keys[j];
+          vals[hole] = vals[j];
+          hole = j;
+        }
+      }
+      keys[hole] = 0;
+      vals[hole] = null;
+      size--;
     }
   }
 
@@ -225,7 +279,7 @@ public final class Registry implements AutoCloseable {
     byte[] utf8 = Utf8.nulTerminated(name, "name");
     return whileOpen(
         () -> {
-          cb_config c = config.toNative();
+          cb_config c = config.interned();
           try {
             // Under the owned map's lock, so that a lookup racing this
             // create finds the owner, never a second object for the handle.
@@ -242,7 +296,8 @@ public final class Registry implements AutoCloseable {
               return b;
             }
           } finally {
-            c.delete();
+            // The interned struct is freed by the config's Cleaner: keep it alive over the call.
+            java.lang.ref.Reference.reachabilityFence(config);
           }
         });
   }
@@ -273,7 +328,7 @@ public final class Registry implements AutoCloseable {
     byte[] utf8 = Utf8.nulTerminated(name, "name");
     return whileOpen(
         () -> {
-          cb_config c = config.toNative();
+          cb_config c = config.interned();
           try {
             long h;
             try {
@@ -283,7 +338,8 @@ public final class Registry implements AutoCloseable {
             }
             return new CircuitBreaker(this, h, name, config.classifier, false, false);
           } finally {
-            c.delete();
+            // The interned struct is freed by the config's Cleaner: keep it alive over the call.
+            java.lang.ref.Reference.reachabilityFence(config);
           }
         });
   }
@@ -367,12 +423,12 @@ public final class Registry implements AutoCloseable {
 
   /** The Java object for a live handle; null if its owner was collected (then it is destroyed). */
   private CircuitBreaker wrap(long h, String knownName) {
-    Owned.Entry e = owned.byHandle.get(h);
+    CircuitBreaker.Destroyer e = owned.get(h);
     if (e != null) {
       CircuitBreaker b = e.get();
       if (b != null) return b;
       // Its owner is unreachable and its Cleaner is due: it is gone.
-      e.destroyer.run();
+      e.run();
       return null;
     }
     String name = knownName != null ? knownName : Utf8.decode(LbNative.lb_name(h));

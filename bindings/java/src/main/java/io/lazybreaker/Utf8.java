@@ -18,6 +18,8 @@ final class Utf8 {
     if (s.indexOf('\0') >= 0) {
       throw new IllegalArgumentException(what + " must not contain NUL (U+0000)");
     }
+    byte[] ascii = asciiNulTerminated(s);
+    if (ascii != null) return ascii;
     ByteBuffer utf8;
     try {
       utf8 =
@@ -31,6 +33,21 @@ final class Utf8 {
     }
     byte[] out = new byte[utf8.remaining() + 1];
     utf8.get(out, 0, utf8.remaining());
+    return out;
+  }
+
+  /**
+   * The common case without an encoder, a CharBuffer and a ByteBuffer per
+   * name: an ASCII name is its own UTF-8. Null when a char is not ASCII.
+   */
+  private static byte[] asciiNulTerminated(String s) {
+    int n = s.length();
+    byte[] out = new byte[n + 1];
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c >= 0x80) return null;
+      out[i] = (byte) c;
+    }
     return out;
   }
 
