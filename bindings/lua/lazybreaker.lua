@@ -123,6 +123,7 @@ end
 -- values when the breaker is created. A key that is no field of cb_config
 -- is refused here, so a typo never passes for a default. Returns the
 -- config and the keys each field was set with.
+local function set_field(cfg, field, value) cfg[field] = value end
 local function make_config(settings)
   local cfg = core.cb_config()
   local given, policy = {}, nil
@@ -142,7 +143,7 @@ local function make_config(settings)
       end
       if given[field] then fail(3, "%s and %s set the same thing", field, in_seconds[key] and key or given[field]) end
       given[field] = key
-      local ok, err = pcall(function() cfg[field] = value end)
+      local ok, err = pcall(set_field, cfg, field, value)
       if not ok then fail(3, "%s: %s", key, tostring(err):gsub("^.-lazybreaker: ", "")) end
     end
   end
@@ -389,7 +390,7 @@ function M.registry(options)
     elseif key == "path" then
       -- passed beside the options (objects.c)
     else
-      local ok, err = pcall(function() opts[key] = value end)
+      local ok, err = pcall(set_field, opts, key, value)
       if not ok then fail(2, "%s: %s", key, tostring(err):gsub("^.-lazybreaker: ", "")) end
     end
   end
