@@ -50,6 +50,14 @@ type Ticket uint64
 // nothing and returns the bare sentinels. In OPEN, the first call after the
 // open duration becomes the probe.
 func (cb *CircuitBreaker) Acquire() (Ticket, error) {
+	if q := quietOn(); q != nil {
+		if t, rejected, st, ok := q.admit(cb.h); ok {
+			if rejected {
+				return 0, rejection(st)
+			}
+			return t, nil
+		}
+	}
 	a := C.lb_go_admit(C.cb_handle(cb.h))
 	runtime.KeepAlive(cb)
 	switch a.status {
@@ -68,6 +76,11 @@ func (cb *CircuitBreaker) Acquire() (Ticket, error) {
 // in the trip policy (a probe's ticket counts once in the state machine).
 // Allow's done and Execute keep the contract for you. It allocates nothing.
 func (cb *CircuitBreaker) Done(t Ticket, o Outcome) error {
+	if o == Success {
+		if q := quietOn(); q != nil && q.done(cb.h, t) {
+			return nil
+		}
+	}
 	st := C.cb_done(C.cb_handle(cb.h), C.cb_ticket(t), C.int(o))
 	runtime.KeepAlive(cb)
 	if st != statusOK {
@@ -82,6 +95,14 @@ func (cb *CircuitBreaker) Done(t Ticket, o Outcome) error {
 // so a rejection allocates nothing; its RetryAfter asks the library for
 // the wait only when called.
 func (cb *CircuitBreaker) admit(op string) (Ticket, error) {
+	if q := quietOn(); q != nil {
+		if t, rejected, st, ok := q.admit(cb.h); ok {
+			if rejected {
+				return 0, cb.core.rejected(st)
+			}
+			return t, nil
+		}
+	}
 	a := C.lb_go_admit(C.cb_handle(cb.h))
 	runtime.KeepAlive(cb)
 	switch a.status {
