@@ -54,6 +54,7 @@ lb_package(Development DEB liblazybreaker-dev RPM lazybreaker-devel
   SECTION libdevel GROUP Development/Libraries DEPENDS_ON_RUNTIME
   SUMMARY "Lazy, lock-free circuit breaker library - development files"
   DESCRIPTION "${_lb_about}\n\nThis package contains the C header lazybreaker.h (the stable C ABI),
+fastpath.h (the published quiet path, for bindings),
 the header-only C++17 wrapper lazybreaker.hpp, the static library, the
 pkg-config file, the CMake package (find_package(lazybreaker)) and the
 documentation and examples.")

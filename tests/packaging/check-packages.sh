@@ -252,7 +252,7 @@ case $mode in
     lib='/usr/lib(64|/[a-z0-9_]+-linux-[a-z0-9_]+)?'
     doc='/usr/share/(doc/[^/]+/(copyright|changelog\.Debian\.gz)|licenses/[^/]+/LICENSE|lintian/overrides/[^/]+)'
     runtime_pat=("$lib/liblazybreaker\.so\.${major}" "$lib/liblazybreaker\.so\.${major}\.[0-9]+\.[0-9]+")
-    dev_pat=("/usr/include/lazybreaker/lazybreaker\.h" "/usr/include/lazybreaker/lists\.h" "$lib/liblazybreaker\.so" "$lib/liblazybreaker\.a"
+    dev_pat=("/usr/include/lazybreaker/lazybreaker\.h" "/usr/include/lazybreaker/lists\.h" "/usr/include/lazybreaker/fastpath\.h" "$lib/liblazybreaker\.so" "$lib/liblazybreaker\.a"
              "$lib/pkgconfig/lazybreaker\.pc" "$lib/cmake/lazybreaker/lazybreaker-config(-version)?\.cmake"
              "$lib/cmake/lazybreaker/lazybreaker-targets(-[a-z]+)?\.cmake"
              "/usr/share/doc/[^/]+/README\.md" "/usr/share/doc/[^/]+/docs/[a-z-]+\.md"
