@@ -31,6 +31,23 @@ struct ManualRegistry {
   }
 };
 
+// A registry on the monotonic clock, the default options (rejections
+// decided on the hot line need it).
+struct MonotonicRegistry {
+  cb_registry *reg = nullptr;
+
+  MonotonicRegistry() { REQUIRE(cb_registry_open(nullptr, &reg) == CB_OK); }
+  ~MonotonicRegistry() { cb_registry_close(reg); }
+  MonotonicRegistry(const MonotonicRegistry &) = delete;
+  MonotonicRegistry &operator=(const MonotonicRegistry &) = delete;
+
+  cb_handle create(const cb_config &cfg) {
+    cb_handle h = 0;
+    REQUIRE(cb_create(reg, nullptr, &cfg, &h) == CB_OK);
+    return h;
+  }
+};
+
 inline cb_config config(uint32_t failure_threshold, uint64_t open_ns, uint32_t probes = 1,
                         uint32_t successes = 1, uint64_t lease_ns = 0) {
   cb_config c;

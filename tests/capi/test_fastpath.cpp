@@ -20,24 +20,6 @@ namespace {
 
 constexpr uint64_t kSecond = 1'000'000'000;
 
-struct MonotonicRegistry {
-  cb_registry *reg = nullptr;
-  explicit MonotonicRegistry(uint32_t capacity = 64) {
-    cb_registry_options o;
-    cb_registry_options_init(&o);
-    o.capacity = capacity;
-    REQUIRE(cb_registry_open(&o, &reg) == CB_OK);
-  }
-  ~MonotonicRegistry() { cb_registry_close(reg); }
-  MonotonicRegistry(const MonotonicRegistry &) = delete;
-  MonotonicRegistry &operator=(const MonotonicRegistry &) = delete;
-  cb_handle create(const cb_config &cfg) {
-    cb_handle h = 0;
-    REQUIRE(cb_create(reg, nullptr, &cfg, &h) == CB_OK);
-    return h;
-  }
-};
-
 lb_quiet thread_quiet() {
   lb_quiet q;
   REQUIRE(lb_quiet_init(&q, 0) == CB_OK);

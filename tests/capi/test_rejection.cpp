@@ -8,19 +8,6 @@
 
 namespace {
 
-struct MonotonicRegistry {
-  cb_registry *reg = nullptr;
-  MonotonicRegistry() { REQUIRE(cb_registry_open(nullptr, &reg) == CB_OK); }
-  ~MonotonicRegistry() { cb_registry_close(reg); }
-  MonotonicRegistry(const MonotonicRegistry &) = delete;
-  MonotonicRegistry &operator=(const MonotonicRegistry &) = delete;
-  cb_handle create(const cb_config &cfg) {
-    cb_handle h = 0;
-    REQUIRE(cb_create(reg, nullptr, &cfg, &h) == CB_OK);
-    return h;
-  }
-};
-
 size_t rejection_events(cb_registry *reg) {
   std::vector<cb_event> out(64);
   out[0].struct_size = sizeof(cb_event);
