@@ -206,3 +206,56 @@ func BenchmarkSpin(b *testing.B) {
 		})
 	}
 }
+
+// The count window, two-step, CLOSED: ours with the default window of 100
+// outcomes against the baseline tripping on the failure ratio of its
+// counts (a gobreaker ReadyToTrip over counts.TotalFailures/Requests).
+func BenchmarkWindowAcquireDone(b *testing.B) {
+	for _, m := range modes {
+		parallel := m.parallel
+		b.Run(m.name, func(b *testing.B) {
+			cb := windowBreaker(b)
+			run(b, parallel, func() error {
+				t, err := cb.Acquire()
+				if err == nil {
+					return cb.Done(t, lazybreaker.Success)
+				}
+				return err
+			})
+		})
+	}
+}
+
+func BenchmarkWindowExecute(b *testing.B) {
+	for _, m := range modes {
+		parallel := m.parallel
+		b.Run(m.name, func(b *testing.B) {
+			cb := windowBreaker(b)
+			run(b, parallel, func() error { _, err := cb.Execute(nothing); return err })
+		})
+	}
+}
+
+func BenchmarkMutexRatioExecute(b *testing.B) {
+	for _, m := range modes {
+		parallel := m.parallel
+		b.Run(m.name, func(b *testing.B) {
+			cb := newMutexBreaker(100, time.Hour)
+			cb.ratio = 0.5
+			run(b, parallel, func() error { _, err := cb.Execute(nothing); return err })
+		})
+	}
+}
+
+func windowBreaker(b *testing.B) *lazybreaker.CircuitBreaker {
+	reg, err := lazybreaker.OpenRegistry(lazybreaker.RegistryOptions{Capacity: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = reg.Close() })
+	cb, err := reg.NewCircuitBreaker(lazybreaker.Settings{Policy: lazybreaker.PolicyCountWindow, WindowSize: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cb
+}

@@ -17,6 +17,11 @@ type mutexBreaker struct {
 	maxRequests uint32
 	threshold   uint32
 	timeout     time.Duration
+	// ratio: trip on the failure ratio of the generation's requests, as a
+	// gobreaker ReadyToTrip of counts.TotalFailures / counts.Requests, once
+	// threshold requests were made (the count window's baseline); else on
+	// threshold consecutive failures.
+	ratio float64
 
 	mu         sync.Mutex
 	state      int
@@ -121,12 +126,19 @@ func (cb *mutexBreaker) onFailure(state int, now time.Time) {
 	cb.counts.ConsecutiveSuccesses = 0
 	switch state {
 	case mutexClosed:
-		if cb.counts.ConsecutiveFailures >= cb.threshold {
+		if cb.readyToTrip() {
 			cb.setState(mutexOpen, now)
 		}
 	case mutexHalfOpen:
 		cb.setState(mutexOpen, now)
 	}
+}
+
+func (cb *mutexBreaker) readyToTrip() bool {
+	if cb.ratio == 0 {
+		return cb.counts.ConsecutiveFailures >= cb.threshold
+	}
+	return cb.counts.Requests >= cb.threshold && float64(cb.counts.TotalFailures)/float64(cb.counts.Requests) >= cb.ratio
 }
 
 func (cb *mutexBreaker) currentState(now time.Time) (int, uint64) {

@@ -37,20 +37,46 @@ type breakerCore struct {
 	closed       atomic.Bool
 	shared       bool // from GetOrCreate: Close lets go, never destroys
 	// rejections: the *RejectedError of each rejecting state (OPEN,
-	// HALF_OPEN, FORCED_OPEN), made at the first rejection in it.
-	rejections [rejectingStates]atomic.Pointer[RejectedError]
+	// HALF_OPEN, FORCED_OPEN), made at the first rejection in it; nil until
+	// the breaker first rejects, so a breaker that never does costs a word.
+	rejections atomic.Pointer[[rejectingStates]*RejectedError]
 }
 
 // rejectingStates bounds the states a rejection can report (cb_state_t's
 // values are 0..4).
 const rejectingStates = 5
 
-func newCircuitBreaker(reg *Registry, core *breakerCore, owner bool) *CircuitBreaker {
-	cb := &CircuitBreaker{h: core.h, core: core, reg: reg}
+// newCircuitBreaker makes a breaker's first value and its core; s gives
+// its Go settings (nil: the defaults). An owner (an anonymous breaker's
+// value) destroys the breaker when collected. Other values are made with
+// their core in one allocation; an owner's cannot be, since an object
+// that points into itself is never finalized.
+func newCircuitBreaker(reg *Registry, h uint64, name string, s *Settings, shared, owner bool) *CircuitBreaker {
+	var cb *CircuitBreaker
+	var core *breakerCore
+	if owner {
+		cb, core = new(CircuitBreaker), new(breakerCore)
+	} else {
+		both := new(struct {
+			cb   CircuitBreaker
+			core breakerCore
+		})
+		cb, core = &both.cb, &both.core
+	}
+	core.h, core.name, core.shared = h, name, shared
+	if s != nil {
+		core.isSuccessful, core.isExcluded = s.IsSuccessful, s.IsExcluded
+	}
+	cb.h, cb.core, cb.reg = h, core, reg
 	if owner {
 		runtime.SetFinalizer(cb, (*CircuitBreaker).finalize)
 	}
 	return cb
+}
+
+// newView is another value of a breaker whose core exists.
+func newView(reg *Registry, core *breakerCore) *CircuitBreaker {
+	return &CircuitBreaker{h: core.h, core: core, reg: reg}
 }
 
 // finalize destroys an anonymous breaker dropped without Close.

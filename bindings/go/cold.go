@@ -163,6 +163,15 @@ func failed(op string, r C.lb_go_result) *Error {
 	if r.status >= 0 {
 		return nil
 	}
+	return failure(op, r)
+}
+
+// failure is failed's error. Not inlined: reading the message takes the
+// result's address, which would move every caller's result to the heap,
+// an allocation per successful call too.
+//
+//go:noinline
+func failure(op string, r C.lb_go_result) *Error {
 	e := &Error{Op: op, Status: int(r.status), field: C.GoString(r.field), Message: C.GoString(&r.message[0])}
 	if e.Status == statusEHandle {
 		e.text = "the breaker or its registry is closed"

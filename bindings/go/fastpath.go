@@ -115,20 +115,27 @@ func (cb *CircuitBreaker) admit(op string) (Ticket, error) {
 }
 
 // rejected is the breaker's *RejectedError for a rejection in state s,
-// made once per state (a race makes two, and one of them is kept).
+// made once per state (a race makes two, and one of them is kept). The
+// table is copied on write: it changes at most once per rejecting state.
 func (c *breakerCore) rejected(s State) *RejectedError {
 	i := int(s)
-	if i < 0 || i >= len(c.rejections) {
+	if i < 0 || i >= rejectingStates {
 		return &RejectedError{Breaker: c.name, State: s, h: c.h}
 	}
-	if e := c.rejections[i].Load(); e != nil {
-		return e
+	for {
+		old := c.rejections.Load()
+		if old != nil && old[i] != nil {
+			return old[i]
+		}
+		table := new([rejectingStates]*RejectedError)
+		if old != nil {
+			*table = *old
+		}
+		table[i] = &RejectedError{Breaker: c.name, State: s, h: c.h}
+		if c.rejections.CompareAndSwap(old, table) {
+			return table[i]
+		}
 	}
-	e := &RejectedError{Breaker: c.name, State: s, h: c.h}
-	if c.rejections[i].CompareAndSwap(nil, e) {
-		return e
-	}
-	return c.rejections[i].Load()
 }
 
 // fastError: a stale handle is the bare ErrClosed (no allocation); any

@@ -40,8 +40,7 @@ type Registry struct {
 	// The breakers created through this value with a name, so Lookup and
 	// Breakers give back the same settings (IsSuccessful, IsExcluded) and a
 	// named breaker is not destroyed by the garbage collector.
-	namedMu sync.Mutex
-	named   map[uint64]*breakerCore
+	named coreTable
 }
 
 // RegistryOptions opens a registry. Zero values keep the library's defaults.
@@ -103,7 +102,7 @@ func OpenRegistry(o RegistryOptions) (*Registry, error) {
 	if err != nil {
 		return nil, err.explainRegistry(o)
 	}
-	r := &Registry{reg: reg, sharedFile: o.Path != "", named: map[uint64]*breakerCore{}}
+	r := &Registry{reg: reg, sharedFile: o.Path != ""}
 	runtime.SetFinalizer(r, (*Registry).finalize)
 	return r, nil
 }
@@ -132,7 +131,7 @@ func DefaultRegistry() (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	defaultRegistry.r = &Registry{reg: reg, isDefault: true, named: map[uint64]*breakerCore{}}
+	defaultRegistry.r = &Registry{reg: reg, isDefault: true}
 	return defaultRegistry.r, nil
 }
 
@@ -165,13 +164,11 @@ func (r *Registry) newCircuitBreaker(s Settings, raw func(lbswig.Cb_config)) (*C
 	if err != nil {
 		return nil, err
 	}
-	core := &breakerCore{h: h, name: s.Name, isSuccessful: s.IsSuccessful, isExcluded: s.IsExcluded}
+	cb := newCircuitBreaker(r, h, s.Name, &s, false, s.Name == "")
 	if s.Name != "" {
-		r.namedMu.Lock()
-		r.named[h] = core
-		r.namedMu.Unlock()
+		r.named.put(cb.core)
 	}
-	return newCircuitBreaker(r, core, s.Name == ""), nil
+	return cb, nil
 }
 
 // create makes the breaker s describes ("" is anonymous), or with
@@ -185,27 +182,17 @@ func (r *Registry) create(op string, s Settings, raw func(lbswig.Cb_config), get
 	if strings.IndexByte(s.Name, 0) >= 0 {
 		return 0, optionError(op, "Name", fmt.Sprintf("Name must not hold a NUL byte, got %q", s.Name))
 	}
-	cfg := lbswig.NewCb_config()
-	if cfg.Swigcptr() == 0 {
-		return 0, newError(op, statusENoMem, "no memory for a cb_config")
+	cfg, release, cerr := configFor(op, &s, raw)
+	if cerr != nil {
+		return 0, cerr
 	}
-	defer lbswig.DeleteCb_config(cfg)
-	if err := s.fill(cfg); err != nil {
-		e := err.(*Error)
-		e.Op = op
-		return 0, e
-	}
-	if raw != nil {
-		raw(cfg)
-	}
+	defer release(cfg)
 	h, err := cgoCreate(op, r.reg, s.Name, cfg.Swigcptr(), getOrCreate)
 	return h, err.explainExisting(r.reg, &s, cfg.Swigcptr())
 }
 
 func (r *Registry) forget(h uint64) {
-	r.namedMu.Lock()
-	delete(r.named, h)
-	r.namedMu.Unlock()
+	r.named.forget(h)
 }
 
 // breaker gives the value for a handle: the breaker created through this
@@ -213,17 +200,14 @@ func (r *Registry) forget(h uint64) {
 // (another value, another language). A view never destroys the breaker
 // when collected; its Close does.
 func (r *Registry) breaker(h uint64) (*CircuitBreaker, error) {
-	r.namedMu.Lock()
-	core := r.named[h]
-	r.namedMu.Unlock()
-	if core != nil {
-		return newCircuitBreaker(r, core, false), nil
+	if core := r.named.get(h); core != nil {
+		return newView(r, core), nil
 	}
 	name, err := cgoName(h)
 	if err != nil {
 		return nil, err
 	}
-	return newCircuitBreaker(r, &breakerCore{h: h, name: name, shared: r.sharedFile}, false), nil
+	return newCircuitBreaker(r, h, name, nil, r.sharedFile, false), nil
 }
 
 // GetOrCreate gives the breaker named s.Name if its configuration equals
@@ -245,8 +229,7 @@ func (r *Registry) GetOrCreate(s Settings) (*CircuitBreaker, error) {
 	if err != nil {
 		return nil, err
 	}
-	core := &breakerCore{h: h, name: s.Name, isSuccessful: s.IsSuccessful, isExcluded: s.IsExcluded, shared: true}
-	return newCircuitBreaker(r, core, false), nil
+	return newCircuitBreaker(r, h, s.Name, &s, true, false), nil
 }
 
 // Lookup finds a breaker by name: ErrNotFound when none has it.

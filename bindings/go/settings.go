@@ -207,32 +207,68 @@ func (s *Settings) fill(cfg lbswig.Cb_config) error {
 	return nil
 }
 
-// policyOptions: the Settings options each policy ignores, and the options
-// that choose a policy when Settings.Policy is left PolicyConsecutive.
-func (s *Settings) setOptions() map[string]bool {
-	return map[string]bool{
-		"FailureThreshold": s.FailureThreshold != 0, "WindowSize": s.WindowSize != 0,
-		"WindowDuration": s.WindowDuration != 0, "WindowBuckets": s.WindowBuckets != 0,
-		"MinimumCalls": s.MinimumCalls != 0, "FailureRateThreshold": s.FailureRateThreshold != 0,
-	}
+// optionSet: which of the options that choose or exclude a policy are set
+// (their names, in policyOptions order, as bits), so resolving the settings
+// of a create allocates nothing.
+type optionSet uint8
+
+// policyOptions: the options that choose a policy when Settings.Policy is
+// left PolicyConsecutive (the first set one chooses), or that a policy
+// ignores.
+var policyOptions = [...]struct {
+	name   string
+	policy Policy // the policy it chooses
+}{
+	{"FailureThreshold", PolicyConsecutive},
+	{"WindowDuration", PolicyTimeWindow}, {"WindowBuckets", PolicyTimeWindow},
+	{"WindowSize", PolicyCountWindow}, {"MinimumCalls", PolicyCountWindow},
+	{"FailureRateThreshold", PolicyCountWindow},
 }
+
+func (s *Settings) setOptions() optionSet {
+	var set optionSet
+	for i, on := range [len(policyOptions)]bool{
+		s.FailureThreshold != 0, s.WindowDuration != 0, s.WindowBuckets != 0,
+		s.WindowSize != 0, s.MinimumCalls != 0, s.FailureRateThreshold != 0,
+	} {
+		if on {
+			set |= 1 << i
+		}
+	}
+	return set
+}
+
+func (set optionSet) has(option string) bool {
+	for i, o := range policyOptions {
+		if o.name == option {
+			return set&(1<<i) != 0
+		}
+	}
+	return false
+}
+
+// The options each policy does not read, in order.
+var (
+	ignoredByCountWindow = []string{"FailureThreshold", "WindowDuration", "WindowBuckets"}
+	ignoredByTimeWindow  = []string{"FailureThreshold", "WindowSize"}
+	ignoredBySlowCalls   = []string{"WindowDuration", "WindowBuckets", "FailureRateThreshold"}
+	ignoredByConsecutive = []string{"WindowDuration", "WindowBuckets", "FailureRateThreshold", "WindowSize", "MinimumCalls"}
+)
 
 // ignoredBy lists, in order, the options a policy does not read.
 func (s *Settings) ignoredBy(p Policy) []string {
 	switch p {
 	case PolicyCountWindow:
-		return []string{"FailureThreshold", "WindowDuration", "WindowBuckets"}
+		return ignoredByCountWindow
 	case PolicyTimeWindow:
-		return []string{"FailureThreshold", "WindowSize"}
+		return ignoredByTimeWindow
 	case PolicyConsecutive:
-	default:
-		return nil // not a policy: the library says so
+		if s.SlowCallDuration != 0 {
+			return ignoredBySlowCalls
+		}
+		return ignoredByConsecutive
 	}
-	ignored := []string{"WindowDuration", "WindowBuckets", "FailureRateThreshold"}
-	if s.SlowCallDuration == 0 {
-		ignored = append(ignored, "WindowSize", "MinimumCalls")
-	}
-	return ignored
+	return nil // not a policy: the library says so
 }
 
 // resolve gives the settings with their policy: the one chosen, or the one
@@ -243,23 +279,15 @@ func (s Settings) resolve(op string) (Settings, *Error) {
 	set := s.setOptions()
 	chosenBy := "" // the option that chose the policy; "" = Settings.Policy
 	if s.Policy == PolicyConsecutive {
-		for _, c := range []struct {
-			option string
-			policy Policy
-		}{
-			{"FailureThreshold", PolicyConsecutive},
-			{"WindowDuration", PolicyTimeWindow}, {"WindowBuckets", PolicyTimeWindow},
-			{"WindowSize", PolicyCountWindow}, {"MinimumCalls", PolicyCountWindow},
-			{"FailureRateThreshold", PolicyCountWindow},
-		} {
-			if set[c.option] {
-				s.Policy, chosenBy = c.policy, c.option
+		for _, c := range policyOptions {
+			if set.has(c.name) {
+				s.Policy, chosenBy = c.policy, c.name
 				break
 			}
 		}
 	}
 	for _, option := range s.ignoredBy(s.Policy) {
-		if !set[option] {
+		if !set.has(option) {
 			continue
 		}
 		if chosenBy == "" {

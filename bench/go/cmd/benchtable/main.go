@@ -3,7 +3,7 @@
 // at a time, so a burst of noise on a shared machine is spread over all of
 // them rather than one), shows its output as it comes, keeps a copy (-out),
 // and prints the median of each benchmark's runs with B/op and allocs/op,
-// then the ratios the targets of issue 13 are stated in.
+// then the ratios the targets of issues 13 and 24 are stated in.
 //
 //	benchtable -passes 10 -out go-bench.txt -- ./bench.test -test.run '^$' -test.bench . \
 //	    -test.benchmem -test.cpu 1,2
@@ -23,14 +23,20 @@ import (
 )
 
 // BenchmarkAcquireDone/closed/serial-2   1000000   73.1 ns/op   0 B/op   0 allocs/op
-var line = regexp.MustCompile(`^Benchmark(\S+?)(?:-(\d+))?\s+\d+\s+([0-9.]+) ns/op\s+([0-9.]+) B/op\s+([0-9.]+) allocs/op`)
+// (a benchmark's own metrics, "97.0 heapB/breaker", come before B/op)
+var line = regexp.MustCompile(`^Benchmark(\S+?)(?:-(\d+))?\s+\d+\s+([0-9.]+) ns/op((?:\s+[0-9.]+ \S+)*?)\s+([0-9.]+) B/op\s+([0-9.]+) allocs/op`)
+
+var metric = regexp.MustCompile(`([0-9.]+) (\S+)`)
 
 type key struct {
 	name  string
 	procs int
 }
 
-type runs struct{ ns, bytes, allocs []float64 }
+type runs struct {
+	ns, bytes, allocs []float64
+	metrics           map[string][]float64
+}
 
 func median(v []float64) float64 {
 	s := append([]float64(nil), v...)
@@ -100,12 +106,16 @@ func collect(pipe io.Reader, copyTo io.Writer, results map[key]*runs, order *[]s
 		}
 		k := key{m[1], procs}
 		if results[k] == nil {
-			results[k] = &runs{}
+			results[k] = &runs{metrics: map[string][]float64{}}
 		}
 		r := results[k]
 		for i, dst := range []*[]float64{&r.ns, &r.bytes, &r.allocs} {
-			v, _ := strconv.ParseFloat(m[3+i], 64)
+			v, _ := strconv.ParseFloat(m[[]int{3, 5, 6}[i]], 64)
 			*dst = append(*dst, v)
+		}
+		for _, mm := range metric.FindAllStringSubmatch(m[4], -1) {
+			v, _ := strconv.ParseFloat(mm[1], 64)
+			r.metrics[mm[2]] = append(r.metrics[mm[2]], v)
 		}
 		if !seen[m[1]] {
 			seen[m[1]] = true
@@ -190,9 +200,61 @@ func report(results map[key]*runs, order []string, out string) {
 	fmt.Printf("  at least 2x faster than the mutex baseline serially (CLOSED, GOMAXPROCS 1): %.2fx  %s\n", serial, verdict(serial >= 2))
 	parallel := ns("MutexAcquireDone/closed/parallel", 2) / ns("AcquireDone/closed/parallel", 2)
 	fmt.Printf("  at least 5x faster under RunParallel at GOMAXPROCS 2 (CLOSED): %.2fx  %s\n", parallel, verdict(parallel >= 5))
+	issue24(results, ns, verdict)
 	if strings.TrimSpace(out) != "" {
 		fmt.Printf("\n(raw output: %s)\n", out)
 	}
+}
+
+// issue24 prints the targets of issue 24: the quiet path, rejections,
+// creates. The baseline is the mutex breaker in gobreaker's shape
+// (bench/go/mutexbreaker.go), not gobreaker itself, which is not served
+// here.
+func issue24(results map[key]*runs, ns func(string, int) float64, verdict func(bool) string) {
+	med := func(name string, procs int, what string) float64 {
+		r := results[key{name, procs}]
+		if r == nil {
+			return 0
+		}
+		switch what {
+		case "allocs":
+			return median(r.allocs)
+		case "B":
+			return median(r.bytes)
+		}
+		return median(r.metrics[what])
+	}
+	fmt.Printf("\nTargets (issue 24; \"mutex\" is the gobreaker-shaped baseline, not gobreaker)\n\n")
+	for _, c := range []struct{ label, ours, mutex string }{
+		{"consecutive", "AcquireDone/closed", "MutexExecute/closed"},
+		{"count window", "WindowAcquireDone", "MutexRatioExecute"},
+	} {
+		t := ns(c.ours+"/serial", 1)
+		fmt.Printf("  Acquire+Done CLOSED, %s, <= 25 ns (serial, GOMAXPROCS 1): %.1f ns  %s\n", c.label, t, verdict(t > 0 && t <= 25))
+		r := ns(c.mutex+"/serial", 1) / t
+		fmt.Printf("  ... >= 5x the mutex Execute serially: %.2fx  %s\n", r, verdict(r >= 5))
+		p := ns(c.mutex+"/parallel", 2) / ns(c.ours+"/parallel", 2)
+		fmt.Printf("  ... >= 8x under RunParallel at GOMAXPROCS 2: %.2fx  %s\n", p, verdict(p >= 8))
+		a := med(c.ours+"/serial", 2, "allocs") + med(c.ours+"/parallel", 2, "allocs")
+		fmt.Printf("  ... 0 allocs: %.0f  %s\n", a, verdict(a == 0))
+	}
+	for _, c := range []struct{ ours, mutex string }{
+		{"AcquireDone/open", "MutexAcquireDone/open"}, {"AllowDone/open", "MutexAllowDone/open"}, {"Execute/open", "MutexExecute/open"},
+	} {
+		r := ns(c.ours+"/serial", 1) / ns(c.mutex+"/serial", 1)
+		a := med(c.ours+"/serial", 2, "allocs")
+		fmt.Printf("  OPEN %-16s <= 0.5x the mutex's time (serial, GOMAXPROCS 1), 0 allocs: %.2fx, %.0f allocs  %s\n",
+			strings.SplitN(c.ours, "/", 2)[0], r, a, verdict(r <= 0.5 && a == 0))
+	}
+	ours, c, mutex := ns("Create1M/ours", 1), ns("Create1M/c", 1), ns("Create1M/mutex", 1)
+	if ours == 0 {
+		return
+	}
+	fmt.Printf("\n  create 1M named breakers: ours %.2f s, the C library's cb_create loop %.2f s, the mutex baseline %.2f s\n", ours/1e9, c/1e9, mutex/1e9)
+	fmt.Printf("  ... within 1.5x of C's: %.2fx  %s\n", ours/c, verdict(ours <= 1.5*c))
+	rss := med("Create1M/ours", 1, "rssB/breaker")
+	fmt.Printf("  ... resident bytes per breaker (heap + native) <= 200: %.0f B (Go heap %.0f B; C alone %.0f B; mutex %.0f B)  %s\n",
+		rss, med("Create1M/ours", 1, "heapB/breaker"), med("Create1M/c", 1, "rssB/breaker"), med("Create1M/mutex", 1, "rssB/breaker"), verdict(rss <= 200))
 }
 
 func fail(err error) {
