@@ -78,7 +78,7 @@ func (r *scnRun) step(t []string) (got string, err error) {
 			_, err = fmt.Sscan(t[3], scnFields(&r.settings)[t[2]])
 		}
 	case "create":
-		r.cb, err = r.reg.newCircuitBreaker(r.settings, func(c lbswig.Cb_config) {
+		r.cb, err = r.reg.newCircuitBreaker(&r.settings, func(c lbswig.Cb_config) {
 			for _, key := range r.zeros {
 				scnRaw(c, key)
 			}

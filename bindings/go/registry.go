@@ -153,18 +153,18 @@ func (r *Registry) NewCircuitBreaker(s Settings) (*CircuitBreaker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.newCircuitBreaker(resolved, nil)
+	return r.newCircuitBreaker(&resolved, nil)
 }
 
 // newCircuitBreaker: raw, when set, edits the config after the settings
 // (the conformance runner sets values Settings cannot say, such as an
 // explicit 0).
-func (r *Registry) newCircuitBreaker(s Settings, raw func(lbswig.Cb_config)) (*CircuitBreaker, error) {
+func (r *Registry) newCircuitBreaker(s *Settings, raw func(lbswig.Cb_config)) (*CircuitBreaker, error) {
 	h, err := r.create("NewCircuitBreaker", s, raw, false)
 	if err != nil {
 		return nil, err
 	}
-	cb := newCircuitBreaker(r, h, s.Name, &s, false, s.Name == "")
+	cb := newCircuitBreaker(r, h, s.Name, s, false, s.Name == "")
 	if s.Name != "" {
 		r.named.put(cb.core)
 	}
@@ -173,7 +173,7 @@ func (r *Registry) newCircuitBreaker(s Settings, raw func(lbswig.Cb_config)) (*C
 
 // create makes the breaker s describes ("" is anonymous), or with
 // getOrCreate finds it.
-func (r *Registry) create(op string, s Settings, raw func(lbswig.Cb_config), getOrCreate bool) (uint64, *Error) {
+func (r *Registry) create(op string, s *Settings, raw func(lbswig.Cb_config), getOrCreate bool) (uint64, *Error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
@@ -182,13 +182,13 @@ func (r *Registry) create(op string, s Settings, raw func(lbswig.Cb_config), get
 	if strings.IndexByte(s.Name, 0) >= 0 {
 		return 0, optionError(op, "Name", fmt.Sprintf("Name must not hold a NUL byte, got %q", s.Name))
 	}
-	cfg, release, cerr := configFor(op, &s, raw)
+	cfg, release, cerr := configFor(op, s, raw)
 	if cerr != nil {
 		return 0, cerr
 	}
 	defer release(cfg)
 	h, err := cgoCreate(op, r.reg, s.Name, cfg.Swigcptr(), getOrCreate)
-	return h, err.explainExisting(r.reg, &s, cfg.Swigcptr())
+	return h, err.explainExisting(r.reg, s, cfg.Swigcptr())
 }
 
 func (r *Registry) forget(h uint64) {
@@ -225,7 +225,7 @@ func (r *Registry) GetOrCreate(s Settings) (*CircuitBreaker, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	h, err := r.create(op, resolved, nil, true)
+	h, err := r.create(op, &resolved, nil, true)
 	if err != nil {
 		return nil, err
 	}

@@ -238,25 +238,40 @@ func (s *Settings) setOptions() optionSet {
 	return set
 }
 
-func (set optionSet) has(option string) bool {
-	for i, o := range policyOptions {
-		if o.name == option {
-			return set&(1<<i) != 0
+// optionsNamed is the set of the options named.
+func optionsNamed(names []string) optionSet {
+	var set optionSet
+	for _, name := range names {
+		for i, o := range policyOptions {
+			if o.name == name {
+				set |= 1 << i
+			}
 		}
 	}
-	return false
+	return set
 }
 
-// The options each policy does not read, in order.
+func (set optionSet) has(option string) bool {
+	return set&optionsNamed([]string{option}) != 0
+}
+
+// The options each policy does not read, in order, and as a set.
+type ignoredOptions struct {
+	names []string
+	set   optionSet
+}
+
+func ignoring(names ...string) ignoredOptions { return ignoredOptions{names, optionsNamed(names)} }
+
 var (
-	ignoredByCountWindow = []string{"FailureThreshold", "WindowDuration", "WindowBuckets"}
-	ignoredByTimeWindow  = []string{"FailureThreshold", "WindowSize"}
-	ignoredBySlowCalls   = []string{"WindowDuration", "WindowBuckets", "FailureRateThreshold"}
-	ignoredByConsecutive = []string{"WindowDuration", "WindowBuckets", "FailureRateThreshold", "WindowSize", "MinimumCalls"}
+	ignoredByCountWindow = ignoring("FailureThreshold", "WindowDuration", "WindowBuckets")
+	ignoredByTimeWindow  = ignoring("FailureThreshold", "WindowSize")
+	ignoredBySlowCalls   = ignoring("WindowDuration", "WindowBuckets", "FailureRateThreshold")
+	ignoredByConsecutive = ignoring("WindowDuration", "WindowBuckets", "FailureRateThreshold", "WindowSize", "MinimumCalls")
 )
 
 // ignoredBy lists, in order, the options a policy does not read.
-func (s *Settings) ignoredBy(p Policy) []string {
+func (s *Settings) ignoredBy(p Policy) ignoredOptions {
 	switch p {
 	case PolicyCountWindow:
 		return ignoredByCountWindow
@@ -268,7 +283,7 @@ func (s *Settings) ignoredBy(p Policy) []string {
 		}
 		return ignoredByConsecutive
 	}
-	return nil // not a policy: the library says so
+	return ignoredOptions{} // not a policy: the library says so
 }
 
 // resolve gives the settings with their policy: the one chosen, or the one
@@ -279,14 +294,18 @@ func (s Settings) resolve(op string) (Settings, *Error) {
 	set := s.setOptions()
 	chosenBy := "" // the option that chose the policy; "" = Settings.Policy
 	if s.Policy == PolicyConsecutive {
-		for _, c := range policyOptions {
-			if set.has(c.name) {
+		for i, c := range policyOptions {
+			if set&(1<<i) != 0 {
 				s.Policy, chosenBy = c.policy, c.name
 				break
 			}
 		}
 	}
-	for _, option := range s.ignoredBy(s.Policy) {
+	ignored := s.ignoredBy(s.Policy)
+	if set&ignored.set == 0 {
+		return s, nil
+	}
+	for _, option := range ignored.names {
 		if !set.has(option) {
 			continue
 		}
@@ -337,7 +356,7 @@ func settingsOf(cfg lbswig.Cb_config) Settings {
 		"WindowDuration": func() { s.WindowDuration = 0 }, "WindowBuckets": func() { s.WindowBuckets = 0 },
 		"MinimumCalls": func() { s.MinimumCalls = 0 }, "FailureRateThreshold": func() { s.FailureRateThreshold = 0 },
 	}
-	for _, option := range s.ignoredBy(s.Policy) {
+	for _, option := range s.ignoredBy(s.Policy).names {
 		zero[option]()
 	}
 	return s
