@@ -227,26 +227,44 @@ public final class CircuitBreaker implements AutoCloseable {
    * @throws IllegalStateException if the breaker is closed
    */
   public Permit tryAcquire() {
+    long ticket = allow();
+    if (QuietPath.isRejection(ticket)) return null;
+    return ticket == 0 ? null : new Permit(this, ticket);
+  }
+
+  /**
+   * A ticket, 0 (rejected by the library) or one of QuietPath's rejections: the quiet path's
+   * answer when it has one, else cb_allow's.
+   */
+  private long allow() {
     try {
-      long ticket = LbNativeJNI.cb_allow(handle);
-      return ticket == 0 ? null : new Permit(this, ticket);
+      long ticket = QuietPath.tryAllow(handle);
+      return ticket != QuietPath.CROSS ? ticket : LbNativeJNI.cb_allow(handle);
     } finally {
       Reference.reachabilityFence(this);
     }
   }
 
   private long acquireOrThrow() {
+    long ticket = allow();
+    if (ticket == 0) throw rejected(state());
+    if (QuietPath.isRejection(ticket)) throw rejected(QuietPath.rejectedState(ticket));
+    return ticket;
+  }
+
+  private CallNotPermittedException rejected(State state) {
+    return new CallNotPermittedException(name(), state, retryAfter());
+  }
+
+  /** Reports an outcome: a quiet success without crossing, anything else through cb_done. */
+  void done(long ticket, int outcome) {
     try {
-      long ticket = LbNativeJNI.cb_allow(handle);
-      if (ticket == 0) throw rejected();
-      return ticket;
+      if (outcome != LbNativeConstants.CB_SUCCESS || !QuietPath.trySucceed(handle, ticket)) {
+        LbNativeJNI.cb_done(handle, ticket, outcome);
+      }
     } finally {
       Reference.reachabilityFence(this);
     }
-  }
-
-  private CallNotPermittedException rejected() {
-    return new CallNotPermittedException(name(), state(), retryAfter());
   }
 
   /**
@@ -297,11 +315,7 @@ public final class CircuitBreaker implements AutoCloseable {
       reportException(ticket, t);
       throw t;
     }
-    try {
-      LbNativeJNI.cb_done(handle, ticket, LbNativeConstants.CB_SUCCESS);
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    done(ticket, LbNativeConstants.CB_SUCCESS);
   }
 
   /**
@@ -314,8 +328,7 @@ public final class CircuitBreaker implements AutoCloseable {
     try {
       outcome = classifier.ofException(thrown);
     } finally {
-      LbNativeJNI.cb_done(handle, ticket, outcome);
-      Reference.reachabilityFence(this);
+      done(ticket, outcome);
     }
   }
 
@@ -324,8 +337,7 @@ public final class CircuitBreaker implements AutoCloseable {
     try {
       outcome = classifier.ofResult(result);
     } finally {
-      LbNativeJNI.cb_done(handle, ticket, outcome);
-      Reference.reachabilityFence(this);
+      done(ticket, outcome);
     }
   }
 

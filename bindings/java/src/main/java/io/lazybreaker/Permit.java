@@ -68,6 +68,6 @@ public final class Permit implements AutoCloseable {
           "this permit of '" + breaker.name() + "' has already been reported");
     }
     reported = true;
-    LbNativeJNI.cb_done(breaker.handle, ticket, outcome);
+    breaker.done(ticket, outcome);
   }
 }
