@@ -16,14 +16,19 @@ import java.util.Locale;
  * <p>The words are read through VarHandles over direct ByteBuffers that the JNI glue makes over
  * the published addresses (java.i): the hot lines one buffer per chunk of 2^chunk_bits slots,
  * made at a chunk's first call and kept; lean_rejections; and the calling thread's stripe of
- * counter cells (cb_fastpath_thread_cells), kept in a ThreadLocal. Java 17's threads are OS
+ * counter cells (cb_fastpath_thread_cells), kept in a ThreadLocal and a table by thread id
+ * ({@link #cells()}). Java 17's threads are OS
  * threads, so the stripe's one writer is the thread that owns it (a virtual thread of a later
  * Java moves between OS threads: it counts through the library). A counter that reaches fold_at
  * is folded (cb_fastpath_fold) on the same thread before it counts again.
  *
  * <p>Off when the library publishes another layout, or with {@code -Dlazybreaker.fastpath=false}:
- * then every call crosses, as it always may. The OPEN shortcut reads System.nanoTime(), which it
- * takes only on Linux and only once it has seen nanoTime read CLOCK_MONOTONIC.
+ * then every call crosses, as it always may. A FORCED_OPEN rejection needs no clock and is always
+ * quiet. An OPEN rejection needs CLOCK_MONOTONIC, and Java's only reading of it is
+ * System.nanoTime(), which costs more than the JNI crossing it would save (25 ns against 13 on
+ * the benchmark's VMs, docs/java.md): so OPEN crosses unless {@code
+ * -Dlazybreaker.fastpath.nanoTimeOpen=true}, and even then only on Linux and once nanoTime has
+ * been seen to read CLOCK_MONOTONIC.
  */
 final class QuietPath {
   /** tryAllow's answers that are no ticket: a ticket's top nibble is 6 or 7 (0xb or 0xc + h's 0xb). */
@@ -50,7 +55,10 @@ final class QuietPath {
 
   /** Whether the library publishes layout 1 and the quiet path is on. */
   static final boolean ENABLED;
-  /** Whether OPEN rejections may compare System.nanoTime() with the library's deadlines. */
+  /**
+   * Whether OPEN rejections compare System.nanoTime() with the library's deadlines
+   * (-Dlazybreaker.fastpath.nanoTimeOpen=true on Linux).
+   */
   static final boolean OPEN_SHORTCUT;
 
   private static final int CHUNK_BITS;
@@ -61,6 +69,8 @@ final class QuietPath {
   private static final ByteBuffer LEAN;
   private static final ByteBuffer[] CHUNKS;
   private static final ThreadLocal<Cells> CELLS = ThreadLocal.withInitial(Cells::ofThisThread);
+  private static final int BY_THREAD_SIZE = 1024;
+  private static final Cells[] BY_THREAD = new Cells[BY_THREAD_SIZE];
 
   static {
     NativeLibrary.load();
@@ -89,7 +99,8 @@ final class QuietPath {
     FOLD_AT = ENABLED ? fp[5] : 0x8000;
     LEAN = lean;
     CHUNKS = new ByteBuffer[ENABLED ? 1 << (INDEX_BITS - CHUNK_BITS) : 0];
-    OPEN_SHORTCUT = ENABLED && nanoTimeIsMonotonic();
+    OPEN_SHORTCUT =
+        ENABLED && Boolean.getBoolean("lazybreaker.fastpath.nanoTimeOpen") && nanoTimeIsMonotonic();
   }
 
   private QuietPath() {}
@@ -120,23 +131,25 @@ final class QuietPath {
 
   /** The calling thread's stripe, or NONE (every call crosses) when it cannot have one. */
   static final class Cells {
-    static final Cells NONE = new Cells(null, 0, null);
+    static final Cells NONE = new Cells(null, 0, -1);
     final ByteBuffer cells;
     final int stripe;
-    final Thread owner;
+    // The owner's Thread.getId(), unique for the JVM's life: no reference to the Thread, so a
+    // stripe cached in BY_THREAD keeps no dead thread (and its class loader) alive.
+    final long ownerId;
 
-    private Cells(ByteBuffer cells, int stripe, Thread owner) {
+    private Cells(ByteBuffer cells, int stripe, long ownerId) {
       this.cells = cells;
       this.stripe = stripe;
-      this.owner = owner;
+      this.ownerId = ownerId;
     }
 
     static Cells ofThisThread() {
       Thread t = Thread.currentThread();
-      if (!ENABLED || isVirtual(t)) return NONE;
+      if (!ENABLED || isVirtual(t) || overridesGetId(t)) return NONE;
       int[] stripe = new int[1];
       ByteBuffer b = threadCells(stripe);
-      return b == null ? NONE : new Cells(b, stripe[0], t);
+      return b == null ? NONE : new Cells(b, stripe[0], t.getId());
     }
 
     private static boolean isVirtual(Thread t) {
@@ -144,6 +157,15 @@ final class QuietPath {
         return (Boolean) Thread.class.getMethod("isVirtual").invoke(t);
       } catch (ReflectiveOperationException noSuchMethodBeforeJava19) {
         return false;
+      }
+    }
+
+    /** A Thread subclass may override getId() (before Java 19): its id names no one thread. */
+    private static boolean overridesGetId(Thread t) {
+      try {
+        return t.getClass().getMethod("getId").getDeclaringClass() != Thread.class;
+      } catch (ReflectiveOperationException e) {
+        return true;
       }
     }
 
@@ -183,19 +205,18 @@ final class QuietPath {
   }
 
   /**
-   * cb_allow by the rules: a ticket (admitted and counted), {@link #REJECTED_OPEN} or {@link
-   * #REJECTED_FORCED_OPEN} (rejected and counted), or {@link #CROSS}: cb_allow must decide.
+   * cb_allow by the rules: a ticket (admitted and counted in {@code c}, the calling thread's
+   * stripe from {@link #cells()}), {@link #REJECTED_OPEN} or {@link #REJECTED_FORCED_OPEN}
+   * (rejected and counted), or {@link #CROSS}: cb_allow must decide.
    */
-  static long tryAllow(long h) {
-    if (!ENABLED) return CROSS;
+  static long tryAllow(long h, Cells c) {
+    if (c.cells == null) return CROSS;
     int i = (int) (h & INDEX_MASK);
     ByteBuffer lines = chunk(i);
     int line = (i & SLOT_IN_CHUNK) << LINE_SHIFT;
     long w = (long) WORDS.getAcquire(lines, line);
     if (isQuiet(h, w)) {
       // CLOSED, consecutive, no failure run.
-      Cells c = CELLS.get();
-      if (c.cells == null) return CROSS;
       c.count(i, h, ADMITTED);
       return h + w;
     }
@@ -203,15 +224,14 @@ final class QuietPath {
     long mode = w >>> 60;
     if (mode == MODE_WINDOW || mode == MODE_RUN) {
       // CLOSED, a window or a failure run: admitted here, the outcome goes to cb_done.
-      Cells c = CELLS.get();
-      if (c.cells == null) return CROSS;
       c.count(i, h, ADMITTED);
       return h + (CALL_TICKET | (w & 0xffffff));
     }
-    return tryReject(h, i, lines, line, w, mode);
+    return tryReject(h, c, i, lines, line, w, mode);
   }
 
-  private static long tryReject(long h, int i, ByteBuffer lines, int line, long w, long mode) {
+  private static long tryReject(
+      long h, Cells c, int i, ByteBuffer lines, int line, long w, long mode) {
     if (mode != MODE_OPEN && mode != MODE_FORCED_OPEN) return CROSS;
     if (LEAN.get(i >>> CHUNK_BITS) == 0) return CROSS;
     if (mode == MODE_OPEN) {
@@ -220,8 +240,6 @@ final class QuietPath {
       long deadline = ((p ^ w) & 0xffffff) == 0 ? (p >>> 24) << 20 : 0;
       if (deadline == 0 || Long.compareUnsigned(System.nanoTime(), deadline) >= 0) return CROSS;
     }
-    Cells c = CELLS.get();
-    if (c.cells == null) return CROSS;
     c.count(i, h, REJECTED);
     return mode == MODE_OPEN ? REJECTED_OPEN : REJECTED_FORCED_OPEN;
   }
@@ -235,16 +253,39 @@ final class QuietPath {
     return answer == REJECTED_OPEN ? CircuitBreaker.State.OPEN : CircuitBreaker.State.FORCED_OPEN;
   }
 
-  /** True when the success of {@code ticket} is quiet and counted; false: cb_done must take it. */
-  static boolean trySucceed(long h, long ticket) {
-    if (!ENABLED) return false;
+  /**
+   * True when the success of {@code ticket} is quiet and counted; false: cb_done must take it.
+   * {@code c} is the stripe the call was admitted with: used if this thread owns it (a permit
+   * reported on another thread counts in that thread's own).
+   */
+  static boolean trySucceed(long h, long ticket, Cells c) {
+    if (c.ownerId != Thread.currentThread().getId()) c = cells();
+    if (c.cells == null) return false;
     int i = (int) (h & INDEX_MASK);
     long w = (long) WORDS.getAcquire(chunk(i), (i & SLOT_IN_CHUNK) << LINE_SHIFT);
     if (!isQuiet(h, w) || ticket != h + w) return false;
-    Cells c = CELLS.get();
-    if (c.cells == null) return false;
     c.count(i, h, SUCCESSES);
     return true;
+  }
+
+  /**
+   * The calling thread's stripe ({@link Cells#NONE} when the quiet path is off): first from
+   * BY_THREAD, a table indexed by the thread's id (a field read and a compare, where ThreadLocal's
+   * hash lookup costs a few ns), else from the ThreadLocal, which then fills the table's entry.
+   * Threads whose ids share an entry take turns in it; each checks the entry is its own.
+   */
+  static Cells cells() {
+    if (!ENABLED) return Cells.NONE;
+    long id = Thread.currentThread().getId();
+    Cells c = BY_THREAD[(int) id & (BY_THREAD_SIZE - 1)];
+    return c != null && c.ownerId == id ? c : cellsOfNewcomer(id);
+  }
+
+  private static Cells cellsOfNewcomer(long id) {
+    Cells c = CELLS.get();
+    // A plain store: Cells' fields are final, so a thread that reads the entry sees them whole.
+    if (c != Cells.NONE) BY_THREAD[(int) id & (BY_THREAD_SIZE - 1)] = c;
+    return c;
   }
 
   // --- java.i's natives --------------------------------------------------------

@@ -27,6 +27,7 @@ class QuietPathTest {
 
   private static final boolean ON =
       !"false".equalsIgnoreCase(System.getProperty("lazybreaker.fastpath", "true"));
+  private static final boolean NANOTIME_OPEN = Boolean.getBoolean("lazybreaker.fastpath.nanoTimeOpen");
 
   private final Registry reg = Registry.open(RegistryOptions.defaults());
 
@@ -39,16 +40,16 @@ class QuietPathTest {
   void the_quiet_path_is_on_unless_switched_off_and_a_healthy_call_takes_it() {
     assertEquals(ON, QuietPath.ENABLED, "layout 1 is this library's; on unless switched off");
     boolean linux = System.getProperty("os.name").toLowerCase().startsWith("linux");
-    assertEquals(ON && linux, QuietPath.OPEN_SHORTCUT);
+    assertEquals(ON && linux && NANOTIME_OPEN, QuietPath.OPEN_SHORTCUT);
     CircuitBreaker b = reg.create("taken");
-    long ticket = QuietPath.tryAllow(b.handle);
+    long ticket = QuietPath.tryAllow(b.handle, QuietPath.cells());
     if (!ON) {
       assertEquals(QuietPath.CROSS, ticket);
       return;
     }
     assertNotEquals(QuietPath.CROSS, ticket);
     assertFalse(QuietPath.isRejection(ticket));
-    assertTrue(QuietPath.trySucceed(b.handle, ticket));
+    assertTrue(QuietPath.trySucceed(b.handle, ticket, QuietPath.cells()));
     CircuitBreaker.Stats s = b.stats();
     assertEquals(1, s.admitted);
     assertEquals(1, s.successes);
@@ -151,6 +152,20 @@ class QuietPathTest {
   }
 
   @Test
+  void permits_reported_on_other_threads_count_exactly() throws Exception {
+    CircuitBreaker b = reg.create("handed-over");
+    int n = 0x8000 + 99;
+    List<Permit> permits = new ArrayList<>();
+    for (int i = 0; i < n; i++) permits.add(b.tryAcquire());
+    Thread other = new Thread(() -> permits.forEach(Permit::success));
+    other.start();
+    other.join();
+    CircuitBreaker.Stats s = b.stats();
+    assertEquals(n, s.admitted);
+    assertEquals(n, s.successes);
+  }
+
+  @Test
   void open_rejections_are_counted_exactly_and_report_open() {
     CircuitBreaker b = reg.create("open");
     b.trip(Duration.ofDays(1));
@@ -160,7 +175,7 @@ class QuietPathTest {
     assertTrue(e.getMessage().contains("OPEN"), e.getMessage());
     assertTrue(e.retryAfter().compareTo(Duration.ofHours(23)) > 0, e.retryAfter().toString());
     if (QuietPath.OPEN_SHORTCUT) {
-      assertEquals(QuietPath.REJECTED_OPEN, QuietPath.tryAllow(b.handle));
+      assertEquals(QuietPath.REJECTED_OPEN, QuietPath.tryAllow(b.handle, QuietPath.cells()));
     } else {
       assertNull(b.tryAcquire()); // the same count, through the library
     }
@@ -179,7 +194,7 @@ class QuietPathTest {
         assertThrows(CallNotPermittedException.class, () -> b.executeRunnable(() -> {}));
     assertTrue(e.getMessage().contains("FORCED_OPEN"), e.getMessage());
     assertEquals(Durations.FOREVER, e.retryAfter());
-    if (ON) assertEquals(QuietPath.REJECTED_FORCED_OPEN, QuietPath.tryAllow(b.handle));
+    if (ON) assertEquals(QuietPath.REJECTED_FORCED_OPEN, QuietPath.tryAllow(b.handle, QuietPath.cells()));
     else assertNull(b.tryAcquire());
     assertEquals(THROUGH_FOLDS + 2L, b.stats().rejected);
     b.reset();
@@ -214,13 +229,13 @@ class QuietPathTest {
     long h = b.handle;
     Permit p = b.tryAcquire();
     b.close();
-    assertEquals(QuietPath.CROSS, QuietPath.tryAllow(h));
+    assertEquals(QuietPath.CROSS, QuietPath.tryAllow(h, QuietPath.cells()));
     assertThrows(IllegalStateException.class, b::tryAcquire);
     assertThrows(IllegalStateException.class, () -> b.executeSupplier(() -> 1));
-    assertFalse(QuietPath.trySucceed(h, p.ticket()));
+    assertFalse(QuietPath.trySucceed(h, p.ticket(), QuietPath.cells()));
     // A new breaker in the freed slot: the old handle still names nothing.
     CircuitBreaker again = reg.create("destroyed");
-    assertEquals(QuietPath.CROSS, QuietPath.tryAllow(h));
+    assertEquals(QuietPath.CROSS, QuietPath.tryAllow(h, QuietPath.cells()));
     again.tryAcquire().success();
     assertEquals(1, again.stats().successes);
   }
@@ -233,9 +248,9 @@ class QuietPathTest {
     open.trip(Duration.ofDays(1));
     Permit p = b.tryAcquire();
     other.close();
-    assertEquals(QuietPath.CROSS, QuietPath.tryAllow(b.handle));
-    assertEquals(QuietPath.CROSS, QuietPath.tryAllow(open.handle));
-    assertFalse(QuietPath.trySucceed(b.handle, p.ticket()));
+    assertEquals(QuietPath.CROSS, QuietPath.tryAllow(b.handle, QuietPath.cells()));
+    assertEquals(QuietPath.CROSS, QuietPath.tryAllow(open.handle, QuietPath.cells()));
+    assertFalse(QuietPath.trySucceed(b.handle, p.ticket(), QuietPath.cells()));
     assertThrows(IllegalStateException.class, b::tryAcquire);
     assertThrows(IllegalStateException.class, open::tryAcquire);
     assertThrows(IllegalStateException.class, p::success);
