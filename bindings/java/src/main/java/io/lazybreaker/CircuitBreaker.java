@@ -254,7 +254,7 @@ public final class CircuitBreaker implements AutoCloseable {
   }
 
   private CallNotPermittedException rejected(State state) {
-    return new CallNotPermittedException(name(), state, retryAfter());
+    return new CallNotPermittedException(name(), state, this);
   }
 
   /**

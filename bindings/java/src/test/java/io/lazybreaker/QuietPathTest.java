@@ -186,6 +186,18 @@ class QuietPathTest {
   }
 
   @Test
+  void a_rejections_wait_is_asked_of_the_breaker_only_when_read() {
+    CircuitBreaker b = reg.create("lazy-wait");
+    b.trip(Duration.ofDays(1));
+    CallNotPermittedException e =
+        assertThrows(CallNotPermittedException.class, () -> b.executeSupplier(() -> 1));
+    b.close(); // the breaker is gone before anyone asks how long to wait
+    assertEquals(Duration.ZERO, e.retryAfter());
+    assertTrue(e.getMessage().contains("is OPEN"), e.getMessage());
+    assertEquals("lazy-wait", e.breakerName());
+  }
+
+  @Test
   void forced_open_rejections_are_counted_exactly_and_report_forced_open() {
     CircuitBreaker b = reg.create("forced");
     b.forceOpen();
