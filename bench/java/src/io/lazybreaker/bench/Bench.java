@@ -220,7 +220,8 @@ public final class Bench {
       case "r4j_pair_timed":
       case "r4j_rejected":
         {
-          RingBreaker b = new RingBreaker(100, 100, 50, Duration.ofSeconds(60).toNanos(), year.toNanos());
+          RingBreaker b =
+              new RingBreaker(100, 100, 50, Duration.ofSeconds(60).toNanos(), year.toNanos());
           if (name.equals("r4j_rejected")) {
             b.transitionToOpen();
             return n -> r4jRejectedLoop(b, n);
@@ -367,8 +368,10 @@ public final class Bench {
             for (String line; (line = r.readLine()) != null; ) {
               String[] t = line.split(" ");
               if (t.length == 3 && t[0].equals("sample")) {
-                nsSamples.computeIfAbsent(key, k -> new ArrayList<>()).add(Double.parseDouble(t[1]));
-                byteSamples.computeIfAbsent(key, k -> new ArrayList<>()).add(Double.parseDouble(t[2]));
+                nsSamples.computeIfAbsent(key, k -> new ArrayList<>())
+                    .add(Double.parseDouble(t[1]));
+                byteSamples.computeIfAbsent(key, k -> new ArrayList<>())
+                    .add(Double.parseDouble(t[2]));
               }
             }
           }
@@ -423,11 +426,12 @@ public final class Bench {
       double openNano = ns.get("rejected_nanotime/" + threads)[0];
       System.out.printf(
           Locale.ROOT,
-          "%d thread(s): tryAcquire+success %.2f ns (target <= 10: %s), %.1fx r4j-shaped onSuccess(0)"
-              + " (target >= 2x: %s);%n  OPEN tryAcquire %.2f ns through cb_allow, %.2f ns quiet with"
-              + " nanoTime (target <= 10: %s)%n",
-          threads, pair, pair <= 10 ? "met" : "MISSED", r4j / pair, r4j / pair >= 2 ? "met" : "MISSED",
-          open, openNano, Math.min(open, openNano) <= 10 ? "met" : "MISSED");
+          "%d thread(s): tryAcquire+success %.2f ns (target <= 10: %s), %.1fx r4j-shaped"
+              + " onSuccess(0) (target >= 2x: %s);%n  OPEN tryAcquire %.2f ns through cb_allow,"
+              + " %.2f ns quiet with nanoTime (target <= 10: %s)%n",
+          threads, pair, pair <= 10 ? "met" : "MISSED", r4j / pair,
+          r4j / pair >= 2 ? "met" : "MISSED", open, openNano,
+          Math.min(open, openNano) <= 10 ? "met" : "MISSED");
     }
     for (String name : new String[] {"pair", "pair_window", "execute", "rejected"}) {
       for (int threads : THREADS) {

@@ -75,7 +75,9 @@ final class RingBreaker {
     calls++;
     if (outcome == FAILURE) failures++;
     if (durationNanos > slowNanos) slow++;
-    if (calls >= minimumCalls && failures * 100.0 / calls >= failureRatePercent && state == CLOSED) {
+    if (calls >= minimumCalls
+        && failures * 100.0 / calls >= failureRatePercent
+        && state == CLOSED) {
       openedAt = System.nanoTime();
       state = OPEN;
     }

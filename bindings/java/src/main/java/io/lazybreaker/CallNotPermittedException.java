@@ -18,7 +18,8 @@ public class CallNotPermittedException extends RuntimeException {
   private final transient CircuitBreaker breaker;
   private transient Duration retryAfter;
 
-  CallNotPermittedException(String breakerName, CircuitBreaker.State state, CircuitBreaker breaker) {
+  CallNotPermittedException(
+      String breakerName, CircuitBreaker.State state, CircuitBreaker breaker) {
     this.breakerName = breakerName;
     this.state = state;
     this.breaker = breaker;

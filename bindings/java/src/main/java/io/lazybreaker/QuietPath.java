@@ -31,7 +31,10 @@ import java.util.Locale;
  * been seen to read CLOCK_MONOTONIC.
  */
 final class QuietPath {
-  /** tryAllow's answers that are no ticket: a ticket's top nibble is 6 or 7 (0xb or 0xc + h's 0xb). */
+  /**
+   * tryAllow's answers that are no ticket: a ticket's top nibble is 6, 7 or 8 (h's 0xb plus the
+   * word's 0xb or the call ticket's 0xc), never 0.
+   */
   static final long CROSS = 0;
 
   static final long REJECTED_OPEN = 1;
@@ -119,7 +122,8 @@ final class QuietPath {
    * reads lies between them.
    */
   private static boolean nanoTimeIsMonotonic() {
-    if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) return false;
+    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+    if (!os.startsWith("linux")) return false;
     for (int attempt = 0; attempt < 3; attempt++) {
       long before = System.nanoTime();
       long mono = monotonicNanos();
@@ -169,7 +173,7 @@ final class QuietPath {
       }
     }
 
-    /** Counts one in counter f of slot i's cell; folds at fold_at. This thread is the one writer. */
+    /** Counts one in counter f of slot i's cell, folding at fold_at; this thread is its writer. */
     void count(int i, long h, int f) {
       int at = i << 3;
       int shift = f << 4;
@@ -190,7 +194,9 @@ final class QuietPath {
     ByteBuffer c = CHUNKS[chunk];
     if (c == null) {
       c = lineChunk(chunk);
-      if (c == null) throw new IllegalStateException("lazybreaker: no hot lines for chunk " + chunk);
+      if (c == null) {
+        throw new IllegalStateException("lazybreaker: no hot lines for chunk " + chunk);
+      }
       CHUNK.setRelease(CHUNKS, chunk, c);
     }
     return c;

@@ -27,7 +27,8 @@ class QuietPathTest {
 
   private static final boolean ON =
       !"false".equalsIgnoreCase(System.getProperty("lazybreaker.fastpath", "true"));
-  private static final boolean NANOTIME_OPEN = Boolean.getBoolean("lazybreaker.fastpath.nanoTimeOpen");
+  private static final boolean NANOTIME_OPEN =
+      Boolean.getBoolean("lazybreaker.fastpath.nanoTimeOpen");
 
   private final Registry reg = Registry.open(RegistryOptions.defaults());
 
@@ -206,8 +207,12 @@ class QuietPathTest {
         assertThrows(CallNotPermittedException.class, () -> b.executeRunnable(() -> {}));
     assertTrue(e.getMessage().contains("FORCED_OPEN"), e.getMessage());
     assertEquals(Durations.FOREVER, e.retryAfter());
-    if (ON) assertEquals(QuietPath.REJECTED_FORCED_OPEN, QuietPath.tryAllow(b.handle, QuietPath.cells()));
-    else assertNull(b.tryAcquire());
+    if (ON) {
+      assertEquals(
+          QuietPath.REJECTED_FORCED_OPEN, QuietPath.tryAllow(b.handle, QuietPath.cells()));
+    } else {
+      assertNull(b.tryAcquire());
+    }
     assertEquals(THROUGH_FOLDS + 2L, b.stats().rejected);
     b.reset();
     b.tryAcquire().success();
