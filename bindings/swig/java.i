@@ -12,6 +12,8 @@
  *     names against (a supplementary character would be refused going in
  *     and could be misread coming out).
  *   - constants are compiled into the Java classes (no JNI call to read one).
+ *   - the natives of io.lazybreaker.QuietPath (fastpath.h's words as direct
+ *     ByteBuffers), hand-written below.
  */
 %module(jniclassname="LbNativeJNI") LbNative
 
@@ -163,6 +165,98 @@ static void lb_java_raise(JNIEnv *jenv, int status) {
 %lb_utf8_out(char *lb_name)
 %lb_utf8_out(const char *cb_last_error_message)
 %lb_utf8_out(char name[ANY])
+
+/* ---- the published quiet path (fastpath.h) ---------------------------------- */
+/* io.lazybreaker.QuietPath reads the library's words through VarHandles over
+ * direct ByteBuffers; these natives make the buffers (cold: once per
+ * process, per chunk of lines, per thread) and fold a counter. Nothing on
+ * the request path crosses here but a fold, once per fold_at counts. */
+%{
+#include <time.h>
+#include "lazybreaker/fastpath.h"
+
+static int lb_java_fastpath(cb_fastpath *fp) {
+  memset(fp, 0, sizeof *fp);
+  fp->struct_size = sizeof *fp;
+  return cb_fastpath_describe(fp);
+}
+
+/* {layout, index_bits, line_words, open_period_word, chunk_bits, fold_at},
+ * or null (and an exception) when the library cannot describe it. */
+JNIEXPORT jlongArray JNICALL Java_io_lazybreaker_QuietPath_describe(JNIEnv *jenv, jclass cls) {
+  (void)cls;
+  cb_fastpath fp;
+  const int status = lb_java_fastpath(&fp);
+  if (status != CB_OK) {
+    lb_java_raise(jenv, status);
+    return NULL;
+  }
+  const jlong fields[6] = {fp.layout,     fp.index_bits, fp.line_words, fp.open_period_word,
+                           fp.chunk_bits, fp.fold_at};
+  jlongArray out = (*jenv)->NewLongArray(jenv, 6);
+  if (out) (*jenv)->SetLongArrayRegion(jenv, out, 0, 6, fields);
+  return out;
+}
+
+/* The hot lines of the 2^chunk_bits slots of chunk `chunk`. */
+JNIEXPORT jobject JNICALL Java_io_lazybreaker_QuietPath_lineChunk(JNIEnv *jenv, jclass cls,
+                                                                  jint chunk) {
+  (void)cls;
+  cb_fastpath fp;
+  if (lb_java_fastpath(&fp) != CB_OK || chunk < 0 ||
+      (uint32_t)chunk >= (1u << (fp.index_bits - fp.chunk_bits)))
+    return NULL;
+  const size_t slots = (size_t)1 << fp.chunk_bits;
+  const uint64_t *first = fp.lines + (size_t)chunk * slots * fp.line_words;
+  return (*jenv)->NewDirectByteBuffer(jenv, (void *)first,
+                                      (jlong)(slots * fp.line_words * sizeof *first));
+}
+
+/* lean_rejections: a byte per chunk. */
+JNIEXPORT jobject JNICALL Java_io_lazybreaker_QuietPath_leanRejections(JNIEnv *jenv, jclass cls) {
+  (void)cls;
+  cb_fastpath fp;
+  if (lb_java_fastpath(&fp) != CB_OK) return NULL;
+  return (*jenv)->NewDirectByteBuffer(jenv, (void *)fp.lean_rejections,
+                                      (jlong)1 << (fp.index_bits - fp.chunk_bits));
+}
+
+/* The calling thread's stripe (its number in stripe[0]), or null when
+ * every stripe is taken (CB_EFULL: the thread counts through the library). */
+JNIEXPORT jobject JNICALL Java_io_lazybreaker_QuietPath_threadCells(JNIEnv *jenv, jclass cls,
+                                                                    jintArray stripe) {
+  (void)cls;
+  cb_fastpath fp;
+  cb_fastpath_cells cells;
+  memset(&cells, 0, sizeof cells);
+  cells.struct_size = sizeof cells;
+  if (lb_java_fastpath(&fp) != CB_OK || cb_fastpath_thread_cells(&cells) != CB_OK || !cells.cells)
+    return NULL;
+  const jint number = (jint)cells.stripe;
+  (*jenv)->SetIntArrayRegion(jenv, stripe, 0, 1, &number);
+  if ((*jenv)->ExceptionCheck(jenv)) return NULL;
+  return (*jenv)->NewDirectByteBuffer(jenv, cells.cells,
+                                      (jlong)(((size_t)1 << fp.index_bits) * sizeof *cells.cells));
+}
+
+/* cb_fastpath_fold; a refusal throws (a count would be lost otherwise). */
+JNIEXPORT void JNICALL Java_io_lazybreaker_QuietPath_fold(JNIEnv *jenv, jclass cls, jint stripe,
+                                                         jlong h, jint counter) {
+  (void)cls;
+  const int status = cb_fastpath_fold((uint32_t)stripe, (cb_handle)h, counter);
+  if (status != CB_OK) lb_java_raise(jenv, status);
+}
+
+/* CLOCK_MONOTONIC now: QuietPath checks once that System.nanoTime() reads
+ * this clock before it compares nanoTime with the library's deadlines. */
+JNIEXPORT jlong JNICALL Java_io_lazybreaker_QuietPath_monotonicNanos(JNIEnv *jenv, jclass cls) {
+  (void)jenv;
+  (void)cls;
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return -1;
+  return (jlong)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+%}
 
 /* ---- loading ---------------------------------------------------------------- */
 /* The JNI class loads the natives before its first call: from

@@ -227,26 +227,49 @@ public final class CircuitBreaker implements AutoCloseable {
    * @throws IllegalStateException if the breaker is closed
    */
   public Permit tryAcquire() {
+    QuietPath.Cells cells = QuietPath.cells();
+    long ticket = allow(cells);
+    if (QuietPath.isRejection(ticket)) return null;
+    return ticket == 0 ? null : new Permit(this, ticket, cells);
+  }
+
+  /**
+   * A ticket, 0 (rejected by the library) or one of QuietPath's rejections: the quiet path's
+   * answer when it has one, else cb_allow's.
+   */
+  private long allow(QuietPath.Cells cells) {
     try {
-      long ticket = LbNativeJNI.cb_allow(handle);
-      return ticket == 0 ? null : new Permit(this, ticket);
+      long ticket = QuietPath.tryAllow(handle, cells);
+      return ticket != QuietPath.CROSS ? ticket : LbNativeJNI.cb_allow(handle);
     } finally {
       Reference.reachabilityFence(this);
     }
   }
 
-  private long acquireOrThrow() {
+  private long acquireOrThrow(QuietPath.Cells cells) {
+    long ticket = allow(cells);
+    if (ticket == 0) throw rejected(state());
+    if (QuietPath.isRejection(ticket)) throw rejected(QuietPath.rejectedState(ticket));
+    return ticket;
+  }
+
+  private CallNotPermittedException rejected(State state) {
+    return new CallNotPermittedException(name(), state, this);
+  }
+
+  /**
+   * Reports an outcome: a quiet success without crossing, anything else through cb_done. {@code
+   * cells}: the stripe the call was admitted with.
+   */
+  void done(long ticket, int outcome, QuietPath.Cells cells) {
     try {
-      long ticket = LbNativeJNI.cb_allow(handle);
-      if (ticket == 0) throw rejected();
-      return ticket;
+      if (outcome != LbNativeConstants.CB_SUCCESS
+          || !QuietPath.trySucceed(handle, ticket, cells)) {
+        LbNativeJNI.cb_done(handle, ticket, outcome);
+      }
     } finally {
       Reference.reachabilityFence(this);
     }
-  }
-
-  private CallNotPermittedException rejected() {
-    return new CallNotPermittedException(name(), state(), retryAfter());
   }
 
   /**
@@ -260,48 +283,47 @@ public final class CircuitBreaker implements AutoCloseable {
    */
   public <T> T executeSupplier(Supplier<T> supplier) {
     Objects.requireNonNull(supplier, "supplier");
-    long ticket = acquireOrThrow();
+    QuietPath.Cells cells = QuietPath.cells();
+    long ticket = acquireOrThrow(cells);
     T result;
     try {
       result = supplier.get();
     } catch (Throwable t) {
-      reportException(ticket, t);
+      reportException(ticket, t, cells);
       throw t;
     }
-    reportResult(ticket, result);
+    reportResult(ticket, result, cells);
     return result;
   }
 
   /** As {@link #executeSupplier}, for a call that may throw a checked exception. */
   public <T> T executeCallable(Callable<T> callable) throws Exception {
     Objects.requireNonNull(callable, "callable");
-    long ticket = acquireOrThrow();
+    QuietPath.Cells cells = QuietPath.cells();
+    long ticket = acquireOrThrow(cells);
     T result;
     try {
       result = callable.call();
     } catch (Throwable t) {
-      reportException(ticket, t);
+      reportException(ticket, t, cells);
       throw t;
     }
-    reportResult(ticket, result);
+    reportResult(ticket, result, cells);
     return result;
   }
 
   /** As {@link #executeSupplier}, for a call without a result (a success unless it throws). */
   public void executeRunnable(Runnable runnable) {
     Objects.requireNonNull(runnable, "runnable");
-    long ticket = acquireOrThrow();
+    QuietPath.Cells cells = QuietPath.cells();
+    long ticket = acquireOrThrow(cells);
     try {
       runnable.run();
     } catch (Throwable t) {
-      reportException(ticket, t);
+      reportException(ticket, t, cells);
       throw t;
     }
-    try {
-      LbNativeJNI.cb_done(handle, ticket, LbNativeConstants.CB_SUCCESS);
-    } finally {
-      Reference.reachabilityFence(this);
-    }
+    done(ticket, LbNativeConstants.CB_SUCCESS, cells);
   }
 
   /**
@@ -309,23 +331,21 @@ public final class CircuitBreaker implements AutoCloseable {
    * reported even when a user predicate throws (as a failure; the
    * predicate's exception then propagates).
    */
-  private void reportException(long ticket, Throwable thrown) {
+  private void reportException(long ticket, Throwable thrown, QuietPath.Cells cells) {
     int outcome = LbNativeConstants.CB_FAILURE;
     try {
       outcome = classifier.ofException(thrown);
     } finally {
-      LbNativeJNI.cb_done(handle, ticket, outcome);
-      Reference.reachabilityFence(this);
+      done(ticket, outcome, cells);
     }
   }
 
-  private void reportResult(long ticket, Object result) {
+  private void reportResult(long ticket, Object result, QuietPath.Cells cells) {
     int outcome = LbNativeConstants.CB_FAILURE;
     try {
       outcome = classifier.ofResult(result);
     } finally {
-      LbNativeJNI.cb_done(handle, ticket, outcome);
-      Reference.reachabilityFence(this);
+      done(ticket, outcome, cells);
     }
   }
 

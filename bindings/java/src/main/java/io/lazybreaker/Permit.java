@@ -20,11 +20,13 @@ package io.lazybreaker;
 public final class Permit implements AutoCloseable {
   private final CircuitBreaker breaker;
   private final long ticket;
+  private final QuietPath.Cells cells; // the stripe the call was admitted with
   private boolean reported;
 
-  Permit(CircuitBreaker breaker, long ticket) {
+  Permit(CircuitBreaker breaker, long ticket, QuietPath.Cells cells) {
     this.breaker = breaker;
     this.ticket = ticket;
+    this.cells = cells;
   }
 
   /** The call succeeded. @throws IllegalStateException if already reported */
@@ -68,6 +70,6 @@ public final class Permit implements AutoCloseable {
           "this permit of '" + breaker.name() + "' has already been reported");
     }
     reported = true;
-    LbNativeJNI.cb_done(breaker.handle, ticket, outcome);
+    breaker.done(ticket, outcome, cells);
   }
 }

@@ -2,6 +2,7 @@ package io.lazybreaker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,13 +14,15 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
  * Every scenario of tests/conformance passes in Java, on a clock that starts at 0 and at the
  * clock offset: the step streams that lb_conformance writes at build time (the directory comes
  * from the system property lazybreaker.conformance.steps); the runner proves it skips nothing by
- * finding the mismatch in each mismatch self-test.
+ * finding the mismatch in each mismatch self-test. The quiet path is on (the default), so the
+ * scenarios' calls that the quiet path's rules admit or reject are made in Java and agree with C.
  */
 class ConformanceTest {
   static Path dir() {
@@ -50,6 +53,12 @@ class ConformanceTest {
               got,
               () -> out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
         });
+  }
+
+  @Test
+  void the_scenarios_run_with_the_quiet_path_on() {
+    // Every scenario's CLOSED calls then go through QuietPath, and must agree with C.
+    assertTrue(QuietPath.ENABLED, "the library publishes layout 1: the quiet path is on");
   }
 
   @TestFactory
