@@ -163,6 +163,10 @@ public final class CircuitBreaker implements AutoCloseable {
       return (state & LIFE) != LIVE;
     }
 
+    long handle() {
+      return handle;
+    }
+
     boolean destroys() {
       return (state & KEEPS) == 0;
     }

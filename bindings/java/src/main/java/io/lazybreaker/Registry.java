@@ -49,84 +49,45 @@ public final class Registry implements AutoCloseable {
   final Owned owned = new Owned();
 
   /**
-   * The breakers a Java object owns, by handle: lookup() hands out the same
-   * CircuitBreaker while it lives. Weak, so that an unreachable breaker is
-   * collected and destroyed by its Cleaner.
+   * The breakers a Java object owns, by the slot of their handle: lookup()
+   * hands out the same CircuitBreaker while it lives. Weak (a Destroyer is a
+   * weak reference to its breaker), so that an unreachable breaker is
+   * collected and destroyed by its Cleaner. A reference per slot, in chunks
+   * of 1,024 made as slots are first used: 4-8 B per breaker, where a hash
+   * table at most half full of keys and references took 24. Every access
+   * holds this object's lock (creates and lookups already do; the request
+   * path never).
    */
   static final class Owned {
-    // Open addressing on the handle (linear probing, deletion by backward
-    // shift): a key and a reference per slot, at most half full, so about
-    // 24 B per breaker and no node, no boxed Long. Every access holds this
-    // object's lock (creates and lookups already do; the request path never).
-    private long[] keys = new long[16]; // 0: empty (no handle is 0)
-    private CircuitBreaker.Destroyer[] vals = new CircuitBreaker.Destroyer[16];
-    private int size;
-
-    private static int slot(long h, int mask) {
-      long x = h * 0x9E3779B97F4A7C15L;
-      return (int) (x ^ (x >>> 32)) & mask;
-    }
+    private static final int CHUNK_BITS = 10;
+    private static final int SLOT_MASK = (1 << 24) - 1; // the handle's slot bits (fastpath.h)
+    private CircuitBreaker.Destroyer[][] chunks = new CircuitBreaker.Destroyer[1][];
 
     synchronized CircuitBreaker.Destroyer get(long h) {
-      int mask = keys.length - 1;
-      for (int i = slot(h, mask); keys[i] != 0; i = (i + 1) & mask) {
-        if (keys[i] == h) return vals[i];
-      }
-      return null;
+      int slot = (int) h & SLOT_MASK;
+      int chunk = slot >>> CHUNK_BITS;
+      if (chunk >= chunks.length || chunks[chunk] == null) return null;
+      CircuitBreaker.Destroyer d = chunks[chunk][slot & ((1 << CHUNK_BITS) - 1)];
+      return d != null && d.handle() == h ? d : null;
     }
 
     synchronized void add(CircuitBreaker b) {
-      if (2 * (size + 1) > keys.length) grow();
-      if (put(b.handle, b.destroyer())) size++;
-    }
-
-    private boolean put(long h, CircuitBreaker.Destroyer d) {
-      int mask = keys.length - 1;
-      int i = slot(h, mask);
-      for (; keys[i] != 0; i = (i + 1) & mask) {
-        if (keys[i] == h) {
-          vals[i] = d;
-          return false;
-        }
+      int slot = (int) b.handle & SLOT_MASK;
+      int chunk = slot >>> CHUNK_BITS;
+      if (chunk >= chunks.length) {
+        chunks = java.util.Arrays.copyOf(chunks, Math.max(chunk + 1, 2 * chunks.length));
       }
-      keys[i] = h;
-      vals[i] = d;
-      return true;
+      if (chunks[chunk] == null) chunks[chunk] = new CircuitBreaker.Destroyer[1 << CHUNK_BITS];
+      chunks[chunk][slot & ((1 << CHUNK_BITS) - 1)] = b.destroyer();
     }
 
-    private void grow() {
-      long[] oldKeys = keys;
-      CircuitBreaker.Destroyer[] oldVals = vals;
-      keys = new long[oldKeys.length * 2];
-      vals = new CircuitBreaker.Destroyer[oldKeys.length * 2];
-      for (int i = 0; i < oldKeys.length; i++) {
-        if (oldKeys[i] != 0) put(oldKeys[i], oldVals[i]);
-      }
-    }
-
+    /** Drops the entry of handle h if it is still this destroyer's. */
     synchronized void forget(long h, CircuitBreaker.Destroyer destroyer) {
-      int mask = keys.length - 1;
-      int i = slot(h, mask);
-      while (keys[i] != h) {
-        if (keys[i] == 0) return;
-        i = (i + 1) & mask;
-      }
-      if (vals[i] != destroyer) return;
-      // Backward shift: move later entries of the run into the hole.
-      int hole = i;
-      for (int j = (i + 1) & mask; keys[j] != 0; j = (j + 1) & mask) {
-        int home = slot(keys[j], mask);
-        // j's entry may fill the hole unless its home lies cyclically in (hole, j].
-        boolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-        if (!stays) {
-          keys[hole] = keys[j];
-          vals[hole] = vals[j];
-          hole = j;
-        }
-      }
-      keys[hole] = 0;
-      vals[hole] = null;
-      size--;
+      int slot = (int) h & SLOT_MASK;
+      int chunk = slot >>> CHUNK_BITS;
+      if (chunk >= chunks.length || chunks[chunk] == null) return;
+      int at = slot & ((1 << CHUNK_BITS) - 1);
+      if (chunks[chunk][at] == destroyer) chunks[chunk][at] = null;
     }
   }
 
