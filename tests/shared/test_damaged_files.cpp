@@ -236,6 +236,7 @@ void exercise(cb_registry *reg) {
     }
   }
   cb_event events[16];
+  events[0].struct_size = sizeof events[0];  // the stride; a garbage one is the caller's bug
   size_t got = 0;
   cb_events_poll(reg, events, 16, &got);
   uint64_t dropped = 0, clock_now = 0;
