@@ -270,6 +270,9 @@ CB_API int cb_retry_after(cb_handle h, uint64_t *out_ns) CB_NOEXCEPT {
 CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT {
   const lazybreaker::registry::Grace::Reading reading;
   if (out == nullptr) return fail(CB_EINVAL, "cb_stats_get: out is NULL");
+  if (const int st = lazybreaker::capi::check_struct_bound(out->struct_size, "cb_stats_get");
+      st != CB_OK)
+    return st;
   if (out->struct_size < FirstVersion::kStats)
     return fail(CB_EINVAL, "cb_stats_get: struct_size %zu is smaller than the first version's %zu",
                 out->struct_size, FirstVersion::kStats);
@@ -300,6 +303,9 @@ CB_API int cb_stats_get(cb_handle h, cb_stats *out) CB_NOEXCEPT {
 CB_API int cb_config_get(cb_handle h, cb_config *out) CB_NOEXCEPT {
   const lazybreaker::registry::Grace::Reading reading;
   if (out == nullptr) return fail_at(CB_EINVAL, "out", "cb_config_get: out is NULL");
+  if (const int st = lazybreaker::capi::check_struct_bound(out->struct_size, "cb_config_get");
+      st != CB_OK)
+    return st;
   if (out->struct_size < FirstVersion::kConfig)
     return fail_at(CB_EINVAL, "struct_size",
                    "cb_config_get: struct_size %zu is smaller than the first version's %zu "

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "capi/errors.hpp"
+#include "capi/validate.hpp"
 #include "capi/versioned.hpp"
 #include "lazybreaker/lazybreaker.h"
 
@@ -14,6 +15,9 @@ extern "C" {
 
 CB_API int cb_config_init_size(cb_config *cfg, size_t size) CB_NOEXCEPT {
   if (cfg == nullptr) return fail(CB_EINVAL, "cb_config_init_size: cfg is NULL");
+  if (const int st = lazybreaker::capi::check_struct_bound(size, "cb_config_init_size");
+      st != CB_OK)
+    return st;
   if (size < FirstVersion::kConfig)
     return fail(CB_EINVAL, "cb_config_init_size: size %zu is smaller than the first version's %zu",
                 size, FirstVersion::kConfig);
@@ -29,6 +33,9 @@ CB_API int cb_config_init_size(cb_config *cfg, size_t size) CB_NOEXCEPT {
 
 CB_API int cb_registry_options_init_size(cb_registry_options *opts, size_t size) CB_NOEXCEPT {
   if (opts == nullptr) return fail(CB_EINVAL, "cb_registry_options_init_size: opts is NULL");
+  if (const int st = lazybreaker::capi::check_struct_bound(size, "cb_registry_options_init_size");
+      st != CB_OK)
+    return st;
   if (size < FirstVersion::kOptions)
     return fail(CB_EINVAL,
                 "cb_registry_options_init_size: size %zu is smaller than the first version's %zu",

@@ -5,6 +5,7 @@
 #include "capi/errors.hpp"
 #include "capi/resolve.hpp"
 #include "capi/status.hpp"
+#include "capi/validate.hpp"
 #include "capi/versioned.hpp"
 #include "lazybreaker/lazybreaker.h"
 #include "registry/grace.hpp"
@@ -34,6 +35,11 @@ CB_API int cb_events_poll(cb_registry *reg, cb_event *out, size_t max, size_t *c
   const lazybreaker::registry::Grace::Reading reading;
   if (count == nullptr) return fail(CB_EINVAL, "cb_events_poll: count is NULL");
   if (out == nullptr && max > 0) return fail(CB_EINVAL, "cb_events_poll: out is NULL");
+  if (max > 0) {
+    if (const int st = lazybreaker::capi::check_struct_bound(out->struct_size, "cb_events_poll");
+        st != CB_OK)
+      return st;
+  }
   if (max > 0 && out->struct_size < FirstVersion::kEvent)
     return fail(CB_EINVAL, "cb_events_poll: out[0].struct_size %zu is smaller than %zu",
                 out->struct_size, FirstVersion::kEvent);

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "capi/errors.hpp"
+#include "capi/validate.hpp"
 #include "capi/versioned.hpp"
 #include "core/counters.hpp"
 #include "core/words.hpp"
@@ -70,13 +71,18 @@ int fill_cells(cb_fastpath_cells *out, uint32_t stripe, bool claimed) {
 }
 
 bool cells_struct_ok(const cb_fastpath_cells *out) {
-  return out != nullptr && out->struct_size >= FirstVersion::kFastpathCells;
+  return out != nullptr && out->struct_size >= FirstVersion::kFastpathCells &&
+         out->struct_size <= lazybreaker::capi::kMaxStructSize;
 }
 
 }  // namespace
 
 CB_API int cb_fastpath_describe(cb_fastpath *out) CB_NOEXCEPT {
   if (out == nullptr) return fail_at(CB_EINVAL, "out", "cb_fastpath_describe: out is NULL");
+  if (const int st =
+          lazybreaker::capi::check_struct_bound(out->struct_size, "cb_fastpath_describe");
+      st != CB_OK)
+    return st;
   if (out->struct_size < FirstVersion::kFastpath)
     return fail_at(CB_EINVAL, "struct_size",
                    "cb_fastpath_describe: struct_size %zu is below the 1.3 struct's %zu",
@@ -99,7 +105,8 @@ CB_API int cb_fastpath_describe(cb_fastpath *out) CB_NOEXCEPT {
 
 CB_API int cb_fastpath_thread_cells(cb_fastpath_cells *out) CB_NOEXCEPT {
   if (!cells_struct_ok(out))
-    return fail_at(CB_EINVAL, "out", "cb_fastpath_thread_cells: out is NULL or too short");
+    return fail_at(CB_EINVAL, "out",
+                   "cb_fastpath_thread_cells: out is NULL, too short or too long");
   if (!Space::ensure())
     return fail(CB_ENOMEM, "cb_fastpath_thread_cells: the breaker space cannot be reserved");
   (void)Space::tally(0);  // takes the thread's stripe if it has none
@@ -113,7 +120,7 @@ CB_API int cb_fastpath_thread_cells(cb_fastpath_cells *out) CB_NOEXCEPT {
 
 CB_API int cb_fastpath_claim_cells(cb_fastpath_cells *out) CB_NOEXCEPT {
   if (!cells_struct_ok(out))
-    return fail_at(CB_EINVAL, "out", "cb_fastpath_claim_cells: out is NULL or too short");
+    return fail_at(CB_EINVAL, "out", "cb_fastpath_claim_cells: out is NULL, too short or too long");
   if (!Space::ensure())
     return fail(CB_ENOMEM, "cb_fastpath_claim_cells: the breaker space cannot be reserved");
   const uint32_t s = lazybreaker::registry::claim_detached_stripe(Space::exclusive_stripes());

@@ -59,8 +59,17 @@ int check_name(const char *name, bool allow_null, std::string_view *out) noexcep
   return CB_OK;
 }
 
+int check_struct_bound(size_t size, const char *what) noexcept {
+  if (size <= kMaxStructSize) return CB_OK;
+  return fail_at(CB_EINVAL, "struct_size",
+                 "%s: struct_size %zu is larger than any version of the struct can be (%zu): "
+                 "was it set?",
+                 what, size, kMaxStructSize);
+}
+
 int check_struct_size(const void *s, size_t size, size_t v1_size, size_t known_size,
                       const char *what) noexcept {
+  if (const int st = check_struct_bound(size, what); st != CB_OK) return st;
   if (size < v1_size)
     return fail_at(CB_EINVAL, "struct_size",
                    "%s: struct_size %zu is smaller than the first version's %zu", what, size,

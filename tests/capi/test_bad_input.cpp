@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <lazybreaker/fastpath.h>
+
 #include "fixture.hpp"
 
 namespace {
@@ -272,6 +274,53 @@ TEST_CASE("cb_stats_get never writes past the caller's struct_size") {
   for (size_t i = sizeof(cb_stats); i < sizeof buf; ++i) REQUIRE(buf[i] == 0xAB);
   s->struct_size = 4;
   CHECK(cb_stats_get(b.h, s) == CB_EINVAL);
+}
+
+TEST_CASE("a struct_size larger than any struct can be is CB_EINVAL, nothing read or written") {
+  // A struct whose struct_size nobody set: what the stack held. Trusting
+  // it would zero or scan megabytes past the caller's struct (ASan sees
+  // any byte of that).
+  const size_t garbage = size_t(1) << 40;
+  ManualRegistry r;
+  Bystander b(r);
+  auto refused = [](int st, const char *what) {
+    CHECK(st == CB_EINVAL);
+    CHECK(message_mentions(what));
+    CHECK(message_mentions("larger than any version"));
+  };
+  cb_stats s;
+  s.struct_size = garbage;
+  refused(cb_stats_get(b.h, &s), "cb_stats_get");
+  CHECK(std::string(cb_last_error_field()) == "struct_size");
+  cb_config c;
+  c.struct_size = garbage;
+  refused(cb_config_get(b.h, &c), "cb_config_get");
+  refused(cb_config_init_size(&c, garbage), "cb_config_init_size");
+  cb_registry_options o;
+  refused(cb_registry_options_init_size(&o, garbage), "cb_registry_options_init_size");
+  cb_config_init(&c);
+  c.struct_size = garbage;
+  cb_handle h = 0;
+  refused(cb_create(r.reg, "garbage", &c, &h), "cb_config");
+  cb_registry_options_init(&o);
+  o.struct_size = garbage;
+  cb_registry *other = nullptr;
+  refused(cb_registry_open(&o, &other), "cb_registry_options");
+  CHECK(other == nullptr);
+  cb_event e[2];
+  e[0].struct_size = garbage;
+  size_t n = 7;
+  refused(cb_events_poll(r.reg, e, 2, &n), "cb_events_poll");
+  CHECK(n == 7);
+  cb_fastpath fp;
+  fp.struct_size = garbage;
+  refused(cb_fastpath_describe(&fp), "cb_fastpath_describe");
+  cb_fastpath_cells cells;
+  cells.struct_size = garbage;
+  CHECK(cb_fastpath_thread_cells(&cells) == CB_EINVAL);
+  CHECK(cb_fastpath_claim_cells(&cells) == CB_EINVAL);
+  CHECK(h == 0);
+  b.unchanged();
 }
 
 TEST_CASE("names that are empty, too long or not UTF-8 are CB_EINVAL") {
