@@ -56,3 +56,27 @@ add_test(NAME windows.check_imports
 foreach(_lb_test IN LISTS LB_WINDOWS_TESTS)
   set_tests_properties(windows.${_lb_test} PROPERTIES LABELS windows FIXTURES_REQUIRED windows_dll)
 endforeach()
+
+# The Windows tree's own tests, under Wine (tests/windows/wine): the
+# LoadLibraryW consumer and the C ABI suites, in one CTest run of that tree
+# (its fixture makes the Wine prefix once). Without Wine (Debian: wine,
+# wine64) skipped loudly, or a configure error under CI=true.
+find_program(LB_WINE_PROGRAM NAMES wine wine64)
+if(NOT LB_WINE_PROGRAM)
+  set(_lb_why "wine not found (Debian: wine, wine64)")
+  if("$ENV{CI}" STREQUAL "true")
+    message(FATAL_ERROR "lazybreaker: the Windows tests cannot run: ${_lb_why} "
+                        "(CI=true: a missing tool is an error; packaging/install-deps.sh installs it)")
+  endif()
+  message(WARNING "lazybreaker: SKIPPING the Windows tests under Wine (label windows): ${_lb_why}. "
+                  "Run packaging/install-deps.sh.")
+  file(APPEND ${LB_SKIPPED_BINDINGS_FILE} "windows (tests under Wine): ${_lb_why}\n")
+  add_test(NAME windows.under_wine COMMAND sh -c "echo 'SKIPPED: ${_lb_why}' >&2; exit 77")
+  set_tests_properties(windows.under_wine PROPERTIES LABELS windows SKIP_RETURN_CODE 77)
+  return()
+endif()
+add_test(NAME windows.under_wine
+         COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${LB_WINDOWS_BUILD_DIR} --output-on-failure -j 2
+                 --no-tests=error)
+set_tests_properties(windows.under_wine PROPERTIES LABELS windows FIXTURES_REQUIRED windows_dll
+                                                   PROCESSORS 2 TIMEOUT 1200)

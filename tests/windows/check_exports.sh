@@ -6,10 +6,7 @@ set -eu
 objdump=$1 dll=$2 include=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Declarations may span lines: the headers joined, split at each ';'.
-cat "$include"/lazybreaker/*.h | tr '\n' ' ' | tr ';' '\n' |
-  grep -oE 'CB_API[^(]*[^a-zA-Z0-9_]cb_[a-z0-9_]+ *\(' | grep -oE 'cb_[a-z0-9_]+ *\($' |
-  tr -d ' (' | sort -u >"$tmp/declared"
+"$(dirname "$0")/declared_functions.sh" "$include" >"$tmp/declared"
 "$objdump" -p "$dll" | sed -n '/^\[Ordinal\/Name Pointer\] Table/,/^$/p' |
   sed -n 's/^[[:space:]]*\[ *[0-9]*\] //p' | sort -u >"$tmp/exported"
 declared=$(wc -l <"$tmp/declared") exported=$(wc -l <"$tmp/exported")
