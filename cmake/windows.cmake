@@ -41,7 +41,7 @@ if(_lb_why)
 endif()
 
 set(LB_WINDOWS_BUILD_DIR ${PROJECT_BINARY_DIR}/windows)
-set(LB_WINDOWS_DLL ${LB_WINDOWS_BUILD_DIR}/src/lazybreaker.dll)
+set(LB_WINDOWS_DLL ${LB_WINDOWS_BUILD_DIR}/bin/lazybreaker.dll)
 set(_lb_win_tests ${PROJECT_SOURCE_DIR}/tests/windows)
 add_test(NAME windows.build_dll
          COMMAND ${_lb_win_tests}/build_dll.sh ${PROJECT_SOURCE_DIR} ${LB_WINDOWS_BUILD_DIR})

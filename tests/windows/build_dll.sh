@@ -7,5 +7,5 @@ src=$1 out=$2
 cmake -S "$src" -B "$out" --toolchain "$src/cmake/toolchain-mingw64.cmake" -DLB_WERROR=ON \
   --log-level=WARNING
 cmake --build "$out" -j 2
-test -f "$out/src/lazybreaker.dll" || { echo "no $out/src/lazybreaker.dll" >&2; exit 1; }
+test -f "$out/bin/lazybreaker.dll" || { echo "no $out/bin/lazybreaker.dll" >&2; exit 1; }
 test -f "$out/src/liblazybreaker.dll.a" || { echo "no import library liblazybreaker.dll.a" >&2; exit 1; }

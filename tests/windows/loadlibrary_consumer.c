@@ -27,19 +27,21 @@ static FARPROC must_resolve(const char *name) {
   return f;
 }
 
-#define CHECK(cond)                                                  \
-  do {                                                               \
-    if (!(cond)) {                                                   \
-      fprintf(stderr, "FAIL: %s (line %d)\n", #cond, __LINE__);      \
-      ++g_failures;                                                  \
-    }                                                                \
+#define CHECK(cond)                                             \
+  do {                                                          \
+    if (!(cond)) {                                              \
+      fprintf(stderr, "FAIL: %s (line %d)\n", #cond, __LINE__); \
+      ++g_failures;                                             \
+    }                                                           \
   } while (0)
 
 /* The functions the trip uses, as the DLL gives them. */
 #define LB_FN(name) static __typeof__(&name) p_##name;
 #define LB_FUNCTIONS(X)                                                                       \
-  X(cb_registry_options_init_size) X(cb_registry_open) X(cb_registry_close) X(cb_config_init_size) \
-  X(cb_create) X(cb_allow) X(cb_done) X(cb_state) X(cb_clock_advance) X(cb_version_string)
+  X(cb_registry_options_init_size)                                                            \
+  X(cb_registry_open)                                                                         \
+  X(cb_registry_close) X(cb_config_init_size) X(cb_create) X(cb_allow) X(cb_done) X(cb_state) \
+      X(cb_clock_advance) X(cb_version_string) X(cb_last_error_message)
 LB_FUNCTIONS(LB_FN)
 
 static void trip_reject_recover(void) {
@@ -61,14 +63,29 @@ static void trip_reject_recover(void) {
     CHECK(p_cb_allow(h, &t) == CB_OK);
     CHECK(p_cb_done(h, t, CB_FAILURE) == CB_OK);
   }
-  CHECK(p_cb_state(h) == CB_STATE_OPEN);                  /* the trip */
-  CHECK(p_cb_allow(h, &t) == CB_REJECTED);          /* the rejection */
+  CHECK(p_cb_state(h) == CB_STATE_OPEN);   /* the trip */
+  CHECK(p_cb_allow(h, &t) == CB_REJECTED); /* the rejection */
   CHECK(p_cb_clock_advance(reg, 1000000000ull) == CB_OK);
-  CHECK(p_cb_allow(h, &t) == CB_OK);                /* the probe */
+  CHECK(p_cb_allow(h, &t) == CB_OK); /* the probe */
   CHECK(p_cb_state(h) == CB_STATE_HALF_OPEN);
   CHECK(p_cb_done(h, t, CB_SUCCESS) == CB_OK);
-  CHECK(p_cb_state(h) == CB_STATE_CLOSED);                /* the recovery */
+  CHECK(p_cb_state(h) == CB_STATE_CLOSED); /* the recovery */
   CHECK(p_cb_registry_close(reg) == CB_OK);
+}
+
+/* A registry file is refused on Windows for now, with CB_EVERSION and a
+ * message that says why (src/platform/windows_shared_file.cpp). */
+static void shared_file_refused(void) {
+  cb_registry_options o;
+  p_cb_registry_options_init_size(&o, sizeof o);
+  o.path = "lazybreaker-windows-test.lbr";
+  o.flags = CB_REGISTRY_CREATE;
+  cb_registry *reg = NULL;
+  CHECK(p_cb_registry_open(&o, &reg) == CB_EVERSION);
+  CHECK(reg == NULL);
+  const char *why = p_cb_last_error_message();
+  CHECK(why != NULL && strstr(why, "not supported on Windows") != NULL);
+  CHECK(GetFileAttributesA(o.path) == INVALID_FILE_ATTRIBUTES); /* nothing made */
 }
 
 int main(void) {
@@ -84,6 +101,7 @@ int main(void) {
   LB_FUNCTIONS(LB_RESOLVE)
   if (g_failures != 0) return 1;
   trip_reject_recover();
+  shared_file_refused();
   printf("lazybreaker %s: %u functions resolved; trip, rejection and recovery: %s\n",
          p_cb_version_string(), (unsigned)declared, g_failures == 0 ? "ok" : "FAILED");
   return g_failures == 0 ? 0 : 1;
