@@ -37,11 +37,12 @@ static FARPROC must_resolve(const char *name) {
 
 /* The functions the trip uses, as the DLL gives them. */
 #define LB_FN(name) static __typeof__(&name) p_##name;
-#define LB_FUNCTIONS(X)                                                                       \
-  X(cb_registry_options_init_size)                                                            \
-  X(cb_registry_open)                                                                         \
-  X(cb_registry_close) X(cb_config_init_size) X(cb_create) X(cb_allow) X(cb_done) X(cb_state) \
-      X(cb_clock_advance) X(cb_version_string) X(cb_last_error_message)
+// clang-format off
+#define LB_FUNCTIONS(X)                                                          \
+  X(cb_registry_options_init_size) X(cb_registry_open) X(cb_registry_close)      \
+  X(cb_config_init_size) X(cb_create) X(cb_allow) X(cb_done) X(cb_state)         \
+  X(cb_clock_advance) X(cb_version_string) X(cb_last_error_message)
+// clang-format on
 LB_FUNCTIONS(LB_FN)
 
 static void trip_reject_recover(void) {
