@@ -7,7 +7,7 @@ CMAKE_FLAGS ?= -DLB_WERROR=ON -DLB_BUILD_BENCH=ON
 # recipe here prints its Entering/Leaving directory lines.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps build demo test test-release report-skipped test-asan test-tsan test-fuzz fuzz fuzz-run soak bench bench-icount package abi-update format clean
+.PHONY: all deps build windows demo test test-release report-skipped test-asan test-tsan test-fuzz fuzz fuzz-run soak bench bench-icount package abi-update format clean
 
 all: build
 
@@ -17,6 +17,15 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# lazybreaker.dll for 64-bit Windows, cross-built with mingw-w64
+# (cmake/toolchain-mingw64.cmake) into build-windows/: the DLL, its import
+# library liblazybreaker.dll.a and the static library (docs/install.md,
+# "Windows").
+WINDOWS_BUILD ?= build-windows
+windows: deps
+	cmake -S . -B $(WINDOWS_BUILD) --toolchain cmake/toolchain-mingw64.cmake -DLB_WERROR=ON
+	cmake --build $(WINDOWS_BUILD) -j $(JOBS)
 
 # The first run: the library and the demo only (no test, benchmark, binding
 # or tool), in the build folder `make test` then completes; CMake's warnings
@@ -132,4 +141,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp' '*.hpp')
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-windows

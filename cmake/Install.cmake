@@ -29,8 +29,11 @@ if(LB_PACKAGE_LAYOUT STREQUAL "rpm")
 elseif(LB_PACKAGE_LAYOUT STREQUAL "deb")
   set(CMAKE_INSTALL_SO_NO_EXE ON)
 endif()
+# (Windows: lazybreaker.dll in bin/, its import library in lib/.)
 install(TARGETS lazybreaker EXPORT lazybreaker-targets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Runtime NAMELINK_COMPONENT Development)
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Runtime NAMELINK_COMPONENT Development
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)
 install(TARGETS lazybreaker_static EXPORT lazybreaker-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)
 # A distro's static library carries no debug info (lintian's

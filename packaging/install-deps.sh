@@ -49,6 +49,12 @@ packages=(
   php8.2-dev php8.2-cli php8.2-fpm nginx-light phpunit
   php8.2-psr php-nyholm-psr7 php-guzzlehttp-guzzle php-guzzlehttp-psr7
   php8.2-sqlite3 php-redis redis-server apache2-utils
+  # Windows (make windows, label windows): mingw-w64's GCC for
+  # x86_64-w64-mingw32 in its -posix variant (std::thread and std::mutex;
+  # the -win32 one has neither), its objdump for the export/import tests,
+  # and Wine to run the Windows tests on this machine
+  g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64
+  wine wine64
 )
 
 # C#: the .NET SDK (8 or later, `dotnet` on PATH) is not in Debian's

@@ -48,6 +48,17 @@
  *              mode says. cb_retry_after gives the wait, when asked.
  *   otherwise: cb_allow (cb_done), which decides, counts and transitions.
  *
+ * The clock of the reject rule: CLOCK_MONOTONIC in nanoseconds on Linux.
+ * On Windows (lazybreaker.dll) the library's monotonic clock is
+ * QueryPerformanceCounter in nanoseconds, computed exactly as
+ * (c / f) * 1000000000 + (c % f) * 1000000000 / f in unsigned 64-bit
+ * arithmetic, with c = QueryPerformanceCounter and
+ * f = QueryPerformanceFrequency; a binding compares d with that (any other
+ * Windows clock, GetTickCount64 or the interrupt time, is another time base
+ * and may run ahead of it), or with cb_clock_now(reg) of the handle's
+ * registry, which reads the same clock. (lean_rejections is 0 for a
+ * registry on the manual clock, so its breakers never reject here.)
+ *
  * Counting: a cb_fastpath_cells is a stripe of counter cells that one
  * writer at a time owns. Slot i's cell is the 64-bit word cells[i]: four
  * 16-bit counters, counter f in bits 16f..16f+15. The owner counts with

@@ -44,9 +44,15 @@ extern "C" {
 #endif
 
 /** Marks a public function. Override it to build or use a static library
- *  with other visibility rules. */
+ *  with other visibility rules. On Windows the DLL is built with
+ *  CB_BUILDING_DLL, which exports exactly these functions; a consumer needs
+ *  nothing (the import library resolves them). */
 #ifndef CB_API
-#if defined(__GNUC__)
+#if defined(_WIN32) && defined(CB_BUILDING_DLL)
+#define CB_API __declspec(dllexport)
+#elif defined(_WIN32)
+#define CB_API
+#elif defined(__GNUC__)
 #define CB_API __attribute__((visibility("default")))
 #else
 #define CB_API

@@ -263,7 +263,7 @@ class Breaker {
     if (StateWord::mode(w) != StateWord::kOpenMode) return false;
     const uint64_t deadline = OpenPeriod::cheap_deadline(
         hot.open_period.load(std::memory_order_relaxed), StateWord::epoch(w));
-    return deadline != 0 && Clock::read(CLOCK_MONOTONIC_COARSE) < deadline;
+    return deadline != 0 && platform::coarse_monotonic_ns() < deadline;
   }
   // Whether a call on the live breaker whose state word is `w` is rejected
   // on the hot line alone, without the configuration or the precise clock:

@@ -5,7 +5,8 @@
 
 #include <atomic>
 #include <cstdint>
-#include <ctime>
+
+#include "platform/platform.hpp"
 
 namespace lazybreaker::core {
 
@@ -16,7 +17,8 @@ struct Clock {
   std::atomic<uint64_t> manual_ns{0};
   // The manual time: manual_ns, or a shared registry file's.
   std::atomic<uint64_t> *manual = &manual_ns;
-  // Added to CLOCK_MONOTONIC: 0, except for a shared registry file whose
+  // Added to platform::monotonic_ns() (CLOCK_MONOTONIC): 0, except for a
+  // shared registry file whose
   // times were recorded under an earlier boot, whose clock goes on from
   // beyond them (docs/shared-registries.md).
   uint64_t offset_ns = 0;
@@ -29,7 +31,7 @@ struct Clock {
 
   uint64_t now() const {
     if (kind == ClockKind::Manual) return manual->load(std::memory_order_acquire);
-    return read(CLOCK_MONOTONIC) + offset_ns;  // vDSO: no system call
+    return platform::monotonic_ns() + offset_ns;  // vDSO: no system call
   }
 
   // A lower bound of now() that is much cheaper to read on some machines
@@ -39,24 +41,15 @@ struct Clock {
   // its deadline is far, and stay exact near it.
   uint64_t earliest_now() const {
     if (kind == ClockKind::Manual) return manual->load(std::memory_order_acquire);
-    return read(CLOCK_MONOTONIC_COARSE) + offset_ns;
+    return platform::coarse_monotonic_ns() + offset_ns;
   }
 
   // Sets coarse_slack_ns for this machine; called once, when a registry opens.
   void measure_slack() {
-    timespec res;
-    const uint64_t tick = clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0
-                              ? uint64_t(res.tv_sec) * 1000000000ull + uint64_t(res.tv_nsec)
-                              : 10'000'000;
+    const uint64_t tick = platform::coarse_resolution_ns();
     // Ticks can come late; a wide margin only sends calls near the deadline
     // to the precise clock.
     coarse_slack_ns = 4 * tick + 1'000'000;
-  }
-
-  static uint64_t read(clockid_t id) {
-    timespec ts;
-    clock_gettime(id, &ts);
-    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   }
 
   // False if the clock would wrap.

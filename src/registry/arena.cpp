@@ -1,6 +1,6 @@
 #include "registry/arena.hpp"
 
-#include <sys/mman.h>
+#include "platform/platform.hpp"
 
 namespace lazybreaker::registry {
 
@@ -19,15 +19,7 @@ void prefer_huge_pages(void *begin, size_t bytes) {
   if (bytes < 2 * kHuge) return;
   const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + kHuge - 1) & ~(kHuge - 1);
   const uintptr_t to = (reinterpret_cast<uintptr_t>(begin) + bytes) & ~(kHuge - 1);
-  if (from < to) madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
-}
-
-void *reserve(size_t bytes) {
-  // Reserved, not committed: pages are touched only as slots are used, and
-  // zero-filled memory is a valid empty state for every array.
-  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+  if (from < to) platform::advise_huge_pages(reinterpret_cast<void *>(from), to - from);
 }
 
 }  // namespace
@@ -85,7 +77,9 @@ void Registry::place(void *arena, const ArenaLayout &a, unsigned log2_buckets) {
 }
 
 bool Registry::reserve_private(size_t bytes) {
-  private_ = reserve(bytes);
+  // Zero-filled memory is a valid empty state for every array; on Linux
+  // pages get memory only as slots are used.
+  private_ = platform::allocate(bytes);
   private_size_ = private_ != nullptr ? bytes : 0;
   return private_ != nullptr;
 }

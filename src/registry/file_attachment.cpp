@@ -1,14 +1,11 @@
 #include "registry/file_attachment.hpp"
 
-#include <pthread.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <iterator>
 #include <new>
 #include <utility>
 
+#include "platform/platform.hpp"
 #include "registry/setup_lock.hpp"
 
 namespace lazybreaker::registry {
@@ -23,7 +20,7 @@ FileAttachment *g_attached[kMaxAttachments];    // under g_shared
 uint32_t g_attached_count = 0;                  // under g_shared
 
 __attribute__((constructor)) void forget_shared_stripes_in_forked_children() {
-  pthread_atfork(nullptr, nullptr, [] { FileAttachment::forget_stripes_in_child(); });
+  platform::on_fork_child([] { FileAttachment::forget_stripes_in_child(); });
 }
 }  // namespace
 
@@ -35,11 +32,7 @@ FileAttachment::FileAttachment(MappedFile &&file, const FileLayout &layout, uint
       slots_(slots),
       own_held_(own_held),
       cells_(reinterpret_cast<core::Cell *>(file_.at(layout.cells_at))) {
-  struct stat st;
-  if (fstat(file_.fd, &st) == 0) {
-    dev_ = st.st_dev;
-    ino_ = st.st_ino;
-  }
+  platform::file_identity(file_.fd, &dev_, &ino_);
   std::fill(std::begin(file_stripe_), std::end(file_stripe_), kNoStripe);
 }
 
@@ -102,8 +95,8 @@ void FileAttachment::forget_stripes_in_child() {
     for (uint32_t s = 0; s < kMaxExclusiveStripes; ++s) {
       if (a->file_stripe_[s] == kNoStripe) continue;
       Space::map_stripe(s, a->base_, a->slots_, -1, 0);
-      mmap(&a->own_held_[size_t(s) * a->slots_], size_t(a->slots_) * sizeof(uint64_t),
-           PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+      platform::map_zero_at(&a->own_held_[size_t(s) * a->slots_],
+                            size_t(a->slots_) * sizeof(uint64_t));
       a->file_stripe_[s] = kNoStripe;
     }
   }
@@ -159,8 +152,8 @@ bool FileAttachment::attach_stripe(uint32_t s) {
     h.uncertain_folds.fetch_add(1, std::memory_order_relaxed);
   void *held = &own_held_[size_t(s) * slots_];
   if (!Space::map_stripe(s, base_, slots_, file_.fd, layout_.stripe_cells_at(f)) ||
-      mmap(held, size_t(slots_) * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-           file_.fd, off_t(layout_.stripe_held_at(f))) != held) {
+      !platform::map_file_at(held, size_t(slots_) * sizeof(uint64_t), file_.fd,
+                             layout_.stripe_held_at(f))) {
     Space::map_stripe(s, base_, slots_, -1, 0);
     if (!shared_with_sibling) h.stripe_owner[f].store(0, std::memory_order_release);
     return false;

@@ -1,18 +1,9 @@
 #include "registry/grace.hpp"
 
-#include <pthread.h>
-
 #include <new>
 
+#include "platform/platform.hpp"
 #include "registry/setup_lock.hpp"
-
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 namespace lazybreaker::registry {
 
@@ -34,22 +25,21 @@ using detail::t_reader_slot_plus_one;
 constexpr uint32_t kNoSlot = kReaderSlots;
 std::atomic<uint64_t> g_claimed[kReaderSlots / 64];
 std::atomic<uint64_t> g_overflow{0};  // calls in flight on threads without a slot
-pthread_key_t g_slot_key;
-bool g_have_key = false;
+platform::ThreadExitKey g_slot_key;
 
 void give_slot_back(uint32_t s) {
   g_claimed[s / 64].fetch_and(~(1ull << (s % 64)), std::memory_order_release);
 }
 
 __attribute__((constructor)) void make_slot_key() {
-  g_have_key = pthread_key_create(&g_slot_key, [](void *slot_plus_one) {
-                 // A later destructor's call counts in the shared announcement.
-                 t_reader_slot_plus_one = kNoSlot + 1;
-                 give_slot_back(uint32_t(reinterpret_cast<uintptr_t>(slot_plus_one)) - 1);
-               }) == 0;
+  platform::make_thread_exit_key(&g_slot_key, [](void *slot_plus_one) {
+    // A later destructor's call counts in the shared announcement.
+    t_reader_slot_plus_one = kNoSlot + 1;
+    give_slot_back(uint32_t(reinterpret_cast<uintptr_t>(slot_plus_one)) - 1);
+  });
   // A forked child has only the thread that forked, which was in no call:
   // the parent's other threads' announcements would hold every grace back.
-  pthread_atfork(nullptr, nullptr, [] {
+  platform::on_fork_child([] {
     for (Announcement &a : g_readers) a.epoch.store(0, std::memory_order_relaxed);
     g_overflow.store(0, std::memory_order_relaxed);
     for (auto &w : g_claimed) w.store(0, std::memory_order_relaxed);
@@ -60,7 +50,7 @@ __attribute__((constructor)) void make_slot_key() {
 }
 
 uint32_t claim_slot() {
-  for (uint32_t k = 0; g_have_key && k < kReaderSlots / 64; ++k) {
+  for (uint32_t k = 0; g_slot_key.made && k < kReaderSlots / 64; ++k) {
     uint64_t taken = g_claimed[k].load(std::memory_order_relaxed);
     while (~taken != 0) {
       const uint32_t bit = uint32_t(__builtin_ctzll(~taken));
@@ -68,7 +58,8 @@ uint32_t claim_slot() {
                                               std::memory_order_acquire))
         continue;
       const uint32_t s = k * 64 + bit;
-      if (pthread_setspecific(g_slot_key, reinterpret_cast<void *>(uintptr_t(s) + 1)) != 0) {
+      if (!platform::set_thread_exit_value(g_slot_key,
+                                           reinterpret_cast<void *>(uintptr_t(s) + 1))) {
         give_slot_back(s);
         break;
       }
@@ -78,34 +69,6 @@ uint32_t claim_slot() {
   }
   t_reader_slot_plus_one = kNoSlot + 1;
   return kNoSlot;
-}
-
-// Makes every thread's announcement so far visible to the caller's loads
-// that follow, and every thread's loads that follow see what the caller
-// stored before (the other half of Grace::enter's plain store). False if
-// the system has no such barrier: then nothing is ever given back.
-bool process_wide_barrier() {
-#ifdef _WIN32
-  FlushProcessWriteBuffers();
-  return true;
-#else
-  enum { Unknown, Expedited, Global, None };
-  static int kind = Unknown;  // under g_limbo_lock
-  if (kind == Unknown) {
-    const long supported = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    if (supported > 0 && (supported & MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0 &&
-        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-      kind = Expedited;
-    else if (supported > 0 && (supported & MEMBARRIER_CMD_GLOBAL) != 0)
-      kind = Global;
-    else
-      kind = None;
-  }
-  if (kind == Expedited)
-    return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
-  if (kind == Global) return syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0;
-  return false;
-#endif
 }
 
 // Whether every call that began before epoch `tag` has ended.
@@ -175,7 +138,11 @@ void Grace::retire(void (*give_back)(void *), void *arg) {
   {
     SetupLock::Held lock(g_limbo_lock);
     const uint64_t tag = g_epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
-    const bool barrier = process_wide_barrier();
+    // Makes every thread's announcement so far visible to the loads that
+    // follow, and every thread's loads that follow see what was stored
+    // before (the other half of Grace::enter's plain store). Without such a
+    // barrier nothing is ever given back.
+    const bool barrier = platform::process_wide_barrier();
     now = barrier && passed(tag);
     if (!now) {
       // Without a barrier nothing tells when the grace is over: held for

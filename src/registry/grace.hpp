@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include "platform/platform.hpp"
 
 namespace lazybreaker::registry {
 
@@ -39,8 +40,8 @@ inline constexpr uint32_t kReaderSlots = 256;
 struct alignas(64) Announcement {
   std::atomic<uint64_t> epoch{0};
 };
-[[gnu::visibility("hidden")]] extern Announcement g_readers[kReaderSlots];
-[[gnu::visibility("hidden")]] extern std::atomic<uint64_t> g_epoch;
+LB_HIDDEN extern Announcement g_readers[kReaderSlots];
+LB_HIDDEN extern std::atomic<uint64_t> g_epoch;
 // The calling thread's slot + 1: 0 before its first call, kReaderSlots + 1
 // if it has none.
 extern thread_local constinit uint32_t t_reader_slot_plus_one
@@ -99,8 +100,8 @@ class Grace {
 #endif
   }
   // A thread's first call (it takes a slot), or one without a slot.
-  [[gnu::visibility("hidden"), gnu::noinline]] static void enter_slow() noexcept;
-  [[gnu::visibility("hidden"), gnu::noinline]] static void leave_slow() noexcept;
+  LB_HIDDEN [[gnu::noinline]] static void enter_slow() noexcept;
+  LB_HIDDEN [[gnu::noinline]] static void leave_slow() noexcept;
 };
 
 }  // namespace lazybreaker::registry

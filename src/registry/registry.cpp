@@ -1,11 +1,8 @@
 #include "registry/registry.hpp"
+#include "platform/platform.hpp"
 #include "registry/arena.hpp"
 #include "registry/grace.hpp"
 #include "registry/setup_lock.hpp"
-
-#include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <bit>
@@ -50,8 +47,8 @@ namespace {
 // so that breakers of different registries and runs do not retry in step.
 uint64_t jitter_seed(const void *reg) {
   uint64_t seed = 0;
-  if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != ssize_t(sizeof seed))
-    seed = core::Clock::read(CLOCK_MONOTONIC) ^ (reinterpret_cast<uintptr_t>(reg) << 16);
+  if (!platform::random_bytes(&seed, sizeof seed))
+    seed = platform::monotonic_ns() ^ (reinterpret_cast<uintptr_t>(reg) << 16);
   return seed;
 }
 }  // namespace
@@ -84,7 +81,7 @@ Registry::~Registry() {
   // process's own again before it goes back to the space.
   if (file_) file_->unmap_run();
   if (id_ != 0) give_up_run();
-  if (private_ != nullptr) munmap(private_, private_size_);
+  if (private_ != nullptr) platform::free_allocation(private_, private_size_);
 }
 
 Status Registry::publish(Owned reg, Registry **out) {
@@ -311,9 +308,9 @@ Status Registry::get_or_create(std::string_view name, const core::Config &cfg, u
   // In a shared registry the name may be held up by a damaged file, which
   // no other thread will ever set right: after a second of trying, it says
   // so rather than spin for good.
-  const uint64_t give_up_at = shared() ? core::Clock::read(CLOCK_MONOTONIC) + 1'000'000'000 : 0;
+  const uint64_t give_up_at = shared() ? platform::monotonic_ns() + 1'000'000'000 : 0;
   for (uint32_t tries = 1;; ++tries) {
-    if (give_up_at != 0 && tries % 1024 == 0 && core::Clock::read(CLOCK_MONOTONIC) > give_up_at)
+    if (give_up_at != 0 && tries % 1024 == 0 && platform::monotonic_ns() > give_up_at)
       return Status::NameHeldUp;
     uint64_t found = 0;
     if (lookup(name, &found) == Status::Ok) {

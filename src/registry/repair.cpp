@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "platform/platform.hpp"
 #include "registry/file_attachment.hpp"
 #include "registry/registry.hpp"
 
@@ -54,7 +55,7 @@ bool FileAttachment::reclaim_stripe(uint32_t f, uint64_t dead_owner) {
 // in the file's uncertain folds.
 bool FileAttachment::repair_stuck_folds(const uint64_t *seen, uint32_t used,
                                         std::optional<OddWatch> &watch) {
-  const uint64_t now = core::Clock::read(CLOCK_MONOTONIC);
+  const uint64_t now = platform::monotonic_ns();
   if (!watch) watch.emplace(now);
   FileHeader &h = header();
   for (uint32_t s = 0; s < used; ++s) {

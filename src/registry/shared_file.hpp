@@ -25,6 +25,7 @@
 
 #include "core/breaker.hpp"
 #include "core/counters.hpp"
+#include "platform/platform.hpp"
 #include "registry/words.hpp"
 
 namespace lazybreaker::registry {
@@ -167,5 +168,20 @@ inline constexpr uint64_t kLockWaitNs = 5'000'000'000;
 // whatever its mode); without create, any file the caller may open.
 bool open_file(const FileRequest &req, MappedFile *out, FileError *err);
 void close_file(MappedFile &f);
+
+// The parts of open_file that are the same on every platform
+// (shared_file.cpp), for the platform's open_file (src/platform/).
+
+// Fills err (kind and a printf-formatted message); returns false.
+bool file_failed(FileError *err, FileError::Kind kind, const char *fmt, ...)
+    __attribute__((format(LB_PRINTF_FORMAT, 3, 4)));
+inline size_t file_page_up(size_t n) { return (n + kPage - 1) / kPage * kPage; }
+// Checks the header of a file of `size` bytes against the request.
+bool check_header(const FileRequest &req, const FileHeader &h, size_t size, FileError *err);
+// Brings a file last opened under another boot forward to this one
+// (`boot`): its times long expired, its stripes' owners gone, the held
+// successes forgotten, counters kept. Under the file's lock, before any
+// process of this boot maps it.
+void carry_over_boot(const MappedFile &f, const FileLayout &l, const uint8_t boot[16]);
 
 }  // namespace lazybreaker::registry

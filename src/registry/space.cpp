@@ -2,9 +2,9 @@
 #include "registry/grace.hpp"
 #include "registry/setup_lock.hpp"
 
-#include <pthread.h>
-#include <sys/mman.h>
 #include <algorithm>
+
+#include "platform/platform.hpp"
 
 namespace lazybreaker::registry {
 
@@ -31,7 +31,7 @@ namespace {
 // for a thread that does not exist. Its counts stay where the fold left
 // them (docs/semantics.md, "Processes").
 __attribute__((constructor)) void settle_folds_in_forked_children() {
-  pthread_atfork(nullptr, nullptr, [] { Space::settle_orphaned_folds(); });
+  platform::on_fork_child([] { Space::settle_orphaned_folds(); });
 }
 }  // namespace
 
@@ -62,18 +62,9 @@ constexpr uint32_t kHugeRunSlots = kHugePage / sizeof(core::Hot);
 // (bench/growth.cpp). Only for runs that fill huge pages, so that a small
 // registry's footprint stays its own; advice the kernel may ignore
 // (transparent huge pages off) and that costs nothing then.
-void advise_huge_pages(void *at, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  madvise(at, bytes, MADV_HUGEPAGE);
-#else
-  (void)at;
-  (void)bytes;
-#endif
-}
+void advise_huge_pages(void *at, size_t bytes) { platform::advise_huge_pages(at, bytes); }
 
-bool make_writable(void *at, size_t bytes) {
-  return mprotect(at, bytes, PROT_READ | PROT_WRITE) == 0;
-}
+bool make_writable(void *at, size_t bytes) { return platform::commit(at, bytes); }
 
 }  // namespace
 
@@ -87,15 +78,14 @@ bool Space::reserve() {
   for (uint32_t exclusive = kMaxExclusiveStripes; exclusive >= kMinExclusiveStripes;
        exclusive /= 2) {
     const size_t bytes = kHotBytes + kTotalsBytes + size_t(exclusive) * kStripeBytes;
-    void *mapped = mmap(nullptr, bytes + kHugePage, PROT_NONE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mapped == MAP_FAILED) continue;
+    void *mapped = platform::reserve(bytes + kHugePage);
+    if (mapped == nullptr) continue;
     // On a huge-page boundary, as every part is a whole number of huge
     // pages: a large registry's run can then be given huge pages (claim).
     void *base = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(mapped) + kHugePage - 1) &
                                           ~uintptr_t(kHugePage - 1));
-    if (mprotect(base, kHotBytes, PROT_READ) != 0) {
-      munmap(mapped, bytes + kHugePage);
+    if (!platform::commit_read_only(base, kHotBytes)) {
+      platform::release(mapped, bytes + kHugePage);
       return false;
     }
     exclusive_ = exclusive;
@@ -160,8 +150,8 @@ void Space::release(uint32_t base, uint32_t slots) {
   // start at zero.
   const uint32_t used = std::min(stripes_used(), exclusive_);
   for (uint32_t s = 0; s < used; ++s)
-    madvise(&cell(s, base), count * sizeof(core::Cell), MADV_DONTNEED);
-  madvise(&totals(base), count * sizeof(core::Totals), MADV_DONTNEED);
+    platform::decommit(&cell(s, base), count * sizeof(core::Cell));
+  platform::decommit(&totals(base), count * sizeof(core::Totals));
   for (uint32_t k = base / kChunkSlots; k < base / kChunkSlots + chunks; ++k)
     owners_[k].store(0, std::memory_order_release);
 }
@@ -198,11 +188,7 @@ bool Space::counters_writable(uint32_t index) {
 
 namespace {
 bool map_fixed(void *at, size_t bytes, int fd, size_t offset) {
-  void *got =
-      fd >= 0 ? mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(offset))
-              : mmap(at, bytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-  return got == at;
+  return fd >= 0 ? platform::map_file_at(at, bytes, fd, offset) : platform::map_zero_at(at, bytes);
 }
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "core/breaker.hpp"
+#include "platform/platform.hpp"
 #include "registry/handle.hpp"
 #include "registry/thread_stripe.hpp"
 
@@ -37,7 +38,7 @@ class SharedCounters {
   ~SharedCounters() = default;
 };
 
-class [[gnu::visibility("hidden")]] Space {
+class LB_HIDDEN Space {
  public:
   static constexpr uint32_t kSlots = 1u << Handle::kIndexBits;
   static constexpr uint32_t kChunkSlots = 1024;  // a registry's run is whole chunks
@@ -106,7 +107,7 @@ class [[gnu::visibility("hidden")]] Space {
   // `slots` consecutive indexes for registry `owner`, from *base on, made
   // writable unless `mapped_over` (a shared registry maps its file there:
   // map_shared_run, map_stripe).
-  static Claim claim(uint32_t slots, uint32_t owner, uint32_t * base, bool mapped_over = false);
+  static Claim claim(uint32_t slots, uint32_t owner, uint32_t *base, bool mapped_over = false);
   // Gives a registry's run back. Every life in it must have ended.
   static void release(uint32_t base, uint32_t slots);
   // The id of the registry that owns `index`, 0 if none.

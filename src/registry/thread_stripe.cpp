@@ -1,8 +1,8 @@
 #include "registry/thread_stripe.hpp"
 
-#include <pthread.h>
-
 #include <atomic>
+
+#include "platform/platform.hpp"
 
 namespace lazybreaker::registry {
 namespace detail {
@@ -15,22 +15,21 @@ namespace {
 std::atomic<uint64_t> g_owned{0};     // bit i: stripe i has a living owner
 std::atomic<uint32_t> g_used{0};      // stripes ever owned: the highest + 1
 std::atomic<uint64_t> g_detached{0};  // bit i: stripe i is owned by no thread
-pthread_key_t g_release_key;
-bool g_have_key = false;
+platform::ThreadExitKey g_release_key;
 std::atomic<StripeClaimHook> g_claim_hook{nullptr};
 
 // The key is made when the library loads, so a thread's first call only
 // sets a value for it, which for the first keys of a process allocates
 // nothing.
 __attribute__((constructor)) void make_release_key() {
-  g_have_key = pthread_key_create(&g_release_key, [](void *stripe_plus_one) {
-                 const uint32_t s = uint32_t(reinterpret_cast<uintptr_t>(stripe_plus_one)) - 1;
-                 // Anything this thread still counts from later destructors
-                 // goes to the shared stripe.
-                 t_own_cells = 0;
-                 t_stripe_plus_one = kMaxExclusiveStripes + 1;
-                 g_owned.fetch_and(~(1ull << s), std::memory_order_release);
-               }) == 0;
+  platform::make_thread_exit_key(&g_release_key, [](void *stripe_plus_one) {
+    const uint32_t s = uint32_t(reinterpret_cast<uintptr_t>(stripe_plus_one)) - 1;
+    // Anything this thread still counts from later destructors
+    // goes to the shared stripe.
+    t_own_cells = 0;
+    t_stripe_plus_one = kMaxExclusiveStripes + 1;
+    g_owned.fetch_and(~(1ull << s), std::memory_order_release);
+  });
 }
 
 }  // namespace
@@ -43,7 +42,7 @@ template <class Bind>
 uint32_t take_stripe(uint32_t exclusive, Bind bind) {
   const uint64_t usable = exclusive >= 64 ? ~0ull : (1ull << exclusive) - 1;
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
-  while (g_have_key && (~owned & usable) != 0) {
+  while (g_release_key.made && (~owned & usable) != 0) {
     const uint32_t s = uint32_t(__builtin_ctzll(~owned & usable));
     if (!g_owned.compare_exchange_weak(owned, owned | (1ull << s), std::memory_order_acquire))
       continue;
@@ -67,7 +66,8 @@ uint32_t take_stripe(uint32_t exclusive, Bind bind) {
 
 uint32_t claim_stripe(uint32_t exclusive, uintptr_t own_cells, uintptr_t stripe_stride) {
   const uint32_t s = take_stripe(exclusive, [](uint32_t taken) {
-    return pthread_setspecific(g_release_key, reinterpret_cast<void *>(uintptr_t(taken) + 1)) == 0;
+    return platform::set_thread_exit_value(g_release_key,
+                                           reinterpret_cast<void *>(uintptr_t(taken) + 1));
   });
   if (s == UINT32_MAX) {
     t_stripe_plus_one = kMaxExclusiveStripes + 1;
@@ -111,7 +111,7 @@ void set_stripe_claim_hook(StripeClaimHook hook) {
 void forget_stripe_owners() {
   // The thread's release at exit would otherwise free a stripe that another
   // thread of the child may own by then.
-  if (detail::g_have_key) pthread_setspecific(detail::g_release_key, nullptr);
+  platform::set_thread_exit_value(detail::g_release_key, nullptr);
   detail::g_owned.store(0, std::memory_order_relaxed);
   detail::g_detached.store(0, std::memory_order_relaxed);
   detail::t_stripe_plus_one = 0;

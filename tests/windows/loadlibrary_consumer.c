@@ -1,0 +1,109 @@
+/* A Windows program that knows lazybreaker only as lazybreaker.dll: it
+ * loads it with LoadLibraryW, resolves every function the public headers
+ * declare with GetProcAddress (declared_functions.h, made from the headers
+ * at configure time), then, on a manual-clock registry, trips a breaker,
+ * sees a call rejected, and recovers it through a probe. No import
+ * library, no header-declared prototypes called directly. */
+#include <windows.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lazybreaker/lazybreaker.h"
+
+static const char *const kDeclared[] = {
+#include "declared_functions.h"
+};
+
+static HMODULE g_dll;
+static int g_failures;
+
+static FARPROC must_resolve(const char *name) {
+  FARPROC f = GetProcAddress(g_dll, name);
+  if (f == NULL) {
+    fprintf(stderr, "FAIL: GetProcAddress(%s): error %lu\n", name, (unsigned long)GetLastError());
+    ++g_failures;
+  }
+  return f;
+}
+
+#define CHECK(cond)                                             \
+  do {                                                          \
+    if (!(cond)) {                                              \
+      fprintf(stderr, "FAIL: %s (line %d)\n", #cond, __LINE__); \
+      ++g_failures;                                             \
+    }                                                           \
+  } while (0)
+
+/* The functions the trip uses, as the DLL gives them. */
+#define LB_FN(name) static __typeof__(&name) p_##name;
+// clang-format off
+#define LB_FUNCTIONS(X)                                                          \
+  X(cb_registry_options_init_size) X(cb_registry_open) X(cb_registry_close)      \
+  X(cb_config_init_size) X(cb_create) X(cb_allow) X(cb_done) X(cb_state)         \
+  X(cb_clock_advance) X(cb_version_string) X(cb_last_error_message)
+// clang-format on
+LB_FUNCTIONS(LB_FN)
+
+static void trip_reject_recover(void) {
+  cb_registry_options o;
+  p_cb_registry_options_init_size(&o, sizeof o);
+  o.clock = CB_CLOCK_MANUAL;
+  o.capacity = 16;
+  cb_registry *reg = NULL;
+  CHECK(p_cb_registry_open(&o, &reg) == CB_OK);
+  if (reg == NULL) return;
+  cb_config cfg;
+  p_cb_config_init_size(&cfg, sizeof cfg);
+  cfg.failure_threshold = 3;
+  cfg.open_duration_ns = 1000000000ull;
+  cb_handle h = 0;
+  CHECK(p_cb_create(reg, "windows-consumer", &cfg, &h) == CB_OK);
+  cb_ticket t;
+  for (int i = 0; i < 3; ++i) {
+    CHECK(p_cb_allow(h, &t) == CB_OK);
+    CHECK(p_cb_done(h, t, CB_FAILURE) == CB_OK);
+  }
+  CHECK(p_cb_state(h) == CB_STATE_OPEN);   /* the trip */
+  CHECK(p_cb_allow(h, &t) == CB_REJECTED); /* the rejection */
+  CHECK(p_cb_clock_advance(reg, 1000000000ull) == CB_OK);
+  CHECK(p_cb_allow(h, &t) == CB_OK); /* the probe */
+  CHECK(p_cb_state(h) == CB_STATE_HALF_OPEN);
+  CHECK(p_cb_done(h, t, CB_SUCCESS) == CB_OK);
+  CHECK(p_cb_state(h) == CB_STATE_CLOSED); /* the recovery */
+  CHECK(p_cb_registry_close(reg) == CB_OK);
+}
+
+/* A registry file is refused on Windows for now, with CB_EVERSION and a
+ * message that says why (src/platform/windows_shared_file.cpp). */
+static void shared_file_refused(void) {
+  cb_registry_options o;
+  p_cb_registry_options_init_size(&o, sizeof o);
+  o.path = "lazybreaker-windows-test.lbr";
+  o.flags = CB_REGISTRY_CREATE;
+  cb_registry *reg = NULL;
+  CHECK(p_cb_registry_open(&o, &reg) == CB_EVERSION);
+  CHECK(reg == NULL);
+  const char *why = p_cb_last_error_message();
+  CHECK(why != NULL && strstr(why, "not supported on Windows") != NULL);
+  CHECK(GetFileAttributesA(o.path) == INVALID_FILE_ATTRIBUTES); /* nothing made */
+}
+
+int main(void) {
+  g_dll = LoadLibraryW(L"lazybreaker.dll");
+  if (g_dll == NULL) {
+    fprintf(stderr, "FAIL: LoadLibraryW(lazybreaker.dll): error %lu\n",
+            (unsigned long)GetLastError());
+    return 1;
+  }
+  const size_t declared = sizeof kDeclared / sizeof kDeclared[0];
+  for (size_t i = 0; i < declared; ++i) must_resolve(kDeclared[i]);
+#define LB_RESOLVE(name) p_##name = (__typeof__(&name))(void (*)(void))must_resolve(#name);
+  LB_FUNCTIONS(LB_RESOLVE)
+  if (g_failures != 0) return 1;
+  trip_reject_recover();
+  shared_file_refused();
+  printf("lazybreaker %s: %u functions resolved; trip, rejection and recovery: %s\n",
+         p_cb_version_string(), (unsigned)declared, g_failures == 0 ? "ok" : "FAILED");
+  return g_failures == 0 ? 0 : 1;
+}
