@@ -20,12 +20,15 @@ build: deps
 
 # lazybreaker.dll for 64-bit Windows, cross-built with mingw-w64
 # (cmake/toolchain-mingw64.cmake) into build-windows/: the DLL, its import
-# library liblazybreaker.dll.a and the static library (docs/install.md,
+# library liblazybreaker.dll.a and the static library, and all of it with
+# the headers, lazybreaker.pc and the CMake package in
+# build-windows/packages/lazybreaker-<version>-win-x64.zip (docs/install.md,
 # "Windows").
 WINDOWS_BUILD ?= build-windows
 windows: deps
 	cmake -S . -B $(WINDOWS_BUILD) --toolchain cmake/toolchain-mingw64.cmake -DLB_WERROR=ON
 	cmake --build $(WINDOWS_BUILD) -j $(JOBS)
+	cd $(WINDOWS_BUILD) && cpack
 
 # The first run: the library and the demo only (no test, benchmark, binding
 # or tool), in the build folder `make test` then completes; CMake's warnings

@@ -83,6 +83,12 @@ foreach(dir LIBDIR INCLUDEDIR)
 endforeach()
 list(TRANSFORM LB_CXX_RUNTIME_LIBS PREPEND "-l" OUTPUT_VARIABLE LB_PC_LIBS_PRIVATE)
 list(JOIN LB_PC_LIBS_PRIVATE " " LB_PC_LIBS_PRIVATE)
+if(WIN32)
+  # MinGW's implicit C++ libraries name the DLL libgcc (-lgcc_s), which the
+  # DLL itself does not use (it links libgcc in); the static library needs
+  # libstdc++ and bcrypt (BCryptGenRandom), nothing else.
+  set(LB_PC_LIBS_PRIVATE "-lstdc++ -lbcrypt")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/lazybreaker.pc.in ${PROJECT_BINARY_DIR}/lazybreaker.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/lazybreaker.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT Development)

@@ -15,15 +15,19 @@ if(LB_SANITIZE)
   return()
 endif()
 
-set(LB_WINDOWS_TESTS check_exports check_imports)
+set(LB_WINDOWS_TESTS check_exports check_imports check_zip check_version)
 find_program(LB_MINGW_CXX x86_64-w64-mingw32-g++-posix)
 find_program(LB_MINGW_CC x86_64-w64-mingw32-gcc-posix)
 find_program(LB_MINGW_OBJDUMP x86_64-w64-mingw32-objdump)
+find_program(LB_MINGW_WINDRES x86_64-w64-mingw32-windres)
+find_program(LB_UNZIP unzip)
 set(_lb_why "")
 if(NOT LB_MINGW_CXX OR NOT LB_MINGW_CC)
   set(_lb_why "mingw-w64's -posix compilers not found (Debian: g++-mingw-w64-x86-64-posix)")
-elseif(NOT LB_MINGW_OBJDUMP)
-  set(_lb_why "x86_64-w64-mingw32-objdump not found (Debian: binutils-mingw-w64-x86-64)")
+elseif(NOT LB_MINGW_OBJDUMP OR NOT LB_MINGW_WINDRES)
+  set(_lb_why "x86_64-w64-mingw32-objdump or -windres not found (Debian: binutils-mingw-w64-x86-64)")
+elseif(NOT LB_UNZIP)
+  set(_lb_why "unzip not found (Debian: unzip)")
 endif()
 if(_lb_why)
   if("$ENV{CI}" STREQUAL "true")
@@ -53,6 +57,13 @@ add_test(NAME windows.check_exports
                  ${PROJECT_SOURCE_DIR}/include)
 add_test(NAME windows.check_imports
          COMMAND ${_lb_win_tests}/check_imports.sh ${LB_MINGW_OBJDUMP} ${LB_WINDOWS_DLL})
+add_test(NAME windows.check_zip
+         COMMAND ${_lb_win_tests}/check_zip.sh
+                 ${LB_WINDOWS_BUILD_DIR}/packages/lazybreaker-${PROJECT_VERSION}-win-x64.zip
+                 ${PROJECT_SOURCE_DIR}/include)
+add_test(NAME windows.check_version
+         COMMAND ${_lb_win_tests}/check_version.sh ${LB_MINGW_WINDRES} ${LB_WINDOWS_DLL}
+                 ${PROJECT_VERSION})
 foreach(_lb_test IN LISTS LB_WINDOWS_TESTS)
   set_tests_properties(windows.${_lb_test} PROPERTIES LABELS windows FIXTURES_REQUIRED windows_dll)
 endforeach()
@@ -77,6 +88,6 @@ if(NOT LB_WINE_PROGRAM)
 endif()
 add_test(NAME windows.under_wine
          COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${LB_WINDOWS_BUILD_DIR} --output-on-failure -j 2
-                 --no-tests=error)
+                 --no-tests=error --repeat until-pass:2)
 set_tests_properties(windows.under_wine PROPERTIES LABELS windows FIXTURES_REQUIRED windows_dll
                                                    PROCESSORS 2 TIMEOUT 1200)

@@ -145,6 +145,15 @@ if(LB_PACKAGE_LAYOUT STREQUAL "deb")
   set(CPACK_GENERATOR DEB)
 elseif(LB_PACKAGE_LAYOUT STREQUAL "rpm")
   set(CPACK_GENERATOR RPM)
+elseif(WIN32)
+  # `make windows`: one zip of everything installed (the DLL, its import
+  # library, the static library, the headers, lazybreaker.pc and the CMake
+  # package), under a folder of the zip's own name.
+  set(CPACK_GENERATOR ZIP)
+  set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
+  set(CPACK_PACKAGE_FILE_NAME lazybreaker-${PROJECT_VERSION}-win-x64)
+  set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY ON)
+  set(CPACK_PACKAGING_INSTALL_PREFIX "")
 else()
   set(CPACK_GENERATOR TGZ)
 endif()

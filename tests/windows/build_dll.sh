@@ -9,3 +9,5 @@ cmake -S "$src" -B "$out" --toolchain "$src/cmake/toolchain-mingw64.cmake" -DLB_
 cmake --build "$out" -j 2
 test -f "$out/bin/lazybreaker.dll" || { echo "no $out/bin/lazybreaker.dll" >&2; exit 1; }
 test -f "$out/src/liblazybreaker.dll.a" || { echo "no import library liblazybreaker.dll.a" >&2; exit 1; }
+# The zip of everything installed (packaging/CPackSetup.cmake, generator ZIP).
+(cd "$out" && cpack --log-level=WARNING >/dev/null)
