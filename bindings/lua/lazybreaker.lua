@@ -184,6 +184,49 @@ end
 -- The classify functions, by breaker object (weak: they go with it).
 local classifiers = setmetatable({}, { __mode = "k" })
 
+-- Interned configurations: settings seen before (the same keys with the
+-- same values, name and classify aside) reuse the cb_config made for them,
+-- so a create of a known configuration makes no SWIG object, sets no
+-- field and checks nothing again. Keyed by the settings' text, and each
+-- value compared exactly on a hit (a text may round a number). Bounded:
+-- emptied when it reaches INTERNED_MAX distinct configurations.
+local interned, interned_count, INTERNED_MAX = {}, 0, 256
+local key_parts = {}
+local concat = table.concat
+local function settings_key(settings)
+  local n = 0
+  for key, value in pairs(settings) do
+    if key ~= "name" and key ~= "classify" then
+      key_parts[n + 1], key_parts[n + 2] = tostring(key), tostring(value)
+      n = n + 2
+    end
+  end
+  local text = concat(key_parts, "\1", 1, n)
+  return text, n / 2
+end
+local function same_settings(entry, settings, count)
+  if entry.count ~= count then return false end
+  local values = entry.values
+  for key, value in pairs(settings) do
+    if key ~= "name" and key ~= "classify" and values[key] ~= value then return false end
+  end
+  return true
+end
+local function interned_config(settings)
+  local text, count = settings_key(settings)
+  local entry = interned[text]
+  if entry and same_settings(entry, settings, count) then return entry.cfg, entry.given end
+  local cfg, given = make_config(settings)
+  local values = {}
+  for key, value in pairs(settings) do
+    if key ~= "name" and key ~= "classify" then values[key] = value end
+  end
+  if interned_count >= INTERNED_MAX then interned, interned_count = {}, 0 end
+  if not interned[text] then interned_count = interned_count + 1 end
+  interned[text] = { cfg = cfg, given = given, values = values, count = count }
+  return cfg, given
+end
+
 local create = registry_methods.create
 function registry_methods:new(settings)
   settings = settings or {}
@@ -194,7 +237,7 @@ function registry_methods:new(settings)
   end
   local name = settings.name
   if name ~= nil then check_name(name) end
-  local cfg, given = make_config(settings)
+  local cfg, given = interned_config(settings)
   local b, status, field = create(self, name, cfg)
   if not b then refused(status, field, given, settings, "new", name) end
   classifiers[b] = classify
@@ -220,7 +263,7 @@ function registry_methods:get_or_create(name, settings)
   if classify ~= nil and type(classify) ~= "function" then
     fail(2, "classify: expected a function, got %s", type(classify))
   end
-  local cfg, given = make_config(settings)
+  local cfg, given = interned_config(settings)
   local b, status, field = get_or_create(self, name, cfg)
   if not b then refused(status, field, given, settings, "get_or_create", name) end
   classifiers[b] = classify
