@@ -43,4 +43,39 @@ function Breaker:call(fn, ...)
   return a, b, c
 end
 
-return { new = new }
+-- The count window in the same plain Lua: a ring of the last `size`
+-- outcomes (true for a failure) and the failures among them; it trips when
+-- at least `minimum` outcomes are in and their failure rate reaches `rate`.
+local Window = {}
+Window.__index = Window
+
+local function new_window(size, minimum, rate, open_duration)
+  local ring = {}
+  for i = 1, size do ring[i] = false end
+  return setmetatable({
+    ring = ring, size = size, at = 1, calls = 0, failures = 0,
+    minimum = minimum, rate = rate, opened_at = nil, open_duration = open_duration,
+  }, Window)
+end
+
+Window.allow = Breaker.allow
+
+function Window:record(failed)
+  local at, ring = self.at, self.ring
+  local calls, failures = self.calls, self.failures
+  if calls == self.size then
+    if ring[at] then failures = failures - 1 end
+  else
+    calls = calls + 1
+  end
+  ring[at] = failed
+  if failed then failures = failures + 1 end
+  self.at = at == self.size and 1 or at + 1
+  self.calls, self.failures = calls, failures
+  if failed and calls >= self.minimum and failures >= calls * self.rate then self.opened_at = clock() end
+end
+
+function Window:success() self:record(false) end
+function Window:failure() self:record(true) end
+
+return { new = new, new_window = new_window }

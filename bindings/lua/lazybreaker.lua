@@ -184,6 +184,49 @@ end
 -- The classify functions, by breaker object (weak: they go with it).
 local classifiers = setmetatable({}, { __mode = "k" })
 
+-- Interned configurations: settings seen before (the same keys with the
+-- same values, name and classify aside) reuse the cb_config made for them,
+-- so a create of a known configuration makes no SWIG object, sets no
+-- field and checks nothing again. Keyed by the settings' text, and each
+-- value compared exactly on a hit (a text may round a number). Bounded:
+-- emptied when it reaches INTERNED_MAX distinct configurations.
+local interned, interned_count, INTERNED_MAX = {}, 0, 256
+local key_parts = {}
+local concat = table.concat
+local function settings_key(settings)
+  local n = 0
+  for key, value in pairs(settings) do
+    if key ~= "name" and key ~= "classify" then
+      key_parts[n + 1], key_parts[n + 2] = tostring(key), tostring(value)
+      n = n + 2
+    end
+  end
+  local text = concat(key_parts, "\1", 1, n)
+  return text, n / 2
+end
+local function same_settings(entry, settings, count)
+  if entry.count ~= count then return false end
+  local values = entry.values
+  for key, value in pairs(settings) do
+    if key ~= "name" and key ~= "classify" and values[key] ~= value then return false end
+  end
+  return true
+end
+local function interned_config(settings)
+  local text, count = settings_key(settings)
+  local entry = interned[text]
+  if entry and same_settings(entry, settings, count) then return entry.cfg, entry.given end
+  local cfg, given = make_config(settings)
+  local values = {}
+  for key, value in pairs(settings) do
+    if key ~= "name" and key ~= "classify" then values[key] = value end
+  end
+  if interned_count >= INTERNED_MAX then interned, interned_count = {}, 0 end
+  if not interned[text] then interned_count = interned_count + 1 end
+  interned[text] = { cfg = cfg, given = given, values = values, count = count }
+  return cfg, given
+end
+
 local create = registry_methods.create
 function registry_methods:new(settings)
   settings = settings or {}
@@ -194,7 +237,7 @@ function registry_methods:new(settings)
   end
   local name = settings.name
   if name ~= nil then check_name(name) end
-  local cfg, given = make_config(settings)
+  local cfg, given = interned_config(settings)
   local b, status, field = create(self, name, cfg)
   if not b then refused(status, field, given, settings, "new", name) end
   classifiers[b] = classify
@@ -220,7 +263,7 @@ function registry_methods:get_or_create(name, settings)
   if classify ~= nil and type(classify) ~= "function" then
     fail(2, "classify: expected a function, got %s", type(classify))
   end
-  local cfg, given = make_config(settings)
+  local cfg, given = interned_config(settings)
   local b, status, field = get_or_create(self, name, cfg)
   if not b then refused(status, field, given, settings, "get_or_create", name) end
   classifiers[b] = classify
@@ -297,27 +340,256 @@ function registry_methods:prometheus()
   return core.lb_prometheus(self:_swig())
 end
 
--- breaker:call(fn, ...): fn's results; nil, reason, retry_after when
--- rejected; a raised error is a failure (unless classify says otherwise)
--- and is raised again, unchanged. Its permit comes from _enter and goes
--- back with _done (objects.c: reused, never seen by the caller).
-local enter = breaker_methods._enter
-local done = permit_methods._done
+-- ---- the cheap two-step: b:acquire() and b:success(t) ----------------------------
+-- acquire() gives the ticket as a value, not a permit: nothing allocated,
+-- no finalizer. On Lua 5.4 both are C functions of objects.c around
+-- cb_allow and cb_done (the ticket a Lua integer, its 64 bits as they
+-- are). On LuaJIT they are Lua over the ffi: the published quiet path
+-- (lazybreaker/fastpath.h, layout 1) in this file, the ticket a uint64_t
+-- cdata, every other call to cb_allow/cb_done through the ffi, so a JIT
+-- trace never leaves for the classic C API. LAZYBREAKER_FASTPATH=0 in the
+-- environment (read when the module loads) turns the quiet path off: every
+-- call then goes to the library. M.fastpath says which path runs: "ffi"
+-- (LuaJIT's), "c" (objects.c's), "off" (switched off, or no stripe free).
+M.fastpath = os.getenv("LAZYBREAKER_FASTPATH") == "0" and "off" or "c"
 local SUCCESS, FAILURE, IGNORED = core.CB_SUCCESS, core.CB_FAILURE, core.CB_IGNORED
+local ffi_ok, ffi = false, nil
+if jit then ffi_ok, ffi = pcall(require, "ffi") end
+local quiet_wanted = os.getenv("LAZYBREAKER_FASTPATH") ~= "0"
+
+-- The ffi's declarations, checked against objects.c's own layout (core._ffi):
+-- any difference and the C functions serve (M.fastpath = "c").
+local function ffi_declare(info)
+  if not pcall(ffi.typeof, "lb_lua_ffi_ref") then
+    ffi.cdef [[
+      typedef struct lb_lua_ffi_fastpath {
+        size_t struct_size; uint32_t layout; uint32_t index_bits; const uint64_t *lines;
+        uint32_t line_words; uint32_t open_period_word; const uint8_t *lean_rejections;
+        uint32_t chunk_bits; uint32_t fold_at;
+      } lb_lua_ffi_fastpath;
+      typedef struct lb_lua_ffi_cells {
+        size_t struct_size; uint64_t *cells; uint32_t stripe; uint32_t claimed;
+      } lb_lua_ffi_cells;
+      typedef struct lb_lua_ffi_reg { void *reg; int refs; int closed; int is_default; } lb_lua_ffi_reg;
+      typedef struct lb_lua_ffi_breaker {
+        uint64_t handle; lb_lua_ffi_reg *reg; int refs; int owned; int shared; int closed; void *quiet;
+      } lb_lua_ffi_breaker;
+      typedef struct lb_lua_ffi_ref { lb_lua_ffi_breaker *record; } lb_lua_ffi_ref;
+      typedef struct lb_lua_ffi_timespec { long tv_sec; long tv_nsec; } lb_lua_ffi_timespec;
+    ]]
+  end
+  local sizeof, offsetof = ffi.sizeof, ffi.offsetof
+  return sizeof("lb_lua_ffi_ref") == info.sizeof_ref and sizeof("lb_lua_ffi_breaker") == info.sizeof_breaker
+    and sizeof("lb_lua_ffi_reg") == info.sizeof_reg and sizeof("lb_lua_ffi_fastpath") == info.sizeof_fastpath
+    and sizeof("lb_lua_ffi_cells") == info.sizeof_cells and sizeof("lb_lua_ffi_timespec") == info.sizeof_timespec
+    and offsetof("lb_lua_ffi_breaker", "handle") == info.breaker_handle
+    and offsetof("lb_lua_ffi_breaker", "reg") == info.breaker_reg
+    and offsetof("lb_lua_ffi_breaker", "closed") == info.breaker_closed
+    and offsetof("lb_lua_ffi_reg", "closed") == info.reg_closed
+end
+
+local function ffi_path()
+  local info = core._ffi()
+  if not ffi_declare(info) then return nil end
+  local cast, new, band, bor, bxor, rshift, lshift = ffi.cast, ffi.new, bit.band, bit.bor, bit.bxor, bit.rshift, bit.lshift
+  local fn = function(name, ctype) return cast(ctype, info[name]) end
+  local cb_allow = fn("cb_allow", "int (*)(uint64_t, uint64_t *)")
+  local cb_done = fn("cb_done", "int (*)(uint64_t, uint64_t, int)")
+  local cb_state = fn("cb_state", "int (*)(uint64_t)")
+  local cb_retry_after = fn("cb_retry_after", "int (*)(uint64_t, uint64_t *)")
+  local fold = fn("cb_fastpath_fold", "int (*)(uint32_t, uint64_t, int)")
+  local clock_gettime = fn("clock_gettime", "int (*)(int, lb_lua_ffi_timespec *)")
+  local release = fn("cb_fastpath_release_cells", "int (*)(uint32_t)")
+  local ref_t = ffi.typeof("lb_lua_ffi_ref *")
+  local out = new("uint64_t[1]")
+  local now_ts = new("lb_lua_ffi_timespec")
+  local MONOTONIC = info.CLOCK_MONOTONIC
+  local ticket_t = ffi.typeof("uint64_t")
+  -- uint64_t constants built at run time: Lua 5.4 must parse this file too
+  local U = ticket_t
+  local SUCCESS_ONE, NEVER, CALL_TICKET_NIBBLE = lshift(U(1), 32), U(0) - 1, 0xc
+
+  -- The quiet path's tables, when the library publishes layout 1 and a
+  -- stripe is free for this Lua state (one writer at a time: the state).
+  local fp, cells = new("lb_lua_ffi_fastpath"), new("lb_lua_ffi_cells")
+  fp.struct_size, cells.struct_size = ffi.sizeof(fp), ffi.sizeof(cells)
+  local quiet = quiet_wanted
+    and fn("cb_fastpath_describe", "int (*)(lb_lua_ffi_fastpath *)")(fp) == 0 and fp.layout == 1
+    and fn("cb_fastpath_claim_cells", "int (*)(lb_lua_ffi_cells *)")(cells) == 0
+  local lines, lean, cell, stripe = fp.lines, fp.lean_rejections, cells.cells, cells.stripe
+  local line_words, period_word, chunk_bits = fp.line_words, fp.open_period_word, fp.chunk_bits
+  local index_bits, fold_at = fp.index_bits, fp.fold_at
+  local index_mask = lshift(U(1), index_bits) - 1
+  -- The stripe goes back when the state closes (or the module's table is
+  -- collected); from then on every call goes to the library.
+  local live = quiet
+  M._stripe_guard = quiet and ffi.gc(new("char[1]"), function()
+    live = false
+    release(stripe)
+  end) or nil
+
+  local function count_admitted(h, i)
+    local v = cell[i] + 1
+    cell[i] = v
+    if band(v, fold_at) ~= 0 then fold(stripe, h, 0) end
+  end
+  local function count_rejected(h, i)
+    local v = cell[i] + 0x10000
+    cell[i] = v
+    if band(rshift(v, 16), fold_at) ~= 0 then fold(stripe, h, 1) end
+  end
+  local function count_success(h, i)
+    local v = cell[i] + SUCCESS_ONE
+    cell[i] = v
+    if band(rshift(v, 32), fold_at) ~= 0 then fold(stripe, h, 2) end
+  end
+
+  -- The record of a live breaker object, else nil (the C function then
+  -- raises the documented error). Its payload is looked up once per object
+  -- through the checked C function, then kept (weak keys: it goes with it).
+  local refs = setmetatable({}, { __mode = "k" })
+  local ref_of = core._ref_of
+  local function record_of(self)
+    local ref = refs[self]
+    if ref == nil then
+      ref = cast(ref_t, ref_of(self))
+      refs[self] = ref
+    end
+    local b = ref.record
+    if b == nil or b.closed ~= 0 or b.reg.closed ~= 0 then return nil end
+    return b
+  end
+
+  local function rejection(h, st)
+    local reason = st == core.CB_STATE_FORCED_OPEN and "forced_open"
+      or st == core.CB_STATE_HALF_OPEN and "half_open_full" or "open"
+    local wait = 0
+    if cb_retry_after(h, out) == 0 then
+      wait = out[0] == NEVER and math.huge or tonumber(out[0]) / 1e9
+    end
+    return nil, reason, wait
+  end
+
+  local c_acquire = breaker_methods.acquire
+  local function library_acquire(self, h)
+    local st = cb_allow(h, out)
+    if st == 0 then return out[0] end
+    if st == core.CB_REJECTED then return rejection(h, cb_state(h)) end
+    return c_acquire(self) -- raises the library's error (a breaker destroyed elsewhere)
+  end
+
+  local MODE_OPEN, MODE_RUN, MODE_FORCED, MODE_WINDOW = 1, 3, 4, 7
+  local LIFE = lshift(U(0xb0000), 20)
+  local CALL_TICKET = lshift(U(CALL_TICKET_NIBBLE), 60)
+  -- Rules 2 and 3 of the quiet path (docs/fastpath.md), after rule 1 failed.
+  local function unquiet_acquire(self, h, i, w)
+    if rshift(h, 24) == bor(LIFE, band(rshift(w, 24), 0xfffff)) then
+      local mode = tonumber(rshift(w, 60))
+      if mode == MODE_WINDOW or mode == MODE_RUN then
+        count_admitted(h, i)
+        return h + bor(CALL_TICKET, band(w, 0xffffff))
+      end
+      if lean[tonumber(rshift(i, chunk_bits))] ~= 0 then
+        if mode == MODE_FORCED then
+          count_rejected(h, i)
+          return rejection(h, core.CB_STATE_FORCED_OPEN)
+        end
+        if mode == MODE_OPEN then
+          local p = lines[i * line_words + period_word]
+          if band(bxor(p, w), 0xffffff) == 0 then
+            local d = lshift(rshift(p, 24), 20)
+            clock_gettime(MONOTONIC, now_ts)
+            if d ~= 0 and U(now_ts.tv_sec) * 1000000000 + now_ts.tv_nsec < d then
+              count_rejected(h, i)
+              return rejection(h, core.CB_STATE_OPEN)
+            end
+          end
+        end
+      end
+    end
+    return library_acquire(self, h)
+  end
+
+  local function acquire(self)
+    local b = record_of(self)
+    if b == nil then return c_acquire(self) end
+    local h = b.handle
+    if not live then return library_acquire(self, h) end
+    local i = band(h, index_mask)
+    local w = lines[i * line_words]
+    if rshift(bxor(h, w), index_bits) == 0 and rshift(w, 63) == 1 then
+      count_admitted(h, i)
+      return h + w
+    end
+    return unquiet_acquire(self, h, i, w)
+  end
+
+  local c_report = breaker_methods._report
+  local function report(self, t, outcome)
+    local b = record_of(self)
+    if b == nil or type(t) ~= "cdata" then return c_report(self, t, outcome) end
+    local h = b.handle
+    if outcome == SUCCESS and live then
+      local i = band(h, index_mask)
+      local w = lines[i * line_words]
+      if rshift(bxor(h, w), index_bits) == 0 and rshift(w, 63) == 1 and t == h + w then
+        count_success(h, i)
+        return
+      end
+    end
+    local st = cb_done(h, cast(ticket_t, t), outcome)
+    if st < 0 then return c_report(self, tostring(t):match("^%d+"), outcome) end -- raises the library's error
+  end
+  return {
+    acquire = acquire,
+    report = report,
+    success = function(self, t) return report(self, t, SUCCESS) end,
+    failure = function(self, t) return report(self, t, FAILURE) end,
+    ignore = function(self, t) return report(self, t, IGNORED) end,
+    mode = quiet and "ffi" or "off",
+  }
+end
+
+if ffi_ok then
+  local path = ffi_path()
+  if path then
+    breaker_methods.acquire, breaker_methods._report = path.acquire, path.report
+    breaker_methods.success, breaker_methods.failure, breaker_methods.ignore = path.success, path.failure, path.ignore
+    M.fastpath = path.mode
+  else
+    M.fastpath = "c"
+  end
+end
+
+local acquire, report = breaker_methods.acquire, breaker_methods._report
 local outcome_of = { success = SUCCESS, failure = FAILURE, ignored = IGNORED }
 
-local function settle(p, classify, ok, ...)
+-- b:done(ticket, "success" | "failure" | "ignored"): the outcome of a
+-- ticket by name (as permit:report), for any ticket acquire gave.
+function breaker_methods:done(t, outcome)
+  local o = outcome_of[outcome]
+  if not o then fail(2, "done: expected \"success\", \"failure\" or \"ignored\", got %s", tostring(outcome)) end
+  return report(self, t, o)
+end
+
+-- breaker:call(fn, ...): fn's results; nil, reason, retry_after when
+-- rejected; a raised error is a failure (unless classify says otherwise)
+-- and is raised again, unchanged. Through the cheap two-step: a call that
+-- never returns (a coroutine dropped mid-call) reports nothing, and a
+-- probe it held expires after half_open_timeout.
+
+local function settle(b, t, classify, ok, ...)
   if classify then
     local fine, verdict = pcall(classify, ok, ...)
     local outcome = fine and outcome_of[verdict]
     if not outcome then
-      done(p, FAILURE)
+      report(b, t, FAILURE)
       if not fine then error(verdict, 0) end
       fail(3, "classify returned %s; expected \"success\", \"failure\" or \"ignored\"", tostring(verdict))
     end
-    done(p, outcome)
+    report(b, t, outcome)
   else
-    done(p, ok and SUCCESS or FAILURE)
+    report(b, t, ok and SUCCESS or FAILURE)
   end
   if not ok then error((...), 0) end
   return ...
@@ -337,9 +609,9 @@ function breaker_methods:call(fn, ...)
   if type(fn) ~= "function" and not callable(fn) then
     fail(2, "bad argument #1 to 'call' (expected a function, got %s)", type(fn))
   end
-  local p, reason, retry_after = enter(self)
-  if not p then return nil, reason, retry_after end
-  return settle(p, classifiers[self], pcall(fn, ...))
+  local t, reason, retry_after = acquire(self)
+  if not t then return nil, reason, retry_after end
+  return settle(self, t, classifiers[self], pcall(fn, ...))
 end
 
 -- permit:report("success" | "failure" | "ignored")

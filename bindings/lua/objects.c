@@ -43,6 +43,14 @@ typedef struct lb_lua_reg {
   int is_default;
 } lb_lua_reg;
 
+typedef struct lb_lua_quiet {
+  const uint64_t *lines;
+  uint64_t *cells;
+  uint32_t stripe;
+  uint32_t fold_at;
+  int state; /* 0: not tried yet, 1: counting in `stripe`, -1: the library's path */
+} lb_lua_quiet;
+
 typedef struct lb_lua_breaker {
   cb_handle handle;
   lb_lua_reg *reg;
@@ -50,6 +58,7 @@ typedef struct lb_lua_breaker {
   int owned;
   int shared; /* from get_or_create: close lets go, never destroys */
   int closed;
+  lb_lua_quiet *quiet; /* its Lua state's (acquire, success) */
 } lb_lua_breaker;
 
 typedef struct lb_lua_permit {
@@ -88,7 +97,9 @@ static void lb_lua_breaker_release(lb_lua_breaker *b) {
 #define LB_LUA_UP_PERMIT lua_upvalueindex(3)
 /* Reported permits that breaker:call may hand out again (see _enter). */
 #define LB_LUA_UP_POOL lua_upvalueindex(4)
-#define LB_LUA_UPVALUES 4
+/* This Lua state's lb_lua_quiet (acquire, success). */
+#define LB_LUA_UP_QUIET lua_upvalueindex(5)
+#define LB_LUA_UPVALUES 5
 #define LB_LUA_POOL_MAX 64
 
 static void *lb_lua_check(lua_State *L, int idx, int mt_upvalue, const char *what) {
@@ -112,7 +123,7 @@ static lb_lua_reg *lb_lua_check_reg(lua_State *L, int idx) {
 static lb_lua_breaker *lb_lua_check_breaker(lua_State *L, int idx) {
   lb_lua_ref *ref = (lb_lua_ref *)lb_lua_check(L, idx, LB_LUA_UP_BREAKER, "breaker");
   lb_lua_breaker *b = (lb_lua_breaker *)ref->record;
-  if (b->closed) luaL_error(L, "lazybreaker: the breaker is closed");
+  if (!b || b->closed) luaL_error(L, "lazybreaker: the breaker is closed");
   if (b->reg->closed) luaL_error(L, "lazybreaker: the breaker's registry is closed");
   return b;
 }
@@ -170,6 +181,7 @@ static void lb_lua_push_breaker(lua_State *L, lb_lua_reg *r, cb_handle h, int ow
   b->reg = r;
   b->refs = 1;
   b->owned = owned;
+  b->quiet = (lb_lua_quiet *)lua_touserdata(L, LB_LUA_UP_QUIET);
   r->refs++;
   ref->record = b;
 }
@@ -439,17 +451,143 @@ static int lb_lua_breaker_eq(lua_State *L) {
   return 1;
 }
 
-/* done(ticket, outcome): the C ABI's cb_done for a ticket kept by value
- * (permit:ticket()). No bookkeeping: the library counts a stale ticket in
- * stats only and a probe reported twice once. */
-static int lb_lua_breaker_done(lua_State *L) {
-  static const char *const outcomes[] = {"success", "failure", "ignored", NULL};
+/* ---- tickets: the cheap two-step ------------------------------------------------ */
+/* The published quiet path (lazybreaker/fastpath.h, layout 1), in C for
+ * Lua 5.4 (and LuaJIT without its ffi path): a CLOSED call admitted and its
+ * success counted in a stripe of counter cells this Lua state claims (a
+ * state runs on one thread at a time: one writer), without cb_allow and
+ * cb_done; every other call goes to them. Rejections always do here: the
+ * library's are cheap beside this crossing, and they need its state and
+ * wait anyway. The stripe goes back when the state closes (__gc). */
+#define LB_LUA_QUIET_MT "lazybreaker.quiet"
+#define LB_LUA_SLOT(h) ((h)&0xffffffu) /* layout 1: index_bits 24, line_words 8 */
+#define LB_LUA_ASK_LIBRARY INT_MIN     /* no status of the library: cb_allow decides */
+
+static void lb_lua_quiet_start(lb_lua_quiet *q) {
+  cb_fastpath fp;
+  cb_fastpath_cells cells;
+  fp.struct_size = sizeof fp;
+  cells.struct_size = sizeof cells;
+  q->state = -1;
+  /* LAZYBREAKER_FASTPATH=0: the off switch (docs/lua.md) */
+  const char *env = getenv("LAZYBREAKER_FASTPATH");
+  if ((env && strcmp(env, "0") == 0) || cb_fastpath_describe(&fp) != CB_OK || fp.layout != 1 ||
+      fp.index_bits != 24 || fp.line_words != 8 || cb_fastpath_claim_cells(&cells) != CB_OK)
+    return;
+  q->lines = fp.lines;
+  q->cells = cells.cells;
+  q->stripe = cells.stripe;
+  q->fold_at = fp.fold_at;
+  q->state = 1;
+}
+
+static const lb_lua_quiet *lb_lua_quiet_of(lb_lua_breaker *b) {
+  lb_lua_quiet *q = b->quiet;
+  if (q->state == 0) lb_lua_quiet_start(q);
+  return q->state > 0 ? q : NULL;
+}
+
+static int lb_lua_quiet_gc(lua_State *L) {
+  lb_lua_quiet *q = (lb_lua_quiet *)lua_touserdata(L, 1);
+  if (q->state > 0) (void)cb_fastpath_release_cells(q->stripe);
+  q->state = -1; /* a __gc that runs after this one calls the library */
+  return 0;
+}
+
+static uint64_t lb_lua_quiet_word(const lb_lua_quiet *q, cb_handle h) {
+  return __atomic_load_n(q->lines + LB_LUA_SLOT(h) * 8, __ATOMIC_ACQUIRE);
+}
+
+static int lb_lua_quiet_is_quiet(cb_handle h, uint64_t w) {
+  return ((h ^ w) >> 24) == 0 && (w >> 63) == 1;
+}
+
+static void lb_lua_quiet_count(const lb_lua_quiet *q, cb_handle h, int f) {
+  uint64_t *cell = q->cells + LB_LUA_SLOT(h);
+  const uint64_t v = __atomic_load_n(cell, __ATOMIC_RELAXED) + (1ull << (16 * f));
+  __atomic_store_n(cell, v, __ATOMIC_RELEASE);
+  if ((v >> (16 * f)) & q->fold_at) (void)cb_fastpath_fold(q->stripe, h, f);
+}
+
+/* The quiet path's admission (rules quiet and admit), or LB_LUA_ASK_LIBRARY for
+ * cb_allow to decide. */
+static int lb_lua_quiet_allow(const lb_lua_quiet *q, cb_handle h, cb_ticket *ticket) {
+  const uint64_t w = lb_lua_quiet_word(q, h);
+  if (lb_lua_quiet_is_quiet(h, w)) {
+    *ticket = h + w;
+  } else {
+    const unsigned mode = (unsigned)(w >> 60);
+    if ((h >> 24) != (0xb0000ull << 20 | ((w >> 24) & 0xfffff)) ||
+        (mode != CB_FASTPATH_MODE_WINDOW && mode != CB_FASTPATH_MODE_RUN))
+      return LB_LUA_ASK_LIBRARY;
+    *ticket = h + ((uint64_t)CB_FASTPATH_CALL_TICKET << 60 | (w & 0xffffff));
+  }
+  lb_lua_quiet_count(q, h, CB_FASTPATH_ADMITTED);
+  return CB_OK;
+}
+
+/* b:acquire(): cb_allow with the ticket as a value, nothing allocated: a Lua
+ * integer on Lua 5.4, the ticket's 64 bits as they are (bit for bit, as
+ * Java's long). Rejected: nil, reason, retry_after, as allow. On LuaJIT,
+ * whose numbers hold 53 bits, lazybreaker.lua replaces this with its ffi
+ * path (uint64_t cdata); this C form then gives the ticket as an exact
+ * decimal string. */
+static int lb_lua_breaker_acquire(lua_State *L) {
   lb_lua_breaker *b = lb_lua_check_breaker(L, 1);
-  const cb_ticket ticket = lb_lua_check_u64(L, 2);
-  const int outcome = luaL_checkoption(L, 3, NULL, outcomes);
+  const lb_lua_quiet *q = lb_lua_quiet_of(b);
+  cb_ticket ticket = 0;
+  int st = q ? lb_lua_quiet_allow(q, b->handle, &ticket) : LB_LUA_ASK_LIBRARY;
+  if (st == LB_LUA_ASK_LIBRARY) st = cb_allow(b->handle, &ticket);
+  if (st == CB_OK) {
+#if LUA_VERSION_NUM >= 503
+    lua_pushinteger(L, (lua_Integer)ticket);
+#else
+    lb_lua_push_u64_string(L, ticket);
+#endif
+    return 1;
+  }
+  if (st == CB_REJECTED) return lb_lua_push_rejection(L, b);
+  return lb_lua_raise_status(L, st);
+}
+
+/* A ticket from acquire: the integer as it came (Lua 5.4), else any exact
+ * form lb_lua_to_u64 takes. */
+static cb_ticket lb_lua_check_ticket(lua_State *L, int idx) {
+#if LUA_VERSION_NUM >= 503
+  int is_integer = 0;
+  const lua_Integer t = lua_tointegerx(L, idx, &is_integer);
+  if (is_integer) return (cb_ticket)t;
+#endif
+  return lb_lua_check_u64(L, idx);
+}
+
+/* b:success(ticket), b:failure(ticket), b:ignore(ticket): cb_done for a
+ * ticket of acquire; a quiet success is only counted. */
+static int lb_lua_breaker_report(lua_State *L, int outcome) {
+  lb_lua_breaker *b = lb_lua_check_breaker(L, 1);
+  const cb_ticket ticket = lb_lua_check_ticket(L, 2);
+  const lb_lua_quiet *q = outcome == CB_SUCCESS ? lb_lua_quiet_of(b) : NULL;
+  if (q) {
+    const uint64_t w = lb_lua_quiet_word(q, b->handle);
+    if (lb_lua_quiet_is_quiet(b->handle, w) && ticket == b->handle + w) {
+      lb_lua_quiet_count(q, b->handle, CB_FASTPATH_SUCCESSES);
+      return 0;
+    }
+  }
   const int st = cb_done(b->handle, ticket, outcome);
   if (st < 0) return lb_lua_raise_status(L, st);
   return 0;
+}
+static int lb_lua_breaker_success(lua_State *L) { return lb_lua_breaker_report(L, CB_SUCCESS); }
+static int lb_lua_breaker_failure(lua_State *L) { return lb_lua_breaker_report(L, CB_FAILURE); }
+static int lb_lua_breaker_ignore(lua_State *L) { return lb_lua_breaker_report(L, CB_IGNORED); }
+
+/* b:_report(ticket, outcome): breaker:call's verdict, a cb_outcome_t. */
+static int lb_lua_breaker_report_outcome(lua_State *L) {
+  const int outcome = (int)luaL_checkinteger(L, 3);
+  if (outcome < CB_SUCCESS || outcome > CB_IGNORED)
+    return luaL_error(L, "lazybreaker: unknown outcome %d", outcome);
+  return lb_lua_breaker_report(L, outcome);
 }
 
 /* ---- permits --------------------------------------------------------------------- */
@@ -744,6 +882,52 @@ static int lb_lua_noop(lua_State *L) {
   return 0;
 }
 
+/* ---- LuaJIT's ffi path (lazybreaker.lua) ------------------------------------------ */
+/* _ref_of(b): a breaker object's payload (its lb_lua_ref) as a light
+ * userdata, after the same check every method makes; the ffi path reads
+ * the record through it. */
+static int lb_lua_ref_of(lua_State *L) {
+  lua_pushlightuserdata(L, lb_lua_check(L, 1, LB_LUA_UP_BREAKER, "breaker"));
+  return 1;
+}
+
+#define LB_LUA_FFI_FN(name)                           \
+  lua_pushlightuserdata(L, (void *)(uintptr_t)&name); \
+  lua_setfield(L, -2, #name);
+#define LB_LUA_FFI_SIZE(name, value)        \
+  lua_pushinteger(L, (lua_Integer)(value)); \
+  lua_setfield(L, -2, name);
+/* _ffi(): what lazybreaker.lua's ffi path needs from this module, since
+ * the module is loaded RTLD_LOCAL and ffi.C cannot see the library: the
+ * library's functions it calls as pointers, and the layout of the records
+ * it reads, to check its own declarations against. */
+static int lb_lua_ffi(lua_State *L) {
+  lua_createtable(L, 0, 24);
+  LB_LUA_FFI_FN(cb_fastpath_describe)
+  LB_LUA_FFI_FN(cb_fastpath_claim_cells)
+  LB_LUA_FFI_FN(cb_fastpath_release_cells)
+  LB_LUA_FFI_FN(cb_fastpath_fold)
+  LB_LUA_FFI_FN(cb_allow)
+  LB_LUA_FFI_FN(cb_done)
+  LB_LUA_FFI_FN(cb_state)
+  LB_LUA_FFI_FN(cb_retry_after)
+  LB_LUA_FFI_FN(clock_gettime)
+  LB_LUA_FFI_SIZE("CLOCK_MONOTONIC", CLOCK_MONOTONIC)
+  LB_LUA_FFI_SIZE("sizeof_ref", sizeof(lb_lua_ref))
+  LB_LUA_FFI_SIZE("sizeof_breaker", sizeof(lb_lua_breaker))
+  LB_LUA_FFI_SIZE("sizeof_reg", sizeof(lb_lua_reg))
+  LB_LUA_FFI_SIZE("breaker_handle", offsetof(lb_lua_breaker, handle))
+  LB_LUA_FFI_SIZE("breaker_reg", offsetof(lb_lua_breaker, reg))
+  LB_LUA_FFI_SIZE("breaker_closed", offsetof(lb_lua_breaker, closed))
+  LB_LUA_FFI_SIZE("reg_closed", offsetof(lb_lua_reg, closed))
+  LB_LUA_FFI_SIZE("sizeof_fastpath", sizeof(cb_fastpath))
+  LB_LUA_FFI_SIZE("sizeof_cells", sizeof(cb_fastpath_cells))
+  LB_LUA_FFI_SIZE("sizeof_timespec", sizeof(struct timespec))
+  return 1;
+}
+#undef LB_LUA_FFI_FN
+#undef LB_LUA_FFI_SIZE
+
 /* ---- metatables --------------------------------------------------------------------- */
 static const luaL_Reg lb_lua_registry_methods[] = {{"create", lb_lua_reg_create},
                                                    {"lookup", lb_lua_reg_lookup},
@@ -772,8 +956,12 @@ static const luaL_Reg lb_lua_breaker_methods[] = {{"allow", lb_lua_breaker_allow
                                                   {"name", lb_lua_breaker_name},
                                                   {"_config", lb_lua_breaker_config},
                                                   {"close", lb_lua_breaker_close},
-                                                  {"done", lb_lua_breaker_done},
                                                   {"_enter", lb_lua_breaker_enter},
+                                                  {"acquire", lb_lua_breaker_acquire},
+                                                  {"success", lb_lua_breaker_success},
+                                                  {"failure", lb_lua_breaker_failure},
+                                                  {"ignore", lb_lua_breaker_ignore},
+                                                  {"_report", lb_lua_breaker_report_outcome},
                                                   {"is_closed", lb_lua_breaker_is_closed},
                                                   {"_noop", lb_lua_noop},
                                                   {NULL, NULL}};
@@ -797,12 +985,14 @@ static const luaL_Reg lb_lua_permit_meta[] = {{"__gc", lb_lua_permit_abandon},
                                               {NULL, NULL}};
 
 /* Pushes the upvalues every function of these objects takes: the three
- * metatables (registry, breaker, permit) and the permit pool. */
+ * metatables (registry, breaker, permit), the permit pool and the state's
+ * lb_lua_quiet. */
 static void lb_lua_push_metatables(lua_State *L) {
   luaL_getmetatable(L, LB_LUA_REGISTRY_MT);
   luaL_getmetatable(L, LB_LUA_BREAKER_MT);
   luaL_getmetatable(L, LB_LUA_PERMIT_MT);
   lua_getfield(L, LUA_REGISTRYINDEX, "lazybreaker.permit_pool");
+  lua_getfield(L, LUA_REGISTRYINDEX, LB_LUA_QUIET_MT);
 }
 
 static void lb_lua_fill_metatable(lua_State *L, const char *name, const luaL_Reg *methods,
@@ -868,12 +1058,21 @@ static void lb_lua_objects_init(lua_State *L) {
   lua_pop(L, 3);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, "lazybreaker.permit_pool");
+  lb_lua_quiet *q = (lb_lua_quiet *)lb_lua_newuserdata(L, sizeof *q);
+  memset(q, 0, sizeof *q);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, lb_lua_quiet_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, LB_LUA_QUIET_MT);
   lb_lua_fill_metatable(L, LB_LUA_REGISTRY_MT, lb_lua_registry_methods, lb_lua_registry_meta);
   lb_lua_fill_metatable(L, LB_LUA_BREAKER_MT, lb_lua_breaker_methods, lb_lua_breaker_meta);
   lb_lua_fill_metatable(L, LB_LUA_PERMIT_MT, lb_lua_permit_methods, lb_lua_permit_meta);
   static const luaL_Reg with_upvalues[] = {{"registry_open", lb_lua_registry_open},
                                            {"default_registry", lb_lua_default_registry},
                                            {"methods", lb_lua_methods},
+                                           {"_ref_of", lb_lua_ref_of},
+                                           {"_ffi", lb_lua_ffi},
                                            {NULL, NULL}};
   lb_lua_push_metatables(L);
   luaL_setfuncs(L, with_upvalues, LB_LUA_UPVALUES);

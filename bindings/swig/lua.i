@@ -31,8 +31,11 @@
 #include <lauxlib.h>
 #include <math.h>
 #include <stdlib.h>
+#include <limits.h>
+#include <stddef.h>
 #include <string.h>
-#include "lazybreaker/lazybreaker.h"
+#include <time.h>
+#include "lazybreaker/fastpath.h"
 
 /* "CB_EINVAL: a bad argument or config value: cb_config: failure_threshold
  * must be 1..65535, got 0" */

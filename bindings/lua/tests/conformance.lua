@@ -26,22 +26,16 @@ end
 -- Each cb_config field by its C name, as a Lua user sets it.
 function steps.config(s, t) if t[5] == "set" then s.settings[t[3]] = t[4] end end
 function steps.create(s) s.b = s.reg:new(s.settings) end
+-- Through the cheap two-step (acquire, then done with the ticket): the
+-- published quiet path where it runs (LAZYBREAKER_FASTPATH=0: the library
+-- for every call), so the scenarios pin it against C.
 function steps.allow(s, t)
-  local p, reason = s.b:allow()
-  -- A permit admitted against the expectation is kept too, so that its
-  -- __gc reports nothing mid-scenario.
-  if p then s.permits[t[4] or #s.permits + 1] = p end
-  local got = p and "ok" or "rejected"
+  local ticket, reason = s.b:acquire()
+  if ticket then s.tickets[t[4] or #s.tickets + 1] = ticket end
+  local got = ticket and "ok" or "rejected"
   if got ~= t[3] then return ("expected %s, got %s (%s)"):format(t[3], got, tostring(reason or s.b:state())) end
 end
-function steps.done(s, t)
-  local p = s.permits[t[3]]
-  if p:is_reported() then
-    s.b:done(p:ticket(), t[4]) -- the same ticket again, as the library sees it
-  else
-    p:report(t[4])
-  end
-end
+function steps.done(s, t) s.b:done(s.tickets[t[3]], t[4]) end
 function steps.advance(s, t) s.reg:advance_ns(t[3]) end
 function steps.state(s, t) return expect(t[3], s.b:state()) end
 function steps.retry_after(s, t) return expect(t[3], s.b:retry_after_ns(true)) end
@@ -69,9 +63,9 @@ local function run_stream(path)
   for line in f:lines() do
     local t = {}
     for token in line:gmatch("%S+") do t[#t + 1] = token end
-    if t[1] == "scenario" then s = { permits = {} } end
+    if t[1] == "scenario" then s = { tickets = {} } end
     if t[1] == "end" then
-      if s.reg then s.reg:close() end -- every permit left is silent now
+      if s.reg then s.reg:close() end
       scenarios = scenarios + 1
       if s.mismatch then
         print(s.mismatch)
@@ -88,8 +82,8 @@ local function run_stream(path)
     end
   end
   f:close()
-  print(("%s: %d scenarios, %d passed, %d failed (%s)"):format(source, scenarios, scenarios - failed, failed,
-                                                              jit and jit.version or _VERSION))
+  print(("%s: %d scenarios, %d passed, %d failed (%s, fast path %s)"):format(source, scenarios, scenarios - failed,
+    failed, jit and jit.version or _VERSION, lb.fastpath))
   return failed > 0 and 1 or 0
 end
 
