@@ -162,13 +162,9 @@ local function row(name, ours, plain_value, unit, target, met)
 end
 local cons, win = med["acquire+success"], med["window acquire+success"]
 local pc, pw = med["lua allow+success"], med["lua window allow+success"]
-row("acquire+success, consecutive", cons, pc, "ns", luajit and "(none on LuaJIT)" or ">= 1.5x", (not luajit) and pc / cons >= 1.5 or nil)
+row("acquire+success, consecutive", cons, pc, "ns", luajit and "(none on LuaJIT)" or ">= 1.5x",
+  (not luajit) and (pc / cons >= 1.5) or nil)
 row("acquire+success, count window", win, pw, "ns", luajit and "<= 11 ns" or ">= 1.5x",
   luajit and win <= 11 or pw / win >= 1.5)
 row(("create %d"):format(CREATES), ours_create, plain_create, "s ", "<= 1.5 s", CREATES < 1000000 and nil or ours_create <= 1.5)
 print(("(fast path: %s)"):format(lb.fastpath))
-local ratio = med["allow+success"] / med.floor
-if _VERSION == "Lua 5.4" and not jit then
-  print(("target (Lua 5.4): allow+success within 2x of the floor: %.2fx, %s"):format(ratio,
-    ratio <= 2 and "met" or "NOT met"))
-end
