@@ -26,3 +26,18 @@ lb_swig_library(lazybreaker_csharp LANGUAGE csharp OVERLAY ${LB_SWIG_DIR}/csharp
 set_target_properties(lazybreaker_csharp PROPERTIES OUTPUT_NAME lazybreaker_csharp PREFIX "" SUFFIX .dll
   LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin
   LINK_OPTIONS "-static;-Wl,--no-undefined")
+
+# Under Wine, in the prefix of tests/windows/wine (included before this, so
+# its fixture and environment exist): a program that loads the glue by name
+# and calls through it into lazybreaker.dll (label windows; run by the Linux
+# tree's windows.under_wine).
+get_directory_property(_lb_wine_env DIRECTORY ${PROJECT_SOURCE_DIR}/tests/windows/wine DEFINITION LB_WINE_ENV)
+if(LB_BUILD_TESTS AND CMAKE_CROSSCOMPILING_EMULATOR AND _lb_wine_env)
+  add_executable(lb_csharp_glue_consumer ${PROJECT_SOURCE_DIR}/bindings/csharp/windows/glue_consumer.c)
+  target_link_libraries(lb_csharp_glue_consumer PRIVATE lb_build_options)
+  target_link_options(lb_csharp_glue_consumer PRIVATE -static)
+  add_dependencies(lb_csharp_glue_consumer lazybreaker_csharp)
+  add_test(NAME windows.csharp_glue_loads COMMAND lb_csharp_glue_consumer)
+  set_tests_properties(windows.csharp_glue_loads PROPERTIES LABELS "windows;csharp" FIXTURES_REQUIRED wine_prefix
+                       ENVIRONMENT "${_lb_wine_env}" TIMEOUT 300)
+endif()
