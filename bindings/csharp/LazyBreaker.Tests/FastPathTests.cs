@@ -35,6 +35,33 @@ public class FastPathTests
         Assert.True(Published(), "the library exports no cb_fastpath_describe");
         Assert.True(FastPath.Enabled, "the library publishes the quiet path but the binding does not take it");
         Assert.True(FastPath.ClockIsMonotonicNs, "OPEN rejections cross: CLOCK_MONOTONIC_COARSE is not readable");
+        Assert.Equal(FastPath.RejectClock.LinuxCoarse, FastPath.Clock);
+    }
+
+    [Fact]
+    public void OPEN_rejections_read_the_coarse_clock_on_Linux_the_performance_counter_on_Windows_else_none()
+    {
+        Func<bool> works = () => true, fails = () => false;
+        Func<bool> notAsked = () => throw new InvalidOperationException("libc's clock_gettime asked off Linux");
+        Assert.Equal(FastPath.RejectClock.LinuxCoarse, FastPath.ChooseClock(true, false, works, true));
+        Assert.Equal(FastPath.RejectClock.None, FastPath.ChooseClock(true, false, fails, true));
+        Assert.Equal(FastPath.RejectClock.PerformanceCounter, FastPath.ChooseClock(false, true, notAsked, true));
+        // Stopwatch on DateTime ticks is not the library's clock.
+        Assert.Equal(FastPath.RejectClock.None, FastPath.ChooseClock(false, true, notAsked, false));
+        Assert.Equal(FastPath.RejectClock.None, FastPath.ChooseClock(false, false, notAsked, true));
+    }
+
+    [Theory]
+    // Windows' usual 10 MHz counter, 100 years up: 100 ns a tick, no overflow.
+    [InlineData(31_536_000_000_000_000UL, 10_000_000UL, 3_153_600_000_000_000_000UL)]
+    // The ACPI timer's 3.579545 MHz: 5 s and a tick, the tick truncated to 279 ns.
+    [InlineData(17_897_726UL, 3_579_545UL, 5_000_000_279UL)]
+    // A counter at 1 GHz is ns already.
+    [InlineData(123_456_789_012UL, 1_000_000_000UL, 123_456_789_012UL)]
+    public void Performance_counter_ticks_are_in_ns_as_the_library_computes_them(ulong ticks, ulong frequency,
+                                                                                   ulong ns)
+    {
+        Assert.Equal(ns, FastPath.PerformanceCounterNs(ticks, frequency));
     }
 
     public static TheoryData<string> Policies => new() { "consecutive", "count", "time" };

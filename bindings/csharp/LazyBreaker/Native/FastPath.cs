@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -66,13 +67,46 @@ internal static unsafe class FastPath
     /// <summary>Whether the library publishes layout 1 and the quiet path is on.</summary>
     internal static readonly bool Enabled;
     /// <summary>
-    /// Whether OPEN rejections may read the clock here: Linux's
-    /// CLOCK_MONOTONIC_COARSE (through the vDSO, a few ns), which never runs
-    /// ahead of CLOCK_MONOTONIC, as the rule allows. Stopwatch.GetTimestamp()
-    /// is CLOCK_MONOTONIC itself, but the precise read costs 30-40 ns on
-    /// these VMs, three times the whole crossing it would save.
+    /// The clock OPEN rejections compare the cached deadline with
+    /// (fastpath.h: the library's monotonic clock, or one that never runs
+    /// ahead of it), or None: every OPEN call then crosses into cb_allow,
+    /// which is always correct. On Linux CLOCK_MONOTONIC_COARSE (through
+    /// the vDSO, a few ns), which never runs ahead of CLOCK_MONOTONIC;
+    /// Stopwatch.GetTimestamp() is CLOCK_MONOTONIC itself, but the precise
+    /// read costs 30-40 ns on these VMs, three times the whole crossing it
+    /// would save. On Windows the library's clock is QueryPerformanceCounter
+    /// in ns, which Stopwatch reads when it is high-resolution.
     /// </summary>
-    internal static readonly bool ClockIsMonotonicNs;
+    internal enum RejectClock { None, LinuxCoarse, PerformanceCounter }
+
+    internal static readonly RejectClock Clock;
+    internal static bool ClockIsMonotonicNs => Clock != RejectClock.None;
+    private static readonly ulong s_counterFrequency = (ulong)Stopwatch.Frequency;
+
+    internal static RejectClock ChooseClock(bool isLinux, bool isWindows, Func<bool> linuxCoarseWorks,
+                                            bool counterIsHighResolution)
+    {
+        if (isLinux) return linuxCoarseWorks() ? RejectClock.LinuxCoarse : RejectClock.None;
+        // Without QueryPerformanceCounter underneath, Stopwatch counts
+        // DateTime ticks: another time base, which may run ahead.
+        if (isWindows && counterIsHighResolution) return RejectClock.PerformanceCounter;
+        return RejectClock.None;
+    }
+
+    /// <summary>
+    /// QueryPerformanceCounter ticks in ns exactly as lazybreaker.dll computes
+    /// them (src/platform/windows.cpp), so a deadline it cached is compared
+    /// with the same number it would read.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static ulong PerformanceCounterNs(ulong ticks, ulong frequency) =>
+        ticks / frequency * 1_000_000_000UL + ticks % frequency * 1_000_000_000UL / frequency;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong RejectClockNow() =>
+        Clock == RejectClock.LinuxCoarse
+            ? CoarseNow()
+            : PerformanceCounterNs((ulong)Stopwatch.GetTimestamp(), s_counterFrequency);
 
     private const int ClockMonotonicCoarse = 6; // <linux/time.h>
 
@@ -97,7 +131,6 @@ internal static unsafe class FastPath
 
     private static bool CoarseClockWorks()
     {
-        if (!OperatingSystem.IsLinux()) return false;
         try
         {
             Timespec t;
@@ -127,7 +160,8 @@ internal static unsafe class FastPath
 
     static FastPath()
     {
-        ClockIsMonotonicNs = CoarseClockWorks();
+        Clock = ChooseClock(OperatingSystem.IsLinux(), OperatingSystem.IsWindows(), CoarseClockWorks,
+                            Stopwatch.IsHighResolution);
         if (Environment.GetEnvironmentVariable("LB_CSHARP_FASTPATH") == "0") return;
         if (!NativeLibrary.TryLoad(NativeMethods.Library, typeof(FastPath).Assembly, null, out nint lib)) return;
         if (!NativeLibrary.TryGetExport(lib, "cb_fastpath_describe", out nint describe)
@@ -200,7 +234,7 @@ internal static unsafe class FastPath
             if (!ClockIsMonotonicNs) return Cross;
             ulong p = Volatile.Read(ref line[s_openPeriodWord]);
             ulong deadline = (p & 0xffffff) == (w & 0xffffff) ? (p >> 24) << 20 : 0;
-            if (deadline == 0 || CoarseNow() >= deadline) return Cross;
+            if (deadline == 0 || RejectClockNow() >= deadline) return Cross;
         }
         ulong* c = t_cells;
         if (c == null && (c = ThreadCells()) == null) return Cross;

@@ -1,0 +1,32 @@
+# cmake -DNUPKG=<LazyBreaker.x.y.z.nupkg> [-DWIN_X64_SKIPPED=<why>] -P csharp_check_nupkg.cmake
+# Fails unless the package holds both natives of linux-x64 and, unless
+# win-x64 was skipped at configure (then it prints SKIPPED, which CTest
+# reports as a skip), both of win-x64.
+cmake_minimum_required(VERSION 3.16)
+if(NOT EXISTS "${NUPKG}")
+  message(FATAL_ERROR "no package ${NUPKG}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E tar tf ${NUPKG} OUTPUT_VARIABLE _entries RESULT_VARIABLE _rc)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "cannot list ${NUPKG} (${_rc})")
+endif()
+string(REPLACE "\n" ";" _entries "${_entries}")
+
+set(_expected runtimes/linux-x64/native/liblazybreaker.so.1 runtimes/linux-x64/native/liblazybreaker_csharp.so)
+if(NOT WIN_X64_SKIPPED)
+  list(APPEND _expected runtimes/win-x64/native/lazybreaker.dll runtimes/win-x64/native/lazybreaker_csharp.dll)
+endif()
+set(_missing "")
+foreach(_file IN LISTS _expected)
+  if(_file IN_LIST _entries)
+    message(STATUS "in the package: ${_file}")
+  else()
+    list(APPEND _missing ${_file})
+  endif()
+endforeach()
+if(_missing)
+  message(FATAL_ERROR "${NUPKG} lacks: ${_missing}")
+endif()
+if(WIN_X64_SKIPPED)
+  message("SKIPPED win-x64: the package holds linux-x64 only: ${WIN_X64_SKIPPED}")
+endif()
