@@ -26,6 +26,15 @@
  */
 %module lazybreaker_core
 
+/* clock_gettime (the LuaJIT ffi path's clock, objects.c) is POSIX, not C11:
+ * a builder compiling with -std=c11 (the rockspec) needs this before the
+ * first system header, which %begin puts ahead of SWIG's own. */
+%begin %{
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+%}
+
 %{
 #include <lua.h>
 #include <lauxlib.h>
