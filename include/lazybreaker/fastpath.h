@@ -22,8 +22,10 @@
  * word, read with an acquire load (a plain load on x86-64):
  *
  *   quiet:     ((h ^ w) >> index_bits) == 0 && (w >> 63) == 1.
- *              The breaker is the handle's, CLOSED, on the consecutive
- *              policy, with no failure run: a call changes nothing shared.
+ *              The breaker is the handle's, CLOSED, and a call changes
+ *              nothing shared: the consecutive policy with no failure run,
+ *              or a count window full of successes (the library makes its
+ *              word quiet, and loud again at the first failure).
  *   admit:     if quiet, the call is admitted with ticket h + w (64-bit,
  *              wrapping) and counted CB_FASTPATH_ADMITTED. If the word is
  *              of the handle's life (life test below) and its mode

@@ -307,6 +307,11 @@ Result Breaker::done(uint32_t incarnation, const Tally &tally, uint64_t ticket, 
   if (Ticket::epoch(ticket) != StateWord::epoch(w)) return Result::Ok;
   switch (Ticket::kind(ticket)) {
     case TicketKind::Call:
+      // A quiet count window (quiet_if_clean): a success changes nothing, a
+      // failure is recorded in its window.
+      if (StateWord::quiet(w) && cfg.policy == Policy::CountWindow)
+        return outcome == Outcome::Failure ? done_window_outcome(StateWord::loud(w), true)
+                                           : Result::Ok;
       if (StateWord::recorded(w) && StateWord::state(w) == State::Closed &&
           outcome != Outcome::Ignored) {
         const Result r = done_recorded(w, cfg, outcome, is_slow, now);
@@ -367,8 +372,14 @@ Result Breaker::done_recorded(uint64_t w, const Config &cfg, Outcome outcome, bo
 Result Breaker::done_window_outcome(uint64_t w, bool failure) {
   // The caller checked the ticket against `w`; a breaker destroyed since
   // (whose window block another may hold now) takes none of this thread's
-  // held successes, nor this outcome, into a window.
-  if (hot_.word.load(kAcquire) != w) return Result::Ok;
+  // held successes, nor this outcome, into a window. A count window that
+  // went quiet meanwhile is full of successes, so a success changes nothing
+  // there, and a failure makes it loud again first.
+  if (uint64_t now_w = hot_.word.load(kAcquire); now_w != w) {
+    if (!failure || now_w != StateWord::quieted(w) ||
+        (!hot_.word.compare_exchange_strong(now_w, w, kAcqRel, kAcquire) && now_w != w))
+      return Result::Ok;
+  }
   const WindowShape shape = cfg_.window_shape();
   // Only a time window places an outcome by its time, and a success by the
   // cheap clock where its buckets are wider than that clock's slack: it may
@@ -379,18 +390,53 @@ Result Breaker::done_window_outcome(uint64_t w, bool failure) {
   Window win(window_, shape);
   Window::Position at;
   const bool moved = settle_held(w, win, now, failure ? 0 : 1, failure, &at);
+  if (failure && !shape.by_time) stay_loud(w);
   // A success is judged only where it may raise the failure rate of a
   // window known to hold minimum_calls: in a time window that moved on,
   // whose older outcomes may have left. In a count window it takes the
   // place of an older outcome in the last N, which never raises the rate.
   if (!failure && (!moved || !shape.by_time) &&
-      window_.warm().load(kRelaxed) == StateWord::epoch(w) + 1)
+      window_.warm().load(kRelaxed) == StateWord::epoch(w) + 1) {
+    if (moved && !shape.by_time) quiet_if_clean(w, win, at, shape);
     return Result::Ok;
+  }
   Judging j;
   j.shape = shape;
   j.minimum_calls = cfg_.field<uint32_t, offsetof(Config, minimum_calls)>();
   j.failure_rate_billionths = cfg_.field<uint32_t, offsetof(Config, failure_rate_billionths)>();
   return done_judged(w, j, at, failure ? now : 0);
+}
+
+// A count window whose last N outcomes are all successes reads the same
+// after any number of further successes: its word goes quiet, and its
+// successes take the write-free path (docs/policies.md, "A clean count
+// window is quiet"). The first failure makes it loud again (stay_loud, and
+// done() for a quiet ticket), and lands in the window as it stood.
+void Breaker::quiet_if_clean(uint64_t w, const Window &win, const Window::Position &at,
+                             const WindowShape &shape) {
+  auto clean = [&](const Window::Position &p) {
+    const WindowCounts c = win.sum(p, false);
+    return c.failures == 0 && c.calls >= shape.guaranteed();
+  };
+  if (StateWord::mode(w) != StateWord::kClosedWindowMode || !clean(at)) return;
+  uint64_t expected = w;
+  if (!hot_.word.compare_exchange_strong(expected, StateWord::quieted(w), kAcqRel, kRelaxed))
+    return;
+  // A failure recorded since the sum, by a caller that then read the word
+  // loud (stay_loud): both read-modify-write the head after their own write
+  // (the failure's record is a compare-and-swap on it), so the later of the
+  // two sees the other's write, and the window is summed again here.
+  window_.head().fetch_add(0, kAcqRel);
+  if (clean(win.latest(0))) return;
+  expected = StateWord::quieted(w);
+  hot_.word.compare_exchange_strong(expected, w, kAcqRel, kRelaxed);
+}
+
+void Breaker::stay_loud(uint64_t w) {
+  window_.head().fetch_add(0, kAcqRel);
+  uint64_t now_w = hot_.word.load(kAcquire);
+  if (now_w == StateWord::quieted(w))
+    hot_.word.compare_exchange_strong(now_w, w, kAcqRel, kRelaxed);
 }
 
 bool Breaker::holds_timed_success(const ConfigCell &cfg, const Clock &clock,

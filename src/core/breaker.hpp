@@ -385,6 +385,14 @@ class Breaker {
   // (the whole of it only for a trip); a success is judged only if the
   // window moved or is not known warm.
   Result done_window_outcome(uint64_t w, bool failure);
+  // Makes the CLOSED word `w` of a count window (mode kClosedWindowMode)
+  // quiet if the window, whose newest bucket is `at`, holds no failure and
+  // is full.
+  void quiet_if_clean(uint64_t w, const Window &win, const Window::Position &at,
+                      const WindowShape &shape);
+  // After a failure recorded in the count window of word `w`: the word is
+  // not left quiet.
+  void stay_loud(uint64_t w);
   // holds_success() for a time window (static, so that its caller builds
   // no Breaker for it).
   [[gnu::noinline]] static bool holds_timed_success(const ConfigCell &cfg, const Clock &clock,

@@ -135,6 +135,14 @@ struct StateWord {
                                  Recording recording = Recording::None) {
     return pack(incarnation(w), epoch(w) + 1, aux, s, recording);
   }
+  // A window breaker's CLOSED word (mode kClosedWindowMode) made quiet, and
+  // back: the same life and period (Breaker::quiet_if_clean).
+  static constexpr uint64_t quieted(uint64_t w) {
+    return pack(incarnation(w), epoch(w), 0, State::Closed, Recording::None);
+  }
+  static constexpr uint64_t loud(uint64_t w) {
+    return pack(incarnation(w), epoch(w), 0, State::Closed, Recording::Window);
+  }
   // The same CLOSED period with another failure run.
   static constexpr uint64_t with_aux(uint64_t w, uint32_t aux) {
     return pack(incarnation(w), epoch(w), aux, state(w), recording(w));

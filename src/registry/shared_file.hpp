@@ -34,7 +34,7 @@ namespace lazybreaker::registry {
 // process counts in one of its own (FileHeader::stripe_owner) while one is
 // free, and in the breakers' totals otherwise.
 inline constexpr uint32_t kFileStripes = 64;
-inline constexpr uint32_t kFileLayoutVersion = 1;
+inline constexpr uint32_t kFileLayoutVersion = 2;
 inline constexpr size_t kPage = 4096;
 
 struct FileHeader {
