@@ -14,9 +14,8 @@ lb_find_swig(CSharp _lb_have_swig)
 if(NOT _lb_have_swig)
   return()
 endif()
-lb_swig_library(lazybreaker_csharp LANGUAGE csharp OVERLAY ${LB_SWIG_DIR}/csharp.i
-  OUTPUT_DIR ${PROJECT_BINARY_DIR}/bindings/csharp/generated
-  SWIG_OPTIONS -namespace LazyBreaker.Native -dllimport lazybreaker_csharp)
+include(csharp_glue)
+lb_csharp_glue_library(${PROJECT_BINARY_DIR}/bindings/csharp/generated)
 # The name C# P/Invokes (DllImport "lazybreaker_csharp" finds
 # lazybreaker_csharp.dll), next to lazybreaker.dll, which Windows' loader
 # then finds in the same folder. SWIGEXPORT is __declspec(dllexport) on
