@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
-# tidy.sh CLANG_TIDY SOURCE_DIR BUILD_DIR [UNBUILT_DIR...]: the size gate
+# tidy.sh CLANG_TIDY SOURCE_DIR BUILD_DIR [UNBUILT_DIR...]
+#         [--cross FILE... --flags FLAG...]: the size gate
 # (cmake/tidy.cmake). clang-tidy with SOURCE_DIR/.clang-tidy over every .cpp
 # in src/ and tools/ (but the UNBUILT_DIRs, relative to SOURCE_DIR), two
 # files at a time, with BUILD_DIR's compile_commands.json; the headers of
-# src/ and tools/ they include are checked too. Fails on any diagnostic, on
+# src/ and tools/ they include are checked too. The --cross FILEs (relative
+# to SOURCE_DIR, among the UNBUILT ones: another platform's) are checked
+# with the compiler FLAGs given instead of a compile command. Fails on any diagnostic, on
 # a file the build does not compile (no compile command: not checkable),
 # and on a clang-tidy that does not know both checks (it would pass
 # everything).
 set -euo pipefail
 tidy=$1 src=$2 build=$3
 shift 3
+unbuilt=() cross=() cross_flags=()
+into=unbuilt
+for arg in "$@"; do
+  case $into/$arg in
+    */--cross) into=cross ;;
+    cross/--flags) into=flags ;;
+    unbuilt/*) unbuilt+=("$arg") ;;
+    cross/*) cross+=("$arg") ;;
+    flags/*) cross_flags+=("$arg") ;;
+  esac
+done
+set -- "${unbuilt[@]}"
 config=$src/.clang-tidy
 db=$build/compile_commands.json
 [ -f "$config" ] || { echo "FAIL: no $config" >&2; exit 1; }
@@ -46,6 +61,11 @@ printf '%s\n' "${files[@]}" | xargs -P2 -I{} sh -c '
   log="$1/$(printf %s "$5" | tr / _).log"
   "$2" --quiet --config-file="$3" -p "$4" --header-filter="$6" "$7/$5" >"$log" 2>&1 || echo "$5" >>"$1/failed"
 ' sh "$logs" "$tidy" "$config" "$build" {} "$header_filter" "$src" || true
+for f in "${cross[@]}"; do
+  "$tidy" --quiet --config-file="$config" --header-filter="$header_filter" "$src/$f" -- \
+    "${cross_flags[@]}" >"$logs/$(printf %s "$f" | tr / _).log" 2>&1 || echo "$f" >>"$logs/failed"
+  files+=("$f")
+done
 # Without clang-tidy's count of the compiler warnings it filtered out.
 for f in "${files[@]}"; do
   grep -Ev '^[0-9]+ warnings? (generated|treated as errors?)\.$' "$logs/$(printf %s "$f" | tr / _).log" || true
