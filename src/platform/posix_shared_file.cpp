@@ -345,16 +345,4 @@ void close_file(MappedFile &f) {
   f.bytes = 0;
 }
 
-MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
-  if (this != &other) {
-    close_file(*this);
-    std::swap(fd, other.fd);
-    std::swap(base, other.base);
-    std::swap(bytes, other.bytes);
-  }
-  return *this;
-}
-
-MappedFile::~MappedFile() { close_file(*this); }
-
 }  // namespace lazybreaker::registry

@@ -22,17 +22,4 @@ void close_file(MappedFile &f) {
   f.bytes = 0;
 }
 
-MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
-  if (this != &other) {
-    close_file(*this);
-    fd = other.fd;
-    base = other.base;
-    bytes = other.bytes;
-    close_file(other);
-  }
-  return *this;
-}
-
-MappedFile::~MappedFile() { close_file(*this); }
-
 }  // namespace lazybreaker::registry

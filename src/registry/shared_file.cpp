@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "core/breaker.hpp"
 #include "core/config_check.hpp"
@@ -173,5 +174,18 @@ void carry_over_boot(const MappedFile &f, const FileLayout &l, const uint8_t boo
   std::memcpy(h.boot_id, boot, 16);
   h.checksum = h.compute_checksum();
 }
+
+// The platform's close_file (src/platform/) unmaps and closes.
+MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
+  if (this != &other) {
+    close_file(*this);
+    std::swap(fd, other.fd);
+    std::swap(base, other.base);
+    std::swap(bytes, other.bytes);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() { close_file(*this); }
 
 }  // namespace lazybreaker::registry
