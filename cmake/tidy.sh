@@ -6,10 +6,10 @@
 # files at a time, with BUILD_DIR's compile_commands.json; the headers of
 # src/ and tools/ they include are checked too. The --cross FILEs (relative
 # to SOURCE_DIR, among the UNBUILT ones: another platform's) are checked
-# with the compiler FLAGs given instead of a compile command. Fails on any diagnostic, on
-# a file the build does not compile (no compile command: not checkable),
-# and on a clang-tidy that does not know both checks (it would pass
-# everything).
+# with the compiler FLAGs given instead of a compile command. Fails on any
+# diagnostic, on a file the build does not compile (no compile command: not
+# checkable), and on a clang-tidy that does not know both checks (it would
+# pass everything).
 set -euo pipefail
 tidy=$1 src=$2 build=$3
 shift 3
