@@ -69,7 +69,8 @@ foreach(_lb_test IN LISTS LB_WINDOWS_TESTS)
 endforeach()
 
 # The Windows tree's own tests, under Wine (tests/windows/wine): the
-# LoadLibraryW consumer and the C ABI suites, in one CTest run of that tree
+# LoadLibraryW consumer and the C and C++ suites (capi, core, registry, the
+# C++ wrapper, conformance, stress at a tenth), in one CTest run of that tree
 # (its fixture makes the Wine prefix once). Without Wine (Debian: wine,
 # wine64) skipped loudly, or a configure error under CI=true.
 find_program(LB_WINE_PROGRAM NAMES wine wine64)

@@ -1,17 +1,35 @@
 // Concurrency: both cores, many rounds. Each test checks an invariant that a
 // race would break, not a timing.
+//
+// LB_STRESS_DIVISOR=N (a whole number, default 1) divides the rounds and
+// calls of each case by N, for a platform where a run costs more (the
+// Windows build under Wine runs with 10). Counts that a case's invariant
+// needs (the 80 threads past the 64 stripes, the calls that cross a
+// counter's fold) are not divided.
 #include <atomic>
-#include <barrier>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "barrier.hpp"
 #include "fixture.hpp"
 
 namespace {
 
 unsigned thread_count() { return std::max(4u, 2 * std::thread::hardware_concurrency()); }
+
+// n divided by LB_STRESS_DIVISOR, at least 1.
+int sized(int n) {
+  static const int divisor = [] {
+    const char *text = std::getenv("LB_STRESS_DIVISOR");
+    const int d = text == nullptr ? 1 : std::atoi(text);
+    REQUIRE_MESSAGE(d >= 1, "LB_STRESS_DIVISOR must be a whole number from 1");
+    return d;
+  }();
+  return std::max(1, n / divisor);
+}
 
 }  // namespace
 
@@ -22,11 +40,11 @@ TEST_CASE("thundering herd: exactly half_open_max_calls of T threads get a probe
     const cb_handle h = r.create(config(1, 1000, probes, 1));
     call(h, CB_FAILURE);
     const unsigned threads = thread_count();
-    const int rounds = 2000;
+    const int rounds = sized(2000);
     std::atomic<int> admitted{0};
     std::vector<cb_ticket> tickets(threads);
     std::vector<int> got(threads);
-    std::barrier start(threads + 1), finish(threads + 1);
+    lb_test::Barrier start(threads + 1), finish(threads + 1);
     std::vector<std::thread> pool;
     for (unsigned i = 0; i < threads; ++i)
       pool.emplace_back([&, i] {
@@ -61,7 +79,7 @@ TEST_CASE("no lost trip, no double trip, and counters match what was reported") 
   const uint32_t threshold = 8;
   const cb_handle h = r.create(config(threshold, 1000));
   const unsigned threads = 2;
-  const int calls_per_thread = 1'000'000;
+  const int calls_per_thread = sized(1'000'000);
   struct Tally {
     uint64_t admitted = 0, rejected = 0, successes = 0, failures = 0, ignored = 0;
   };
@@ -124,7 +142,7 @@ TEST_CASE("no lost trip, no double trip, and counters match what was reported") 
 
 TEST_CASE("destroying a breaker while threads call it: no crash, they get CB_EHANDLE") {
   ManualRegistry r(4);
-  for (int round = 0; round < 200; ++round) {
+  for (int round = 0; round < sized(200); ++round) {
     const cb_handle h = r.create(config(2, 1000), "contended");
     std::atomic<bool> destroyed{false};
     std::atomic<int> started{0};
@@ -163,8 +181,8 @@ TEST_CASE("destroying a breaker while threads call it: no crash, they get CB_EHA
 TEST_CASE("racing creates of one name: exactly one wins, every round") {
   ManualRegistry r(64);
   const unsigned threads = thread_count();
-  std::barrier sync(threads);
-  std::vector<std::atomic<int>> wins(400);
+  lb_test::Barrier sync(threads);
+  std::vector<std::atomic<int>> wins(size_t(sized(400)));
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < threads; ++i)
     pool.emplace_back([&] {
@@ -185,10 +203,11 @@ TEST_CASE("racing creates of one name: exactly one wins, every round") {
 
 TEST_CASE("concurrent create, lookup and destroy keep names and handles consistent") {
   ManualRegistry r(256);
+  const int cycles = sized(20000);
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < 2; ++i)
     pool.emplace_back([&, i] {
-      for (int n = 0; n < 20000; ++n) {
+      for (int n = 0; n < cycles; ++n) {
         const std::string name = "t" + std::to_string(i) + "-" + std::to_string(n % 100);
         cb_handle h = 0;
         REQUIRE(cb_create(r.reg, name.c_str(), nullptr, &h) == CB_OK);
@@ -209,7 +228,7 @@ TEST_CASE("count window under both cores: once calls return, the window holds wh
   c.window_size = 1000;            // 32 buckets of 32 outcomes
   c.failure_rate_threshold = 1.0;  // each thread alternates, so never reached
   const cb_handle h = r.create(c);
-  const int per_thread = 500'000;
+  const int per_thread = sized(500'000);
   std::vector<std::thread> pool;
   for (int t = 0; t < 2; ++t)
     pool.emplace_back([&] {
@@ -247,10 +266,11 @@ TEST_CASE("rate policies under both cores: a failure storm trips exactly once") 
     c.minimum_calls = 100;
     c.failure_rate_threshold = 0.5;
     const cb_handle h = r.create(c);
+    const int per_thread = sized(200'000);
     std::vector<std::thread> pool;
     for (int t = 0; t < 2; ++t)
       pool.emplace_back([&] {
-        for (int n = 0; n < 200'000; ++n) {
+        for (int n = 0; n < per_thread; ++n) {
           cb_ticket k = 0;
           if (cb_allow(h, &k) == CB_OK) REQUIRE(cb_done(h, k, CB_FAILURE) == CB_OK);
         }
@@ -260,7 +280,7 @@ TEST_CASE("rate policies under both cores: a failure storm trips exactly once") 
     CHECK(cb_state(h) == CB_STATE_OPEN);
     CHECK(s.trips == 1);
     CHECK(s.admitted >= 97);  // a full count window of 100 always holds 97 (buckets of 4)
-    CHECK(s.admitted + s.rejected == 400'000);
+    CHECK(s.admitted + s.rejected == uint64_t(2) * per_thread);
   }
 }
 
@@ -282,7 +302,7 @@ TEST_CASE("time window under both cores with a moving clock: counts stay exact p
         reported.fetch_add(1);
       }
     });
-  for (int i = 0; i < 2000; ++i) {
+  for (int i = 0; i < sized(2000); ++i) {
     // The callers make progress between the clock's steps, however loaded
     // the machine (else nothing would be counted and the rate would be 0).
     const uint64_t before = reported.load();
@@ -299,8 +319,9 @@ TEST_CASE("time window under both cores with a moving clock: counts stay exact p
 TEST_CASE("a lookup racing destroy and reuse never returns the breaker now in the slot") {
   ManualRegistry r(1);  // one slot: every create reuses it
   std::atomic<bool> stop{false};
+  const int cycles = sized(200'000);
   std::thread churn([&] {
-    for (int n = 0; n < 200'000; ++n) {
+    for (int n = 0; n < cycles; ++n) {
       cb_handle h = 0;
       REQUIRE(cb_create(r.reg, n % 2 ? "odd" : "even", nullptr, &h) == CB_OK);
       REQUIRE(cb_destroy(h) == CB_OK);
@@ -323,7 +344,8 @@ TEST_CASE("a lookup racing destroy and reuse never returns the breaker now in th
 TEST_CASE("counts stay exact with more threads than counter stripes, coming and going") {
   ManualRegistry r;
   const cb_handle h = r.create(config(8, 1000));
-  const int waves = 3, threads_per_wave = 80, calls = 20'000;  // 80 > the 64 own stripes at most
+  const int waves = 3, threads_per_wave = 80,
+            calls = sized(20'000);  // 80 > the 64 own stripes at most
   for (int wave = 0; wave < waves; ++wave) {
     std::vector<std::thread> pool;
     std::atomic<int> bad{0};
@@ -367,7 +389,7 @@ TEST_CASE(
   });
   // Each of these takes the run the closed registry had, and frees it again
   // while the caller above is in the middle of its calls.
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < sized(3000); ++i) {
     cb_registry *next = nullptr;
     REQUIRE(cb_registry_open(&o, &next) == CB_OK);
     cb_handle h = 0;
@@ -398,7 +420,7 @@ TEST_CASE("mixed outcomes from 2 to 80 threads: every count is exact under each 
       c.slow_call_ns = p.slow_ns;
       c.slow_call_rate_threshold = 1.0;
       const cb_handle h = r.create(c);
-      const int per_thread = 300'000 / threads;
+      const int per_thread = sized(300'000) / threads;
       std::vector<std::thread> pool;
       for (int t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
@@ -437,7 +459,7 @@ TEST_CASE("OPEN rejections on a monotonic clock from 2 to 80 threads are each co
     cb_handle h = 0;
     REQUIRE(cb_create(reg, nullptr, &c, &h) == CB_OK);
     call(h, CB_FAILURE);
-    const int per_thread = 400'000 / threads;
+    const int per_thread = sized(400'000) / threads;
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&] {
@@ -481,7 +503,7 @@ TEST_CASE("counts folded from each thread's cell many times stay exact and never
       reads.fetch_add(1, std::memory_order_relaxed);
     }
   });
-  std::barrier tripped(threads + 1);
+  lb_test::Barrier tripped(threads + 1);
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
@@ -584,7 +606,7 @@ TEST_CASE("held successes are never counted twice: a reader racing a settling th
     }
   });
   uint64_t too_many = 0;
-  for (int n = 0; n < 200'000; ++n) {
+  for (int n = 0; n < sized(200'000); ++n) {
     const cb_stats s = stats(h);
     const uint64_t completed = done.load();
     const double calls = 100.0 / s.failure_rate;
