@@ -58,8 +58,20 @@ void free_allocation(void *base, size_t bytes);
 void advise_huge_pages(void *at, size_t bytes);
 
 // --- Shared files' mappings (registry files). A file is named by the
-// descriptor MappedFile keeps; Windows has no shared files yet (issue 25),
-// so these fail there.
+// descriptor MappedFile keeps.
+
+// Whether a file's pages can take the place of the process's own at an
+// address, atomically (mmap MAP_FIXED): then a shared registry's hot lines,
+// totals and counter stripes are mapped into the space itself
+// (registry/space.hpp). Windows cannot: a view goes only where nothing is
+// mapped, so a swap would leave a gap in which a racing call faults. There a
+// shared registry works through one view of its whole file instead, found
+// per chunk of the space, and map_file_at fails.
+#ifdef _WIN32
+inline constexpr bool kMapsFilesInPlace = false;
+#else
+inline constexpr bool kMapsFilesInPlace = true;
+#endif
 
 // Maps `bytes` of the file `fd` from `offset` read-write and shared at
 // `at`, over what was there.

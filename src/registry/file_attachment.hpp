@@ -40,6 +40,18 @@ class FileAttachment final : public SharedCounters {
   std::atomic<uint64_t> *held_words() const {
     return reinterpret_cast<std::atomic<uint64_t> *>(file_.at(layout_.held_at));
   }
+  // Where the registry reads and writes the run's hot lines and totals: the
+  // space's, over which the file is mapped, or the file's own view where
+  // files are not mapped in place (platform::kMapsFilesInPlace).
+  core::Hot *lines() const {
+    return platform::kMapsFilesInPlace ? Space::hot(base_)
+                                       : reinterpret_cast<core::Hot *>(file_.at(layout_.hot_at));
+  }
+  core::Totals *totals() const {
+    return platform::kMapsFilesInPlace
+               ? &Space::totals(base_)
+               : reinterpret_cast<core::Totals *>(file_.at(layout_.totals_at));
+  }
   const core::Cell &cell(uint32_t f, uint32_t index) const {
     return cells_[size_t(f) * slots_ + index];
   }
@@ -56,7 +68,9 @@ class FileAttachment final : public SharedCounters {
   // Gives the stripes of this process's threads alive now file stripes,
   // and makes this attachment one the threads that take a stripe later get
   // theirs from; false if the file has too few free (its threads would
-  // count where no other process sees), with none of them kept.
+  // count where no other process sees), with none of them kept. Where files
+  // are not mapped in place nothing: the registry counts in the file's
+  // totals (Registry::tally).
   bool join();
   // Undoes join() and map_run(): the run's lines become stale private ones,
   // and the file stripes go back (their counts stay there for the next
@@ -113,6 +127,7 @@ class FileAttachment final : public SharedCounters {
   MappedFile file_;
   FileLayout layout_;
   bool run_mapped_ = false;
+  bool joined_ = false;
   uint32_t base_, slots_;
   std::atomic<uint64_t> *own_held_;
   core::Cell *cells_;           // [kFileStripes][slots_]

@@ -68,6 +68,7 @@ Status Registry::claim_run(bool mapped_over) {
   }
   id_ = id;
   hot_ = Space::hot(base_);
+  totals_ = &Space::totals(base_);
   return Status::Ok;
 }
 
@@ -129,11 +130,16 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   if (!reg || !reg->reserve_private(p.layout.size())) return Status::NoMemory;
   reg->capacity_ = h.capacity;
   reg->slots_ = h.slots;
-  if (const Status st = reg->claim_run(true); st != Status::Ok) return st;
+  // Mapped over where files are mapped in place; else the run's own lines
+  // are written when it closes (Space::unmap_shared_run).
+  if (const Status st = reg->claim_run(platform::kMapsFilesInPlace); st != Status::Ok) return st;
   reg->held_ = at<std::atomic<uint64_t>>(reg->private_, p.held_at);
   reg->file_.emplace(std::move(file), FileLayout::of(h.slots, a.layout.size()), reg->base_,
                      reg->slots_, reg->held_);
   if (!reg->file_->map_run()) return Status::NoMemory;
+  reg->hot_ = reg->file_->lines();
+  reg->totals_ = reg->file_->totals();
+  reg->counts_in_totals_ = !platform::kMapsFilesInPlace;
   reg->clock_.kind = core::ClockKind(h.clock);
   reg->clock_.manual = &h.manual_ns;
   reg->clock_.offset_ns = h.clock_offset_ns;
@@ -410,7 +416,7 @@ std::optional<Counts> Registry::raw_counts(uint32_t index, uint32_t used, uint64
   }
   if (folding && !around) return std::nullopt;
   Counts c{};
-  const core::Totals &totals = Space::totals(slot);
+  const core::Totals &totals = totals_[index];
   // Acquire loads (plain loads on x86-64): a count seen here that a fold
   // moved, or that was made after one, shows the fold's sequence change
   // below.

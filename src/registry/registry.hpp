@@ -87,13 +87,15 @@ class Registry final {
     return id < kMaxRegistryIds ? table_[id].load(std::memory_order_acquire) : nullptr;
   }
   // The open registry that holds the live breaker `h` names, and its index
-  // there. Hot lines are never unmapped, so a handle whose breaker is not
-  // alive is refused before any registry is looked at: a closed registry's
-  // handle never reaches the registry that took its slots, however soon
-  // that one closes in turn.
+  // there. Hot lines are never unmapped (a file's view, where one is read
+  // through, only after the grace of the registry that read it), so a
+  // handle whose breaker is not alive is refused before any registry is
+  // looked at: a closed registry's handle never reaches the registry that
+  // took its slots, however soon that one closes in turn. Under a
+  // Grace::Reading.
   static Registry *holding(uint64_t h, uint32_t *index) {
     if (!Handle::well_formed(h) ||
-        !core::StateWord::alive_in(Space::slot(h).hot->word.load(std::memory_order_acquire),
+        !core::StateWord::alive_in(Space::line(h)->word.load(std::memory_order_acquire),
                                    Handle::incarnation(h)))
       return nullptr;
     Registry *r = by_id(Space::owner(Handle::index(h)));
@@ -135,8 +137,9 @@ class Registry final {
   core::HeldCells held(uint32_t index) {
     const uint32_t exclusive = Space::exclusive_stripes();
     const uint32_t mine = detail::t_stripe_plus_one - 1;
-    return {mine < exclusive ? &held_[size_t(mine) * slots_ + index] : nullptr, &held_all_[index],
-            slots_, held_stripes()};
+    return {
+        mine < exclusive && !counts_in_totals_ ? &held_[size_t(mine) * slots_ + index] : nullptr,
+        &held_all_[index], slots_, held_stripes()};
   }
   // The success of a call on the window breaker at `index` whose state word
   // is `w` (mode kClosedWindowMode; ticket and life checked against it), held
@@ -144,7 +147,7 @@ class Registry final {
   // (core::Breaker::holds_success); false says nothing. The caller counts it.
   [[gnu::always_inline]] bool holds_success(uint32_t index, uint64_t w) {
     const uint32_t mine = detail::t_stripe_plus_one - 1;
-    if (mine >= Space::exclusive_stripes()) return false;
+    if (mine >= Space::exclusive_stripes() || counts_in_totals_) return false;
     core::HeldCells own;
     own.own = &held_[size_t(mine) * slots_ + index];
     return make_breaker(index, nullptr, own).holds_success(w);
@@ -156,7 +159,12 @@ class Registry final {
     // another run.
     return r != nullptr && index - r->base_ < r->slots_ ? r : nullptr;
   }
-  core::Tally tally(uint32_t index) { return Space::tally(base_ + index); }
+  // Where a call on the breaker at `index` counts: the calling thread's
+  // stripe, or (counts_in_totals_) the breaker's totals in the file.
+  core::Tally tally(uint32_t index) {
+    return counts_in_totals_ ? core::Tally{nullptr, nullptr, &totals_[index]}
+                             : Space::tally(base_ + index);
+  }
 
   // Admits and counts a call on the breaker in its `incarnation`-th life if
   // it is CLOSED or DISABLED (its ticket: core::Breaker::call_ticket, with
@@ -191,7 +199,7 @@ class Registry final {
   }
   // Counts in the thread's own cells if it has them (`own_cells` != 0).
   void count(uint32_t index, uintptr_t own_cells, core::Counter c) {
-    if (own_cells != 0)
+    if (own_cells != 0 && !counts_in_totals_)
       Space::bump_own(own_cells, uint64_t(base_ + index) * sizeof(core::Cell), c);
     else
       tally(index).add(c);
@@ -326,7 +334,13 @@ class Registry final {
   uint32_t capacity_ = 0;  // breakers alive at once, at most
   uint32_t slots_ = 0;     // the run: whole chunks of the space
   core::Clock clock_;
-  core::Hot *hot_ = nullptr;
+  core::Hot *hot_ = nullptr;        // [slots_], in the space or in the file's view
+  core::Totals *totals_ = nullptr;  // [slots_], likewise
+  // A shared registry whose file is not mapped in place
+  // (platform::kMapsFilesInPlace): its calls count in the file's totals, as
+  // a thread without a stripe of its own does, and no success is held back
+  // (the threads' stripes and held words are the process's own there).
+  bool counts_in_totals_ = false;
   // Per slot: its configuration entry and window block (SlotRefs).
   std::atomic<uint64_t> *slot_refs_ = nullptr;
   std::optional<ConfigTable> configs_;

@@ -44,6 +44,7 @@ uint32_t Space::exclusive_ = 0;
 std::atomic<uint16_t> Space::owners_[Space::kChunks];
 std::atomic<uint8_t> Space::lean_rejections_[Space::kChunks];
 std::atomic<SharedCounters *> Space::shared_[Space::kChunks];
+std::atomic<core::Hot *> Space::views_[Space::kChunks];
 
 namespace {
 
@@ -193,7 +194,14 @@ bool map_fixed(void *at, size_t bytes, int fd, size_t offset) {
 }  // namespace
 
 bool Space::map_shared_run(uint32_t base, uint32_t slots, int fd, size_t hot_at, size_t totals_at,
-                           SharedCounters *counters) {
+                           core::Hot *file_lines, SharedCounters *counters) {
+  if constexpr (!platform::kMapsFilesInPlace) {
+    // No fold reaches the file from the run's own cells: nothing counts in
+    // them (shared_ stays unset, so a fold there stays private).
+    for (uint32_t at = base; at < base + slots; at += kChunkSlots)
+      views_[at / kChunkSlots].store(file_lines + (at - base), std::memory_order_release);
+    return true;
+  }
   if (!map_fixed(hot(base), size_t(slots) * sizeof(core::Hot), fd, hot_at) ||
       !map_fixed(&totals(base), size_t(slots) * sizeof(core::Totals), fd, totals_at))
     return false;
@@ -207,7 +215,37 @@ bool Space::map_stripe(uint32_t s, uint32_t base, uint32_t slots, int fd, size_t
          map_fixed(&cell(s, base), size_t(slots) * sizeof(core::Cell), fd, cells_at);
 }
 
+namespace {
+// The word a slot's own line takes when a shared run leaves it: free, past
+// the life `file` (the file's word) held, and past its own, `own`, from
+// before (so that neither the shared registry's handles nor earlier ones
+// name a breaker there again).
+uint64_t stale_word(uint64_t file, uint64_t own) {
+  const uint64_t after_file =
+      core::StateWord::state(file) == core::State::Free ? file : core::StateWord::ended(file);
+  return core::StateWord::incarnation(own) > core::StateWord::incarnation(after_file) ||
+                 core::StateWord::retired(own)
+             ? own
+             : after_file;
+}
+}  // namespace
+
 void Space::unmap_shared_run(uint32_t base, uint32_t slots) {
+  if constexpr (!platform::kMapsFilesInPlace) {
+    // The run's own lines were never the file's: they are written before
+    // line() stops looking in the view, so that a reader finds a stale word
+    // on either side.
+    for (uint32_t at = base; at < base + slots; at += kChunkSlots) {
+      const core::Hot *file = views_[at / kChunkSlots].load(std::memory_order_acquire);
+      core::Hot *own = hot(at);
+      for (uint32_t i = 0; file != nullptr && i < kChunkSlots; ++i)
+        own[i].word.store(stale_word(file[i].word.load(std::memory_order_acquire),
+                                     own[i].word.load(std::memory_order_relaxed)),
+                          std::memory_order_release);
+      views_[at / kChunkSlots].store(nullptr, std::memory_order_release);
+    }
+    return;
+  }
   // A chunk at a time, the words as they stand made stale: a free slot one
   // life on.
   for (uint32_t at = base; at < base + slots; at += kChunkSlots) {

@@ -127,15 +127,33 @@ class LB_HIDDEN Space {
 
   // A shared registry's run: its hot lines and totals become the file's
   // (`fd` at `hot_at` and `totals_at`), and its folds go to `counters`.
+  // Where files cannot be mapped in place (platform::kMapsFilesInPlace;
+  // Windows), the run's own lines stay free words, which no quiet path
+  // takes, and line() finds its breakers at `file_lines` (the run's lines
+  // in the file's own view) instead: every call then goes to the checked
+  // paths, which count in the file's totals (Registry::tally).
   static bool map_shared_run(uint32_t base, uint32_t slots, int fd, size_t hot_at, size_t totals_at,
-                             SharedCounters *counters);
+                             core::Hot *file_lines, SharedCounters *counters);
   // Process stripe `s`'s cells in the run become the file's from `cells_at`
   // on (`fd` -1: fresh private zeros again).
   static bool map_stripe(uint32_t s, uint32_t base, uint32_t slots, int fd, size_t cells_at);
   // Undoes map_shared_run: the run's lines become private again, each a
   // free slot past the life it held (so that every handle into the shared
-  // registry stays stale here), its counters zero.
+  // registry stays stale here), its counters zero. Without kMapsFilesInPlace
+  // line() stops finding the file's view, which stays mapped until the
+  // registry is given back after its grace (registry/grace.hpp).
   static void unmap_shared_run(uint32_t base, uint32_t slots);
+  // The hot line that holds the state of the breaker `h` names, for the
+  // checked paths (under a Grace::Reading): slot(h)'s, or a shared run's in
+  // its file's view where files are not mapped in place.
+  static core::Hot *line(uint64_t h) {
+    if constexpr (!platform::kMapsFilesInPlace) {
+      const uint32_t i = uint32_t(h & (kSlots - 1));
+      if (core::Hot *v = views_[i / kChunkSlots].load(std::memory_order_acquire))
+        return v + i % kChunkSlots;
+    }
+    return slot(h).hot;
+  }
   // Whether `index` is in a shared registry's run.
   static bool in_shared_run(uint32_t index) {
     return shared_[index / kChunkSlots].load(std::memory_order_acquire) != nullptr;
@@ -180,6 +198,9 @@ class LB_HIDDEN Space {
   static std::atomic<uint16_t> owners_[kChunks];
   static std::atomic<uint8_t> lean_rejections_[kChunks];
   static std::atomic<SharedCounters *> shared_[kChunks];
+  // Per chunk, where files are not mapped in place: its first line in the
+  // file's view of the shared run that holds it, or nullptr.
+  static std::atomic<core::Hot *> views_[kChunks];
 };
 
 }  // namespace lazybreaker::registry
