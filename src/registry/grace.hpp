@@ -15,14 +15,11 @@
 // On Windows the same holds with FlushProcessWriteBuffers for the barrier
 // and VirtualFree/UnmapViewOfFile after the grace: a private registry's
 // memory is never swapped in place, only given back once the grace has
-// passed. What Windows cannot do the same way is a shared run's in-place
-// swap of the file's hot lines for private ones at the close
-// (Space::unmap_shared_run, one mmap(MAP_FIXED)): views there are 64
-// KiB-aligned and a placeholder must be unmapped before another view goes
-// in, and a call in the gap would fault. There the close keeps the file's
-// view of the run until the grace has passed, and makes its handles stale
-// with a per-chunk "closed" byte that the Windows build's quiet paths load
-// beside the hot line (one load more than here, Windows only).
+// passed. A shared run's hot lines there are not the file's (Windows cannot
+// swap a mapping in place, platform::kMapsFilesInPlace): the checked paths
+// find them in the file's view (Space::line), which the close stops
+// publishing and unmaps only when the registry is given back, after its
+// grace.
 #pragma once
 
 #include <atomic>

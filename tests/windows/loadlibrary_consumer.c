@@ -41,7 +41,7 @@ static FARPROC must_resolve(const char *name) {
 #define LB_FUNCTIONS(X)                                                          \
   X(cb_registry_options_init_size) X(cb_registry_open) X(cb_registry_close)      \
   X(cb_config_init_size) X(cb_create) X(cb_allow) X(cb_done) X(cb_state)         \
-  X(cb_clock_advance) X(cb_version_string) X(cb_last_error_message)
+  X(cb_clock_advance) X(cb_version_string) X(cb_last_error_message) X(cb_lookup)
 // clang-format on
 LB_FUNCTIONS(LB_FN)
 
@@ -74,19 +74,44 @@ static void trip_reject_recover(void) {
   CHECK(p_cb_registry_close(reg) == CB_OK);
 }
 
-/* A registry file is refused on Windows for now, with CB_EVERSION and a
- * message that says why (src/platform/windows_shared_file.cpp). */
-static void shared_file_refused(void) {
+/* A registry file in the temporary folder: a breaker tripped through one
+ * registry is OPEN through another opened on the file, and after both
+ * closed, in a third. */
+static void shared_file_seen_twice(void) {
+  char path[MAX_PATH + 64];
+  const DWORD len = GetTempPathA(MAX_PATH, path);
+  CHECK(len > 0 && len < MAX_PATH);
+  snprintf(path + len, 64, "lazybreaker-consumer-%lu.lbr", (unsigned long)GetCurrentProcessId());
   cb_registry_options o;
   p_cb_registry_options_init_size(&o, sizeof o);
-  o.path = "lazybreaker-windows-test.lbr";
-  o.flags = CB_REGISTRY_CREATE;
-  cb_registry *reg = NULL;
-  CHECK(p_cb_registry_open(&o, &reg) == CB_EVERSION);
-  CHECK(reg == NULL);
-  const char *why = p_cb_last_error_message();
-  CHECK(why != NULL && strstr(why, "not supported on Windows") != NULL);
-  CHECK(GetFileAttributesA(o.path) == INVALID_FILE_ATTRIBUTES); /* nothing made */
+  o.path = path;
+  o.flags = CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE;
+  o.capacity = 16;
+  cb_registry *a = NULL, *b = NULL, *c = NULL;
+  CHECK(p_cb_registry_open(&o, &a) == CB_OK);
+  o.flags = 0;
+  CHECK(p_cb_registry_open(&o, &b) == CB_OK);
+  if (a == NULL || b == NULL) {
+    fprintf(stderr, "  %s: %s\n", path, p_cb_last_error_message());
+    return;
+  }
+  cb_config cfg;
+  p_cb_config_init_size(&cfg, sizeof cfg);
+  cfg.failure_threshold = 1;
+  cb_handle ha = 0, hb = 0, hc = 0;
+  cb_ticket t;
+  CHECK(p_cb_create(a, "shared", &cfg, &ha) == CB_OK);
+  CHECK(p_cb_allow(ha, &t) == CB_OK);
+  CHECK(p_cb_done(ha, t, CB_FAILURE) == CB_OK);
+  CHECK(p_cb_lookup(b, "shared", &hb) == CB_OK);
+  CHECK(p_cb_state(hb) == CB_STATE_OPEN);
+  CHECK(p_cb_allow(hb, &t) == CB_REJECTED);
+  CHECK(p_cb_registry_close(a) == CB_OK);
+  CHECK(p_cb_registry_close(b) == CB_OK);
+  CHECK(p_cb_registry_open(&o, &c) == CB_OK);
+  CHECK(c != NULL && p_cb_lookup(c, "shared", &hc) == CB_OK && p_cb_state(hc) == CB_STATE_OPEN);
+  if (c != NULL) CHECK(p_cb_registry_close(c) == CB_OK);
+  CHECK(DeleteFileA(path) != 0);
 }
 
 int main(void) {
@@ -102,8 +127,8 @@ int main(void) {
   LB_FUNCTIONS(LB_RESOLVE)
   if (g_failures != 0) return 1;
   trip_reject_recover();
-  shared_file_refused();
-  printf("lazybreaker %s: %u functions resolved; trip, rejection and recovery: %s\n",
+  shared_file_seen_twice();
+  printf("lazybreaker %s: %u functions resolved; trip, rejection, recovery, shared file: %s\n",
          p_cb_version_string(), (unsigned)declared, g_failures == 0 ? "ok" : "FAILED");
   return g_failures == 0 ? 0 : 1;
 }
