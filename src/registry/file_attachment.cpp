@@ -40,8 +40,7 @@ bool FileAttachment::map_run() {
   // Its hot lines, totals and the cells of the stripes its threads take are
   // the file's: the run need not be made writable first.
   run_mapped_ = true;
-  if (Space::map_shared_run(base_, slots_, file_.fd, layout_.hot_at, layout_.totals_at,
-                            reinterpret_cast<core::Hot *>(file_.at(layout_.hot_at)), this))
+  if (Space::map_shared_run(base_, slots_, file_.fd, layout_.hot_at, layout_.totals_at, this))
     return true;
   unmap_run();
   return false;
@@ -57,7 +56,10 @@ bool FileAttachment::join() {
   // The stripes this process's threads own now get file stripes before any
   // of them can count here; the threads that take one later get theirs in
   // claim_hook.
-  if (!platform::kMapsFilesInPlace) return true;
+  if (!platform::kMapsFilesInPlace) {
+    Space::show_file_lines(base_, slots_, lines());
+    return true;
+  }
   SetupLock::Held lock(g_shared);
   // The stripes of the threads alive now (a thread that takes one after
   // this read waits for the lock in claim_hook, and finds this attachment).

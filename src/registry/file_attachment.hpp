@@ -69,8 +69,10 @@ class FileAttachment final : public SharedCounters {
   // and makes this attachment one the threads that take a stripe later get
   // theirs from; false if the file has too few free (its threads would
   // count where no other process sees), with none of them kept. Where files
-  // are not mapped in place nothing: the registry counts in the file's
-  // totals (Registry::tally).
+  // are not mapped in place, it shows the checked paths the file's lines
+  // instead (Space::show_file_lines) and the registry counts in the file's
+  // totals (Registry::tally). The last step before the registry is
+  // published.
   bool join();
   // Undoes join() and map_run(): the run's lines become stale private ones,
   // and the file stripes go back (their counts stay there for the next

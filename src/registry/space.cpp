@@ -194,20 +194,22 @@ bool map_fixed(void *at, size_t bytes, int fd, size_t offset) {
 }  // namespace
 
 bool Space::map_shared_run(uint32_t base, uint32_t slots, int fd, size_t hot_at, size_t totals_at,
-                           core::Hot *file_lines, SharedCounters *counters) {
-  if constexpr (!platform::kMapsFilesInPlace) {
-    // No fold reaches the file from the run's own cells: nothing counts in
-    // them (shared_ stays unset, so a fold there stays private).
-    for (uint32_t at = base; at < base + slots; at += kChunkSlots)
-      views_[at / kChunkSlots].store(file_lines + (at - base), std::memory_order_release);
-    return true;
-  }
+                           SharedCounters *counters) {
+  if constexpr (!platform::kMapsFilesInPlace) return true;
   if (!map_fixed(hot(base), size_t(slots) * sizeof(core::Hot), fd, hot_at) ||
       !map_fixed(&totals(base), size_t(slots) * sizeof(core::Totals), fd, totals_at))
     return false;
   for (uint32_t k = base / kChunkSlots; k < (base + slots) / kChunkSlots; ++k)
     shared_[k].store(counters, std::memory_order_release);
   return true;
+}
+
+void Space::show_file_lines(uint32_t base, uint32_t slots, core::Hot *file_lines) {
+  // No fold reaches the file from the run's own cells, as nothing counts in
+  // them: shared_ stays unset, so a fold there (a made-up handle's) stays
+  // private.
+  for (uint32_t at = base; at < base + slots; at += kChunkSlots)
+    views_[at / kChunkSlots].store(file_lines + (at - base), std::memory_order_release);
 }
 
 bool Space::map_stripe(uint32_t s, uint32_t base, uint32_t slots, int fd, size_t cells_at) {

@@ -128,12 +128,17 @@ class LB_HIDDEN Space {
   // A shared registry's run: its hot lines and totals become the file's
   // (`fd` at `hot_at` and `totals_at`), and its folds go to `counters`.
   // Where files cannot be mapped in place (platform::kMapsFilesInPlace;
-  // Windows), the run's own lines stay free words, which no quiet path
-  // takes, and line() finds its breakers at `file_lines` (the run's lines
-  // in the file's own view) instead: every call then goes to the checked
-  // paths, which count in the file's totals (Registry::tally).
+  // Windows) nothing happens here: the run's own lines stay free words,
+  // which no quiet path takes, until show_file_lines.
   static bool map_shared_run(uint32_t base, uint32_t slots, int fd, size_t hot_at, size_t totals_at,
-                             core::Hot *file_lines, SharedCounters *counters);
+                             SharedCounters *counters);
+  // Where files are not mapped in place: line() finds the run's breakers
+  // at `file_lines` (the run's lines in the file's own view) from now on,
+  // so every call on them goes to the checked paths, which count in the
+  // file's totals (Registry::tally). Once nothing can fail before the
+  // registry is published: the view is unmapped only after a grace once
+  // shown (unmap_shared_run).
+  static void show_file_lines(uint32_t base, uint32_t slots, core::Hot *file_lines);
   // Process stripe `s`'s cells in the run become the file's from `cells_at`
   // on (`fd` -1: fresh private zeros again).
   static bool map_stripe(uint32_t s, uint32_t base, uint32_t slots, int fd, size_t cells_at);

@@ -53,7 +53,8 @@ cb_registry *create_file(const std::string &path, uint32_t capacity = 16) {
   int st = 0;
   cb_registry *reg = open_at(path.c_str(), CB_REGISTRY_CREATE | CB_REGISTRY_EXCLUSIVE, capacity,
                              CB_CLOCK_MANUAL, &st);
-  INFO(path + ": " + cb_strerror(st) + ": " + cb_last_error_message());
+  const std::string why = path + ": " + cb_strerror(st) + ": " + cb_last_error_message();
+  INFO(why);
   REQUIRE(st == CB_OK);
   return reg;
 }
