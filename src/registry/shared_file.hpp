@@ -146,6 +146,11 @@ struct FileRequest {
   bool clock_given;  // whether an existing file's clock must equal it
   // The arena bytes a registry of a capacity needs (the registry knows).
   size_t (*arena_bytes)(uint32_t capacity, uint32_t slots);
+  // Whether the caller uses the file only through its whole mapping
+  // (MappedFile::base), never mapping parts of it in place: what Windows
+  // needs (platform::map_file_at), and so its open_file refuses a request
+  // without it (CB_EVERSION) and makes nothing; Linux does either.
+  bool whole_view;
 };
 
 // Whether a configuration read from a registry file is one that
@@ -176,6 +181,10 @@ void close_file(MappedFile &f);
 bool file_failed(FileError *err, FileError::Kind kind, const char *fmt, ...)
     __attribute__((format(LB_PRINTF_FORMAT, 3, 4)));
 inline size_t file_page_up(size_t n) { return (n + kPage - 1) / kPage * kPage; }
+// The header of a file created for the request (the request's capacity,
+// else its default; this boot; now; a random jitter seed; its checksum),
+// zero past the checksum: what creation writes.
+void new_file_header(const FileRequest &req, FileHeader *h);
 // Checks the header of a file of `size` bytes against the request.
 bool check_header(const FileRequest &req, const FileHeader &h, size_t size, FileError *err);
 // Brings a file last opened under another boot forward to this one
