@@ -165,12 +165,14 @@ inline constexpr uint64_t kLockWaitNs = 5'000'000'000;
 
 // Opens (or creates) and checks the file, brings a file from an earlier
 // boot forward (its times long expired, its stripes' owners gone), and maps
-// it. The file is locked (flock) only while this runs, and this waits at
-// most kLockWaitNs for the lock. With create, an existing file is used
-// only if it is a regular file at the path itself (not through a symlink),
-// owned by the process's effective user or root, and not writable by
-// others unless req.mode grants them that (any_owner: whoever owns it,
-// whatever its mode); without create, any file the caller may open.
+// it. The file is locked (flock; on Windows LockFileEx) only while this
+// runs, and this waits at most kLockWaitNs for the lock. With create, an
+// existing file is used only if it is a regular file at the path itself
+// (not through a symlink), owned by the process's effective user or root
+// (Windows: its user, Administrators or SYSTEM), and not writable by
+// others (Windows: Everyone, Authenticated Users, Users, INTERACTIVE)
+// unless req.mode grants them that (any_owner: whoever owns it, whatever
+// its mode); without create, any file the caller may open.
 bool open_file(const FileRequest &req, MappedFile *out, FileError *err);
 void close_file(MappedFile &f);
 

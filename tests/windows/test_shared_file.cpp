@@ -263,6 +263,14 @@ TEST_CASE("a directory is not a registry file, for an open and for a create") {
   CHECK(dir.temporaries() == 0);
 }
 
+TEST_CASE("a device is not a registry file") {
+  MappedFile f;
+  FileError err;
+  const std::string nul = "NUL";
+  CHECK_FALSE(open_file(request(nul, false), &f, &err));
+  CHECK_MESSAGE(err.kind == FileError::Version, err.message);
+}
+
 TEST_CASE("a file shorter than a header is Corrupt with the magic, not a registry file without") {
   TempDir dir;
   char bytes[40] = {};  // less than the checksummed part of a header
@@ -327,6 +335,67 @@ TEST_CASE("an open waits for the file's lock at most kLockWaitNs, then is Busy")
   CloseHandle(holder);
 }
 
+// Run by the case below in a process of its own: holds every byte of the
+// file LB_TEST_LOCK_FILE names locked until it is killed; nothing without.
+TEST_CASE("a process that holds the lock (child)") {
+  const char *path = std::getenv("LB_TEST_LOCK_FILE");
+  if (path == nullptr) return;
+  HANDLE holder = open_raw(path);
+  REQUIRE(holder != INVALID_HANDLE_VALUE);
+  OVERLAPPED all{};
+  REQUIRE(LockFileEx(holder, LOCKFILE_EXCLUSIVE_LOCK, 0, MAXDWORD, MAXDWORD, &all) != 0);
+  Sleep(INFINITE);
+}
+
+namespace {
+// Runs this program again with only the case `name` and the environment
+// variable `var` set to `value`, in *child.
+void run_child(const char *name, const char *var, const std::string &value,
+               PROCESS_INFORMATION *child) {
+  SetEnvironmentVariableA(var, value.c_str());
+  wchar_t self[MAX_PATH];
+  REQUIRE(GetModuleFileNameW(nullptr, self, MAX_PATH) > 0);
+  std::wstring line = L"\"" + std::wstring(self) + L"\" \"--test-case=" + wide(name) + L"\"";
+  STARTUPINFOW si{};
+  si.cb = sizeof si;
+  const bool started = CreateProcessW(self, line.data(), nullptr, nullptr, FALSE, 0, nullptr,
+                                      nullptr, &si, child) != 0;
+  SetEnvironmentVariableA(var, nullptr);
+  REQUIRE(started);
+}
+}  // namespace
+
+TEST_CASE("a process killed while it holds the file's lock does not keep an open waiting") {
+  TempDir dir;
+  const std::string path = dir.at("killed-holder.lbr");
+  make_registry_file(path);
+  PROCESS_INFORMATION child{};
+  run_child("a process that holds the lock (child)", "LB_TEST_LOCK_FILE", path, &child);
+  // Until the child holds it.
+  HANDLE probe = open_raw(path);
+  REQUIRE(probe != INVALID_HANDLE_VALUE);
+  bool held = false;
+  for (int i = 0; i < 3000 && !held; ++i) {
+    OVERLAPPED o{};
+    held = LockFileEx(probe, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &o) == 0;
+    if (!held) {
+      UnlockFileEx(probe, 0, 1, 0, &o);
+      Sleep(10);
+    }
+  }
+  CloseHandle(probe);
+  CHECK(held);
+  TerminateProcess(child.hProcess, 9);
+  CHECK(WaitForSingleObject(child.hProcess, 30'000) == WAIT_OBJECT_0);
+  CloseHandle(child.hThread);
+  CloseHandle(child.hProcess);
+  MappedFile f;
+  FileError err;
+  const uint64_t start = lazybreaker::platform::monotonic_ns();
+  CHECK_MESSAGE(open_file(request(path, false), &f, &err), err.message);
+  CHECK(lazybreaker::platform::monotonic_ns() - start < 2'000'000'000ull);
+}
+
 TEST_CASE("a file of another boot is brought forward to this one, under its lock") {
   TempDir dir;
   const std::string path = dir.at("old-boot.lbr");
@@ -379,24 +448,15 @@ TEST_CASE("the boot id is the same in every open and in another process, and not
   CHECK(std::memcmp(f.header()->boot_id, boot, 16) == 0);
   const std::string id = hex(boot, 16);
   SetEnvironmentVariableA("LB_TEST_BOOT_FILE", path.c_str());
-  SetEnvironmentVariableA("LB_TEST_BOOT_ID", id.c_str());
-  wchar_t self[MAX_PATH];
-  REQUIRE(GetModuleFileNameW(nullptr, self, MAX_PATH) > 0);
-  std::wstring line = L"\"" + std::wstring(self) +
-                      L"\" \"--test-case=the boot id seen by another process (child)\"";
-  STARTUPINFOW si{};
-  si.cb = sizeof si;
   PROCESS_INFORMATION pi{};
-  REQUIRE(CreateProcessW(self, line.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr, &si,
-                         &pi) != 0);
+  run_child("the boot id seen by another process (child)", "LB_TEST_BOOT_ID", id, &pi);
+  SetEnvironmentVariableA("LB_TEST_BOOT_FILE", nullptr);
   CHECK(WaitForSingleObject(pi.hProcess, 60'000) == WAIT_OBJECT_0);
   DWORD code = 1;
   GetExitCodeProcess(pi.hProcess, &code);
   CHECK(code == 0);
   CloseHandle(pi.hThread);
   CloseHandle(pi.hProcess);
-  SetEnvironmentVariableA("LB_TEST_BOOT_FILE", nullptr);
-  SetEnvironmentVariableA("LB_TEST_BOOT_ID", nullptr);
   // The other process opened it, and did not bring it forward: the same boot.
   CHECK(f.header()->manual_ns.load() == 4242);
   CHECK(std::memcmp(f.header()->boot_id, boot, 16) == 0);
