@@ -86,8 +86,9 @@ list(JOIN LB_PC_LIBS_PRIVATE " " LB_PC_LIBS_PRIVATE)
 if(WIN32)
   # MinGW's implicit C++ libraries name the DLL libgcc (-lgcc_s), which the
   # DLL itself does not use (it links libgcc in); the static library needs
-  # libstdc++ and bcrypt (BCryptGenRandom), nothing else.
-  set(LB_PC_LIBS_PRIVATE "-lstdc++ -lbcrypt")
+  # libstdc++, bcrypt (BCryptGenRandom) and advapi32 (a registry file's
+  # access list), nothing else.
+  set(LB_PC_LIBS_PRIVATE "-lstdc++ -lbcrypt -ladvapi32")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/lazybreaker.pc.in ${PROJECT_BINARY_DIR}/lazybreaker.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/lazybreaker.pc

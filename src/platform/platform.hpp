@@ -58,7 +58,8 @@ void free_allocation(void *base, size_t bytes);
 void advise_huge_pages(void *at, size_t bytes);
 
 // --- Shared files' mappings (registry files). A file is named by the
-// descriptor MappedFile keeps.
+// descriptor MappedFile keeps (on Windows its HANDLE, as HandleToLong
+// gives it: handles are 32-bit values by design, for 32-bit interop).
 
 // Whether a file's pages can take the place of the process's own at an
 // address, atomically (mmap MAP_FIXED): then a shared registry's hot lines,
@@ -74,13 +75,20 @@ inline constexpr bool kMapsFilesInPlace = true;
 #endif
 
 // Maps `bytes` of the file `fd` from `offset` read-write and shared at
-// `at`, over what was there.
+// `at`, over what was there. Always false on Windows, whose views begin at
+// 64 KiB-aligned addresses and never inside a reservation: there the
+// registry uses the file through its whole view (MappedFile::base).
 bool map_file_at(void *at, size_t bytes, int fd, size_t offset);
 // Puts fresh zero pages, private and read-write, at `at`, over what was
 // there (a file's mapping, which is dropped).
 bool map_zero_at(void *at, size_t bytes);
 // The file's device and inode (its identity among open files), or false.
+// On Windows its volume's serial number and its file index.
 bool file_identity(int fd, uint64_t *device, uint64_t *inode);
+// This boot's identity, the same in every process until the machine boots
+// again (Linux: /proc/sys/kernel/random/boot_id; Windows: the boot time),
+// or zeros if the system does not say.
+void boot_id(uint8_t out[16]);
 
 // --- Clocks, in nanoseconds.
 

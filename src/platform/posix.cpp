@@ -68,6 +68,24 @@ bool file_identity(int fd, uint64_t *device, uint64_t *inode) {
   return true;
 }
 
+void boot_id(uint8_t out[16]) {
+  std::memset(out, 0, 16);
+  const int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char text[64] = {};
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  // A UUID: its 32 hex digits, the dashes skipped.
+  unsigned k = 0;
+  for (ssize_t i = 0; i < n && k < 32; ++i) {
+    const char c = text[i];
+    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (v < 0) continue;
+    out[k / 2] = uint8_t(out[k / 2] << 4 | v);
+    ++k;
+  }
+}
+
 uint64_t coarse_resolution_ns() {
   timespec res;
   return clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0

@@ -14,10 +14,8 @@
 #include <cstring>
 #include <utility>
 
-#include "core/mix.hpp"
 #include "platform/platform.hpp"
 #include "registry/shared_file.hpp"
-#include "registry/space.hpp"
 
 namespace lazybreaker::registry {
 
@@ -31,25 +29,6 @@ bool failed_errno(FileError *err, const char *path, const char *doing) {
                                : e == ENOMEM                             ? FileError::NoMemory
                                                                          : FileError::Io;
   return file_failed(err, kind, "%s: %s: %s", path, doing, strerror(e));
-}
-
-// This boot's id (/proc/sys/kernel/random/boot_id, a UUID), or zeros if
-// the kernel does not say.
-void read_boot_id(uint8_t out[16]) {
-  std::memset(out, 0, 16);
-  const int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  char text[64] = {};
-  const ssize_t n = ::read(fd, text, sizeof text - 1);
-  ::close(fd);
-  unsigned k = 0;
-  for (ssize_t i = 0; i < n && k < 32; ++i) {
-    const char c = text[i];
-    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    if (v < 0) continue;
-    out[k / 2] = uint8_t(out[k / 2] << 4 | v);
-    ++k;
-  }
 }
 
 // Whether every block of the file `fd` (of `size` bytes) is allocated, so
@@ -100,9 +79,8 @@ int link_unnamed(int fd, const char *path) {
 // behind; else (or if the unnamed file cannot be linked) as
 // `path.PID.SALT.tmp`, which such a creator leaves.
 bool create_file(const FileRequest &req, int *fd_out, FileError *err, bool unnamed = true) {
-  const uint32_t capacity = req.capacity != 0 ? req.capacity : req.default_capacity;
-  const uint32_t slots = Space::run_slots(capacity);
-  const FileLayout layout = FileLayout::of(slots, req.arena_bytes(capacity, slots));
+  FileHeader h;
+  new_file_header(req, &h);
   char tmp[4096] = "";
   int fd = unnamed ? open_unnamed_beside(req.path) : -1;
   if (fd < 0) {
@@ -123,24 +101,10 @@ bool create_file(const FileRequest &req, int *fd_out, FileError *err, bool unnam
     return give_up(failed_errno(err, req.path, "cannot set its mode"));
   // Every page allocated now, so that no store into the mapping can fail
   // later for want of space (which would be SIGBUS).
-  if (const int e = posix_fallocate(fd, 0, off_t(layout.file_bytes)); e != 0) {
+  if (const int e = posix_fallocate(fd, 0, off_t(h.file_bytes)); e != 0) {
     errno = e;
     return give_up(failed_errno(err, req.path, "cannot allocate the file"));
   }
-  FileHeader h{};
-  std::memcpy(h.magic, FileHeader::kMagic, sizeof h.magic);
-  h.layout_version = kFileLayoutVersion;
-  h.header_bytes = uint32_t(layout.header_bytes);
-  h.file_bytes = layout.file_bytes;
-  h.capacity = capacity;
-  h.slots = slots;
-  h.stripes = kFileStripes;
-  h.clock = req.clock;
-  read_boot_id(h.boot_id);
-  h.created_unix_ns = platform::unix_now_ns();
-  if (!platform::random_bytes(&h.jitter_seed, sizeof h.jitter_seed))
-    h.jitter_seed = core::mix64(h.created_unix_ns ^ uint64_t(platform::process_id()));
-  h.checksum = h.compute_checksum();
   // Only the checksummed part: the rest is zero (fallocate), and a valid
   // empty state.
   if (pwrite(fd, &h, offsetof(FileHeader, checksum) + sizeof h.checksum, 0) !=
@@ -329,7 +293,7 @@ bool open_file(const FileRequest &req, MappedFile *out, FileError *err) {
   if (base == MAP_FAILED) return give_up(failed_errno(err, req.path, "cannot map it"));
   MappedFile f{fd, base, size_t(h.file_bytes)};
   uint8_t boot[16];
-  read_boot_id(boot);
+  platform::boot_id(boot);
   if (!created && std::memcmp(boot, f.header()->boot_id, 16) != 0)
     carry_over_boot(f, FileLayout::of(h.slots, req.arena_bytes(h.capacity, h.slots)), boot);
   flock(fd, LOCK_UN);

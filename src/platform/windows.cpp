@@ -1,12 +1,16 @@
 // The platform layer on Windows (platform.hpp). Every function imported here
 // is in kernel32.dll or bcrypt.dll as Windows 8 and Wine 8 export it (no
 // QueryUnbiasedInterruptTimePrecise: Wine 8 lacks it, and a DLL importing it
-// does not load there).
+// does not load there); ntdll's NtQuerySystemInformation is looked up by
+// name.
 #include "platform/platform.hpp"
 
 #include <windows.h>
 // after windows.h, whose types it uses
 #include <bcrypt.h>
+
+#include <cstddef>
+#include <cstring>
 
 namespace lazybreaker::platform {
 
@@ -43,12 +47,55 @@ bool map_file_at(void *, size_t, int, size_t) { return false; }
 
 bool map_zero_at(void *at, size_t bytes) {
   // Only a process's own (private) pages are ever here on Windows: no
-  // shared file is mapped yet.
+  // file is mapped in place there (map_file_at).
   decommit(at, bytes);
   return true;
 }
 
-bool file_identity(int, uint64_t *, uint64_t *) { return false; }
+// (ReFS has 128-bit file ids, whose low 64 bits are what this reads: two
+// files there could share them, in principle.)
+bool file_identity(int fd, uint64_t *device, uint64_t *inode) {
+  BY_HANDLE_FILE_INFORMATION info;
+  if (fd < 0 || GetFileInformationByHandle(LongToHandle(fd), &info) == 0) return false;
+  *device = info.dwVolumeSerialNumber;
+  *inode = uint64_t(info.nFileIndexHigh) << 32 | info.nFileIndexLow;
+  return true;
+}
+
+namespace {
+// SYSTEM_TIMEOFDAY_INFORMATION (winternl.h declares it only in part).
+struct TimeOfDay {
+  LARGE_INTEGER boot_time, current_time, time_zone_bias;
+  ULONG time_zone_id, reserved;
+  ULONGLONG boot_time_bias, sleep_time_bias;
+};
+constexpr ULONG kSystemTimeOfDayInformation = 3;
+using QuerySystemInformation = LONG(NTAPI *)(ULONG, void *, ULONG, ULONG *);
+}  // namespace
+
+// Windows has no boot id: the boot time is one, exact to its 100 ns unit
+// and the same in every process of the boot (never now - uptime, which
+// differs between processes by the time between its two readings). Setting
+// the clock moves the boot time and its bias by as much (BootTimeBias sums
+// the changes), so their difference is the boot's whatever the clock did.
+// Under Wine it is the wineserver's start: it changes only once every
+// process of the prefix is gone. Looked up by name: the information class
+// is not documented, and a system without it gets zeros (no carry-over).
+void boot_id(uint8_t out[16]) {
+  std::memset(out, 0, 16);
+  HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+  FARPROC found = ntdll != nullptr ? GetProcAddress(ntdll, "NtQuerySystemInformation") : nullptr;
+  if (found == nullptr) return;
+  // A function pointer of another type, through void (*)() (-Wcast-function-type).
+  auto query = reinterpret_cast<QuerySystemInformation>(reinterpret_cast<void (*)()>(found));
+  TimeOfDay t{};
+  ULONG got = 0;
+  if (query(kSystemTimeOfDayInformation, &t, sizeof t, &got) < 0 || got < sizeof t.boot_time)
+    return;
+  const uint64_t bias = got >= offsetof(TimeOfDay, sleep_time_bias) ? t.boot_time_bias : 0;
+  const uint64_t boot = uint64_t(t.boot_time.QuadPart) - bias;
+  std::memcpy(out, &boot, sizeof boot);
+}
 
 namespace {
 uint64_t performance_frequency() {

@@ -89,6 +89,26 @@ bool stored_config_plausible(const core::ConfigCell &cell) {
   return core::finished_and_valid(cell.load());
 }
 
+void new_file_header(const FileRequest &req, FileHeader *h) {
+  const uint32_t capacity = req.capacity != 0 ? req.capacity : req.default_capacity;
+  const uint32_t slots = Space::run_slots(capacity);
+  const FileLayout layout = FileLayout::of(slots, req.arena_bytes(capacity, slots));
+  std::memset(static_cast<void *>(h), 0, sizeof *h);
+  std::memcpy(h->magic, FileHeader::kMagic, sizeof h->magic);
+  h->layout_version = kFileLayoutVersion;
+  h->header_bytes = uint32_t(layout.header_bytes);
+  h->file_bytes = layout.file_bytes;
+  h->capacity = capacity;
+  h->slots = slots;
+  h->stripes = kFileStripes;
+  h->clock = req.clock;
+  platform::boot_id(h->boot_id);
+  h->created_unix_ns = platform::unix_now_ns();
+  if (!platform::random_bytes(&h->jitter_seed, sizeof h->jitter_seed))
+    h->jitter_seed = core::mix64(h->created_unix_ns ^ uint64_t(platform::process_id()));
+  h->checksum = h->compute_checksum();
+}
+
 // Checks the header of `fd` (of `size` bytes) against the request.
 bool check_header(const FileRequest &req, const FileHeader &h, size_t size, FileError *err) {
   const char *path = req.path;

@@ -160,12 +160,14 @@ inline constexpr uint64_t kLockWaitNs = 5'000'000'000;
 
 // Opens (or creates) and checks the file, brings a file from an earlier
 // boot forward (its times long expired, its stripes' owners gone), and maps
-// it. The file is locked (flock) only while this runs, and this waits at
-// most kLockWaitNs for the lock. With create, an existing file is used
-// only if it is a regular file at the path itself (not through a symlink),
-// owned by the process's effective user or root, and not writable by
-// others unless req.mode grants them that (any_owner: whoever owns it,
-// whatever its mode); without create, any file the caller may open.
+// it. The file is locked (flock; on Windows LockFileEx) only while this
+// runs, and this waits at most kLockWaitNs for the lock. With create, an
+// existing file is used only if it is a regular file at the path itself
+// (not through a symlink), owned by the process's effective user or root
+// (Windows: its user, Administrators or SYSTEM), and not writable by
+// others (Windows: Everyone, Authenticated Users, Users, INTERACTIVE)
+// unless req.mode grants them that (any_owner: whoever owns it, whatever
+// its mode); without create, any file the caller may open.
 bool open_file(const FileRequest &req, MappedFile *out, FileError *err);
 void close_file(MappedFile &f);
 
@@ -176,6 +178,10 @@ void close_file(MappedFile &f);
 bool file_failed(FileError *err, FileError::Kind kind, const char *fmt, ...)
     __attribute__((format(LB_PRINTF_FORMAT, 3, 4)));
 inline size_t file_page_up(size_t n) { return (n + kPage - 1) / kPage * kPage; }
+// The header of a file created for the request (the request's capacity,
+// else its default; this boot; now; a random jitter seed; its checksum),
+// zero past the checksum: what creation writes.
+void new_file_header(const FileRequest &req, FileHeader *h);
 // Checks the header of a file of `size` bytes against the request.
 bool check_header(const FileRequest &req, const FileHeader &h, size_t size, FileError *err);
 // Brings a file last opened under another boot forward to this one

@@ -203,9 +203,13 @@ TEST_CASE("a process killed with TerminateProcess while it holds the probe wedge
   REQUIRE(TerminateProcess(child.pi.hProcess, 9) != 0);
   CHECK(child.wait_exit() == 9);
   // Its probe is in flight for good: the others fail fast until it has been
-  // silent for half_open_timeout_ns, then one of them probes.
+  // silent for half_open_timeout_ns, when it counts as failed (OPEN again);
+  // after that open duration, one of them probes.
   CHECK(cb_allow(h, &t) == CB_REJECTED);
   REQUIRE(cb_clock_advance(reg, cfg.half_open_timeout_ns) == CB_OK);
+  CHECK(cb_allow(h, &t) == CB_REJECTED);
+  CHECK(cb_state(h) == CB_STATE_OPEN);
+  REQUIRE(cb_clock_advance(reg, cfg.open_duration_ns) == CB_OK);
   REQUIRE(cb_allow(h, &t) == CB_OK);
   CHECK(cb_done(h, t, CB_SUCCESS) == CB_OK);
   CHECK(cb_state(h) == CB_STATE_CLOSED);
