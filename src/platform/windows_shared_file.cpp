@@ -136,15 +136,15 @@ struct ProcessUser {
 // that the directory's inheritable entries do not widen it.
 bool creation_security(const FileRequest &req, LocalMemory *sd, FileError *err) {
   const ProcessUser me;
-  LocalMemory me_text;
-  if (me.sid == nullptr ||
-      ConvertSidToStringSidA(me.sid, reinterpret_cast<char **>(&me_text.p)) == 0)
+  char *text = nullptr;
+  if (me.sid == nullptr || ConvertSidToStringSidA(me.sid, &text) == 0)
     return failed_last(err, req.path, "cannot read this process's user");
+  LocalMemory me_text;
+  me_text.p = text;
   const uint32_t mode = req.mode != 0 ? req.mode : 0600;
   char sddl[512];
-  snprintf(sddl, sizeof sddl, "D:P(A;;FA;;;%s)(A;;FA;;;SY)(A;;FA;;;BA)%s%s",
-           static_cast<const char *>(me_text.p), (mode & 0044) != 0 ? "(A;;FR;;;AU)" : "",
-           (mode & 0002) != 0 ? "(A;;FW;;;AU)" : "");
+  snprintf(sddl, sizeof sddl, "D:P(A;;FA;;;%s)(A;;FA;;;SY)(A;;FA;;;BA)%s%s", text,
+           (mode & 0044) != 0 ? "(A;;FR;;;AU)" : "", (mode & 0002) != 0 ? "(A;;FW;;;AU)" : "");
   if (ConvertStringSecurityDescriptorToSecurityDescriptorA(sddl, SDDL_REVISION_1, &sd->p,
                                                            nullptr) == 0)
     return failed_last(err, req.path, "cannot make its access list");
@@ -335,19 +335,20 @@ const char *others_writer(const ACL *dacl) {
 
 // `sid` as "DOMAIN\name (S-1-...)", or as much of that as can be found.
 void describe_sid(PSID sid, char *out, size_t size) {
-  LocalMemory text;
-  if (sid == nullptr || ConvertSidToStringSidA(sid, reinterpret_cast<char **>(&text.p)) == 0) {
+  char *sid_text = nullptr;
+  if (sid == nullptr || ConvertSidToStringSidA(sid, &sid_text) == 0) {
     snprintf(out, size, "%s", sid == nullptr ? "nobody" : "an unreadable SID");
     return;
   }
+  LocalMemory text;
+  text.p = sid_text;
   char name[256], domain[256];
   DWORD name_size = sizeof name, domain_size = sizeof domain;
   SID_NAME_USE use;
   if (LookupAccountSidA(nullptr, sid, name, &name_size, domain, &domain_size, &use) != 0)
-    snprintf(out, size, "%s%s%s (%s)", domain, domain[0] != '\0' ? "\\" : "", name,
-             static_cast<const char *>(text.p));
+    snprintf(out, size, "%s%s%s (%s)", domain, domain[0] != '\0' ? "\\" : "", name, sid_text);
   else
-    snprintf(out, size, "%s", static_cast<const char *>(text.p));
+    snprintf(out, size, "%s", sid_text);
 }
 
 // The refusal of a create's existing file that trusted_for_create did not
