@@ -138,7 +138,7 @@ class Registry final {
     const uint32_t exclusive = Space::exclusive_stripes();
     const uint32_t mine = detail::t_stripe_plus_one - 1;
     return {
-        mine < exclusive && !counts_in_totals_ ? &held_[size_t(mine) * slots_ + index] : nullptr,
+        mine < exclusive && !counts_in_totals() ? &held_[size_t(mine) * slots_ + index] : nullptr,
         &held_all_[index], slots_, held_stripes()};
   }
   // The success of a call on the window breaker at `index` whose state word
@@ -147,7 +147,7 @@ class Registry final {
   // (core::Breaker::holds_success); false says nothing. The caller counts it.
   [[gnu::always_inline]] bool holds_success(uint32_t index, uint64_t w) {
     const uint32_t mine = detail::t_stripe_plus_one - 1;
-    if (mine >= Space::exclusive_stripes() || counts_in_totals_) return false;
+    if (mine >= Space::exclusive_stripes() || counts_in_totals()) return false;
     core::HeldCells own;
     own.own = &held_[size_t(mine) * slots_ + index];
     return make_breaker(index, nullptr, own).holds_success(w);
@@ -160,10 +160,10 @@ class Registry final {
     return r != nullptr && index - r->base_ < r->slots_ ? r : nullptr;
   }
   // Where a call on the breaker at `index` counts: the calling thread's
-  // stripe, or (counts_in_totals_) the breaker's totals in the file.
+  // stripe, or (counts_in_totals()) the breaker's totals in the file.
   core::Tally tally(uint32_t index) {
-    return counts_in_totals_ ? core::Tally{nullptr, nullptr, &totals_[index]}
-                             : Space::tally(base_ + index);
+    return counts_in_totals() ? core::Tally{nullptr, nullptr, &totals_[index]}
+                              : Space::tally(base_ + index);
   }
 
   // Admits and counts a call on the breaker in its `incarnation`-th life if
@@ -199,7 +199,7 @@ class Registry final {
   }
   // Counts in the thread's own cells if it has them (`own_cells` != 0).
   void count(uint32_t index, uintptr_t own_cells, core::Counter c) {
-    if (own_cells != 0 && !counts_in_totals_)
+    if (own_cells != 0 && !counts_in_totals())
       Space::bump_own(own_cells, uint64_t(base_ + index) * sizeof(core::Cell), c);
     else
       tally(index).add(c);
@@ -317,6 +317,9 @@ class Registry final {
   }
   // Gives back what slot `index` refers to (its life has ended).
   void release_refs(uint32_t index);
+  // counts_in_totals_, known false at compile time where files are mapped
+  // in place: no branch for it on Linux's paths.
+  bool counts_in_totals() const { return !platform::kMapsFilesInPlace && counts_in_totals_; }
   // Whether a rejection here needs nothing of the registry (Space::lean_rejections).
   bool lean_rejections() const {
     return clock_.kind == core::ClockKind::Monotonic && clock_.offset_ns == 0 &&

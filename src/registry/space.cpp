@@ -220,8 +220,8 @@ bool Space::map_stripe(uint32_t s, uint32_t base, uint32_t slots, int fd, size_t
 namespace {
 // The word a slot's own line takes when a shared run leaves it: free, past
 // the life `file` (the file's word) held, and past its own, `own`, from
-// before (so that neither the shared registry's handles nor earlier ones
-// name a breaker there again).
+// before (0: none kept), so that neither the shared registry's handles nor
+// earlier ones name a breaker there again.
 uint64_t stale_word(uint64_t file, uint64_t own) {
   const uint64_t after_file =
       core::StateWord::state(file) == core::State::Free ? file : core::StateWord::ended(file);
@@ -253,10 +253,9 @@ void Space::unmap_shared_run(uint32_t base, uint32_t slots) {
   for (uint32_t at = base; at < base + slots; at += kChunkSlots) {
     uint64_t words[kChunkSlots];
     core::Hot *lines = hot(at);
-    for (uint32_t i = 0; i < kChunkSlots; ++i) {
-      const uint64_t w = lines[i].word.load(std::memory_order_acquire);
-      words[i] = core::StateWord::state(w) == core::State::Free ? w : core::StateWord::ended(w);
-    }
+    // The lines are the file's: what the run's own held before is gone.
+    for (uint32_t i = 0; i < kChunkSlots; ++i)
+      words[i] = stale_word(lines[i].word.load(std::memory_order_acquire), 0);
     map_fixed(lines, kChunkSlots * sizeof(core::Hot), -1, 0);
     for (uint32_t i = 0; i < kChunkSlots; ++i)
       lines[i].word.store(words[i], std::memory_order_release);
