@@ -58,10 +58,10 @@ uint64_t jitter_seed(const void *reg) {
 // cover (tests/capi/test_alloc_failure.cpp).
 static_assert(alignof(Registry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
 
-Status Registry::claim_run(bool mapped_over) {
+Status Registry::claim_run(bool mapped_over, uint64_t file_tag) {
   const uint32_t id = take_id();
   if (id == 0) return Status::TooManyRegistries;
-  if (const Space::Claim claimed = Space::claim(slots_, id, &base_, mapped_over);
+  if (const Space::Claim claimed = Space::claim(slots_, id, &base_, mapped_over, file_tag);
       claimed != Space::Claim::Ok) {
     give_back_id(id);
     return claimed == Space::Claim::Full ? Status::SpaceFull : Status::NoMemory;
@@ -132,7 +132,9 @@ Status Registry::open_shared(const FileRequest &req, uint32_t event_capacity, Re
   reg->slots_ = h.slots;
   // Mapped over where files are mapped in place; else the run's own lines
   // are written when it closes (Space::unmap_shared_run).
-  if (const Status st = reg->claim_run(platform::kMapsFilesInPlace); st != Status::Ok) return st;
+  if (const Status st = reg->claim_run(platform::kMapsFilesInPlace, place_tag_of(file));
+      st != Status::Ok)
+    return st;
   reg->held_ = at<std::atomic<uint64_t>>(reg->private_, p.held_at);
   reg->file_.emplace(std::move(file), FileLayout::of(h.slots, a.layout.size()), reg->base_,
                      reg->slots_, reg->held_);

@@ -265,7 +265,8 @@ class Registry final {
   // Sets up the structures over an arena of that layout at `arena`.
   void place(void *arena, const ArenaLayout &layout, unsigned log2_buckets);
   // Takes an id and a run of the space; NoMemory etc. if it cannot.
-  Status claim_run(bool mapped_over = false);
+  // `file_tag`: a shared registry's file (place_tag_of), else 0.
+  Status claim_run(bool mapped_over = false, uint64_t file_tag = 0);
   void give_up_run();
 
   // Crash repair (registry/repair.cpp). What of a registry file's arena

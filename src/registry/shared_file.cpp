@@ -109,6 +109,15 @@ void new_file_header(const FileRequest &req, FileHeader *h) {
   h->checksum = h->compute_checksum();
 }
 
+uint64_t place_tag_of(const MappedFile &f) {
+  uint64_t device = 0, inode = 0;
+  platform::file_identity(f.fd, &device, &inode);
+  const FileHeader &h = *f.header();
+  const uint64_t tag = core::mix64(
+      h.jitter_seed ^ core::mix64(h.created_unix_ns ^ core::mix64(device ^ core::mix64(inode))));
+  return tag != 0 ? tag : 1;
+}
+
 // Checks the header of `fd` (of `size` bytes) against the request.
 bool check_header(const FileRequest &req, const FileHeader &h, size_t size, FileError *err) {
   const char *path = req.path;

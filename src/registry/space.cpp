@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/mix.hpp"
 #include "platform/platform.hpp"
 
 namespace lazybreaker::registry {
@@ -99,43 +100,81 @@ bool Space::reserve() {
   return false;
 }
 
-Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base, bool mapped_over) {
+namespace {
+// Per chunk, under g_claims: whose breakers its slots have held in this
+// process. A handle names a slot and a life, not a registry: a shared
+// file's lives are the file's, so a run of it laid where another
+// registry's breakers were could give a handle of that registry a breaker
+// of the file. So a shared run goes only where no breaker has been, or
+// where the same file's run had the same chunk (place_tag). A private
+// registry goes anywhere: a shared run's lines are left past its file's
+// lives (unmap_shared_run).
+constexpr uint64_t kNeverUsed = 0, kPrivateUse = 1;
+uint64_t g_used_by[Space::kChunks];
+
+// Chunk `j` of a run of the shared file `file_tag`: never kNeverUsed or
+// kPrivateUse.
+uint64_t place_tag(uint64_t file_tag, uint32_t j) {
+  const uint64_t t = core::mix64(file_tag ^ core::mix64(j));
+  return t <= kPrivateUse ? t + 2 : t;
+}
+
+// Whether chunk `k` may be chunk `j` of a run for the registry of
+// `file_tag` (0: a private one).
+bool may_hold(uint32_t k, uint32_t j, uint64_t file_tag) {
+  return file_tag == 0 || g_used_by[k] == kNeverUsed || g_used_by[k] == place_tag(file_tag, j);
+}
+}  // namespace
+
+uint32_t Space::find_run(uint32_t chunks, uint64_t file_tag) {
+  // First fit: registries are few and their runs long-lived.
+  for (uint32_t first = 0; first + chunks <= kChunks;) {
+    uint32_t j = 0;
+    while (j < chunks && owners_[first + j].load(std::memory_order_relaxed) == 0 &&
+           may_hold(first + j, j, file_tag))
+      ++j;
+    if (j == chunks) return first;
+    // A chunk in use ends every run through it; another place's, only this one.
+    first += owners_[first + j].load(std::memory_order_relaxed) != 0 ? j + 1 : 1;
+  }
+  return kChunks;
+}
+
+Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base, bool mapped_over,
+                          uint64_t file_tag) {
   const uint32_t chunks = (slots + kChunkSlots - 1) / kChunkSlots;
   SetupLock::Held lock(g_claims);
   if (!reserve()) return Claim::NoMemory;
-  // First fit: registries are few and their runs long-lived.
-  uint32_t run = 0;
-  for (uint32_t c = 0; c < kChunks; ++c) {
-    run = owners_[c].load(std::memory_order_relaxed) == 0 ? run + 1 : 0;
-    if (run < chunks) continue;
-    const uint32_t first = c + 1 - chunks;
-    const uint32_t index = first * kChunkSlots;
-    // Once writable, a chunk stays so (release below), so a process that
-    // opens and closes registries all day makes each chunk writable once.
-    bool ok = true;
-    for (uint32_t k = first; ok && k <= c && !mapped_over; ++k) {
-      if (g_writable[k].load(std::memory_order_relaxed)) continue;
-      const uint32_t at = k * kChunkSlots;
-      ok = make_writable(hot(at), kChunkSlots * sizeof(core::Hot)) &&
-           make_writable(&totals(at), kChunkSlots * sizeof(core::Totals));
-      for (uint32_t s = 0; ok && s < exclusive_; ++s)
-        ok = make_writable(&cell(s, at), kChunkSlots * sizeof(core::Cell));
-      g_writable[k].store(ok, std::memory_order_release);
-    }
-    if (!ok) return Claim::NoMemory;
-    if (slots >= kHugeRunSlots && !mapped_over) {
-      const uint32_t run_slots = chunks * kChunkSlots;
-      advise_huge_pages(hot(index), size_t(run_slots) * sizeof(core::Hot));
-      advise_huge_pages(&totals(index), size_t(run_slots) * sizeof(core::Totals));
-      for (uint32_t s = 0; s < exclusive_; ++s)
-        advise_huge_pages(&cell(s, index), size_t(run_slots) * sizeof(core::Cell));
-    }
-    for (uint32_t k = first; k <= c; ++k)
-      owners_[k].store(uint16_t(owner), std::memory_order_release);
-    *base = index;
-    return Claim::Ok;
+  const uint32_t first = find_run(chunks, file_tag);
+  if (first == kChunks) return Claim::Full;
+  const uint32_t last = first + chunks - 1;
+  const uint32_t index = first * kChunkSlots;
+  // Once writable, a chunk stays so (release below), so a process that
+  // opens and closes registries all day makes each chunk writable once.
+  bool ok = true;
+  for (uint32_t k = first; ok && k <= last && !mapped_over; ++k) {
+    if (g_writable[k].load(std::memory_order_relaxed)) continue;
+    const uint32_t at = k * kChunkSlots;
+    ok = make_writable(hot(at), kChunkSlots * sizeof(core::Hot)) &&
+         make_writable(&totals(at), kChunkSlots * sizeof(core::Totals));
+    for (uint32_t s = 0; ok && s < exclusive_; ++s)
+      ok = make_writable(&cell(s, at), kChunkSlots * sizeof(core::Cell));
+    g_writable[k].store(ok, std::memory_order_release);
   }
-  return Claim::Full;
+  if (!ok) return Claim::NoMemory;
+  if (slots >= kHugeRunSlots && !mapped_over) {
+    const uint32_t run_slots = chunks * kChunkSlots;
+    advise_huge_pages(hot(index), size_t(run_slots) * sizeof(core::Hot));
+    advise_huge_pages(&totals(index), size_t(run_slots) * sizeof(core::Totals));
+    for (uint32_t s = 0; s < exclusive_; ++s)
+      advise_huge_pages(&cell(s, index), size_t(run_slots) * sizeof(core::Cell));
+  }
+  for (uint32_t k = first; k <= last; ++k) {
+    g_used_by[k] = file_tag == 0 ? kPrivateUse : place_tag(file_tag, k - first);
+    owners_[k].store(uint16_t(owner), std::memory_order_release);
+  }
+  *base = index;
+  return Claim::Ok;
 }
 
 void Space::release(uint32_t base, uint32_t slots) {

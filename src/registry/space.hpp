@@ -106,8 +106,13 @@ class LB_HIDDEN Space {
   enum class Claim { Ok, NoMemory, Full };
   // `slots` consecutive indexes for registry `owner`, from *base on, made
   // writable unless `mapped_over` (a shared registry maps its file there:
-  // map_shared_run, map_stripe).
-  static Claim claim(uint32_t slots, uint32_t owner, uint32_t *base, bool mapped_over = false);
+  // map_shared_run, map_stripe). `file_tag` (not 0: a shared registry's
+  // file, place_tag_of) keeps the run where no breaker of another registry
+  // has been in this process, or where the same file's were at the same
+  // place: no earlier handle then names a breaker of the file that it did
+  // not name before.
+  static Claim claim(uint32_t slots, uint32_t owner, uint32_t *base, bool mapped_over = false,
+                     uint64_t file_tag = 0);
   // Gives a registry's run back. Every life in it must have ended.
   static void release(uint32_t base, uint32_t slots);
   // The id of the registry that owns `index`, 0 if none.
@@ -186,6 +191,9 @@ class LB_HIDDEN Space {
 
  private:
   static bool reserve();
+  // The first chunk of the first free run of `chunks` that may take the
+  // registry of `file_tag` (claim), or kChunks if there is none.
+  static uint32_t find_run(uint32_t chunks, uint64_t file_tag);
   // The fold of bump_own, out of the fast paths' way. Its arguments are in
   // this order so that the fast paths' registers stay where their slow
   // paths want them (bench/callgrind-count.sh counts the difference).
