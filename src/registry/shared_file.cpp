@@ -113,8 +113,7 @@ uint64_t place_tag_of(const MappedFile &f) {
   uint64_t device = 0, inode = 0;
   platform::file_identity(f.fd, &device, &inode);
   const FileHeader &h = *f.header();
-  const uint64_t tag = core::mix64(
-      h.jitter_seed ^ core::mix64(h.created_unix_ns ^ core::mix64(device ^ core::mix64(inode))));
+  const uint64_t tag = core::mix64(h.created_unix_ns ^ core::mix64(device ^ core::mix64(inode)));
   return tag != 0 ? tag : 1;
 }
 

@@ -184,8 +184,8 @@ inline size_t file_page_up(size_t n) { return (n + kPage - 1) / kPage * kPage; }
 void new_file_header(const FileRequest &req, FileHeader *h);
 // Which file `f` is, for the places of its registries' runs in the space
 // (Space::claim): the same for every open of one file, another for another
-// file, a copy, or a file made anew at a reused inode (its header's random
-// seed and creation time, and its device and inode). Never 0.
+// file, a copy, or a file made anew at a reused inode (its device and inode,
+// and its header's creation time, in ns). Never 0.
 uint64_t place_tag_of(const MappedFile &f);
 // Checks the header of a file of `size` bytes against the request.
 bool check_header(const FileRequest &req, const FileHeader &h, size_t size, FileError *err);

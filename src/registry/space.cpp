@@ -106,7 +106,8 @@ namespace {
 // file's lives are the file's, so a run of it laid where another
 // registry's breakers were could give a handle of that registry a breaker
 // of the file. So a shared run goes only where no breaker has been, or
-// where the same file's run had the same chunk (place_tag). A private
+// where the same file's run had the same chunk (place_tag). A process
+// that opens many different files uses fresh chunks up: kChunks in all. A private
 // registry goes anywhere: a shared run's lines are left past its file's
 // lives (unmap_shared_run).
 constexpr uint64_t kNeverUsed = 0, kPrivateUse = 1;
