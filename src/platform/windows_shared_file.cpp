@@ -127,9 +127,9 @@ struct ProcessUser {
 
 // The security descriptor a created file gets: as near req.mode as Windows
 // has words for. The owner (this process's user) has full control always.
-// Windows files have no group: the mode's group and others read bits give
-// Authenticated Users read, its others write bit gives them write (its
-// group write bit alone, nothing). SYSTEM and Administrators have full
+// Windows files have no group, so the mode's group bits give nothing: its
+// others read bit gives Authenticated Users read, its others write bit
+// write. SYSTEM and Administrators have full
 // control as well, as on every file of a default Windows ACL: they can
 // take ownership of any file anyway, and services and administrators'
 // tools that read a fleet's registries run as them. Protected (D:P), so
@@ -144,7 +144,7 @@ bool creation_security(const FileRequest &req, LocalMemory *sd, FileError *err) 
   const uint32_t mode = req.mode != 0 ? req.mode : 0600;
   char sddl[512];
   snprintf(sddl, sizeof sddl, "D:P(A;;FA;;;%s)(A;;FA;;;SY)(A;;FA;;;BA)%s%s", text,
-           (mode & 0044) != 0 ? "(A;;FR;;;AU)" : "", (mode & 0002) != 0 ? "(A;;FW;;;AU)" : "");
+           (mode & 0004) != 0 ? "(A;;FR;;;AU)" : "", (mode & 0002) != 0 ? "(A;;FW;;;AU)" : "");
   if (ConvertStringSecurityDescriptorToSecurityDescriptorA(sddl, SDDL_REVISION_1, &sd->p,
                                                            nullptr) == 0)
     return failed_last(err, req.path, "cannot make its access list");
@@ -161,7 +161,9 @@ bool write_start(HANDLE f, const void *data, DWORD bytes) {
 // The file just made (`made`) opened again at the path it was moved to:
 // Wine's handle still names it by its old name, through which it cannot
 // read the file's volume (file_identity). It must be the one made, not one
-// another process put there in between.
+// another process put there in between: its file index is compared (not
+// its volume, which the old handle cannot read under Wine; a file moved
+// within a folder stays on its volume).
 bool reopen_made(HANDLE made, const wchar_t *wide, HANDLE *out, const char *path, FileError *err) {
   *out = CreateFileW(wide, GENERIC_READ | GENERIC_WRITE, kShareAll, nullptr, OPEN_EXISTING,
                      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
@@ -305,30 +307,56 @@ bool open_existing(const FileRequest &req, const wchar_t *wide, HANDLE *out, Fil
 
 namespace {
 
-// Which of the groups that stand for "others" the access list lets write
-// the file (or change who may), or nullptr if none. A deny entry before it
-// is not weighed: a list that needs one to be safe is refused, to be safe.
+// Whether `sid` is one of the groups that stand for "others" (a POSIX
+// file's o+w): everyone, every signed-in, network or local user, guests,
+// anonymous callers, a domain's users or guests. A group named on purpose
+// (a service's group) is the POSIX file's group: not others.
+bool stands_for_others(PSID sid) {
+  static constexpr WELL_KNOWN_SID_TYPE kOthers[] = {
+      WinWorldSid,           WinAuthenticatedUserSid, WinBuiltinUsersSid,  WinInteractiveSid,
+      WinLocalSid,           WinNetworkSid,           WinBuiltinGuestsSid, WinAnonymousSid,
+      WinThisOrganizationSid};
+  for (WELL_KNOWN_SID_TYPE t : kOthers)
+    if (IsWellKnownSid(sid, t) != 0) return true;
+  // Domain Users (RID 513) and Domain Guests (514) of any domain: S-1-5-21-...-RID.
+  const PUCHAR count = GetSidSubAuthorityCount(sid);
+  if (count == nullptr || *count < 2) return false;
+  const DWORD first = *GetSidSubAuthority(sid, 0), rid = *GetSidSubAuthority(sid, *count - 1);
+  return first == SECURITY_NT_NON_UNIQUE &&
+         (rid == DOMAIN_GROUP_RID_USERS || rid == DOMAIN_GROUP_RID_GUESTS);
+}
+
+// Which of the groups that stand for others the access list lets write the
+// file (or change who may), or nullptr if none. A deny entry before it is
+// not weighed, and an allow entry of a kind this does not read (callback,
+// object) counts as one that lets others write: a list that needs either
+// to be safe is refused, to be safe.
 const char *others_writer(const ACL *dacl) {
   if (dacl == nullptr) return "everyone (it has no access list, a NULL DACL, which grants all)";
   constexpr ACCESS_MASK kWrites =
       FILE_WRITE_DATA | FILE_APPEND_DATA | GENERIC_WRITE | GENERIC_ALL | WRITE_DAC | WRITE_OWNER;
-  static constexpr struct {
-    WELL_KNOWN_SID_TYPE type;
-    const char *name;
-  } kOthers[] = {{WinWorldSid, "Everyone"},
-                 {WinAuthenticatedUserSid, "Authenticated Users"},
-                 {WinBuiltinUsersSid, "BUILTIN\\Users"},
-                 {WinInteractiveSid, "INTERACTIVE"}};
   for (DWORD i = 0; i < dacl->AceCount; ++i) {
     void *entry = nullptr;
     if (GetAce(const_cast<ACL *>(dacl), i, &entry) == 0) continue;
+    const auto *header = static_cast<const ACE_HEADER *>(entry);
+    if ((header->AceFlags & INHERIT_ONLY_ACE) != 0) continue;
+    switch (header->AceType) {
+      case ACCESS_DENIED_ACE_TYPE:
+      case ACCESS_DENIED_CALLBACK_ACE_TYPE:
+      case ACCESS_DENIED_OBJECT_ACE_TYPE:
+      case ACCESS_DENIED_CALLBACK_OBJECT_ACE_TYPE:
+      case SYSTEM_AUDIT_ACE_TYPE:
+      case SYSTEM_ALARM_ACE_TYPE:
+        continue;
+      case ACCESS_ALLOWED_ACE_TYPE:
+        break;
+      default:
+        return "an access entry of a kind this does not read (a callback or object entry)";
+    }
     const auto *ace = static_cast<const ACCESS_ALLOWED_ACE *>(entry);
-    if (ace->Header.AceType != ACCESS_ALLOWED_ACE_TYPE ||
-        (ace->Header.AceFlags & INHERIT_ONLY_ACE) != 0 || (ace->Mask & kWrites) == 0)
-      continue;
-    PSID sid = const_cast<DWORD *>(&ace->SidStart);
-    for (const auto &other : kOthers)
-      if (IsWellKnownSid(sid, other.type) != 0) return other.name;
+    if ((ace->Mask & kWrites) != 0 && stands_for_others(const_cast<DWORD *>(&ace->SidStart)))
+      return "a group that stands for others (Everyone, Users, Authenticated Users, Guests, "
+             "Domain Users and the like)";
   }
   return nullptr;
 }

@@ -272,16 +272,26 @@ Status Registry::create(std::string_view name, const core::Config &cfg, uint64_t
       return inserted == NameIndex::Insert::Exists ? Status::Exists : Status::Full;
     }
   }
+  return begin_life(i, cfg, creating, handle);
+}
+
+Status Registry::begin_life(uint32_t i, const core::Config &cfg, uint64_t creating,
+                            uint64_t *handle) {
   const uint32_t incarnation =
       core::StateWord::incarnation(hot_[i].word.load(std::memory_order_acquire));
   breaker(i).begin_life(incarnation, cfg);
-  if (!shared() && !still_open(i)) {
-    // close() ran meanwhile and may not have seen this life begin.
+  const bool open = still_open(i);
+  // close() ran meanwhile and may not have seen this life begin: no handle
+  // of it leaves, as one could name the breaker a later registry makes in
+  // this slot. A private registry's breaker ends; a shared one's lives on
+  // in its file, as every breaker there does.
+  if (!open && !shared()) {
     breaker(i).retire();
     return Status::BadHandle;
   }
   // A destroy may have taken the record over already (destroy()).
   if (creating != 0) pending_->clear_create(i, creating);
+  if (!open) return Status::BadHandle;
   *handle = this->handle(i, incarnation);
   return Status::Ok;
 }

@@ -318,6 +318,10 @@ class Registry final {
   }
   // Gives back what slot `index` refers to (its life has ended).
   void release_refs(uint32_t index);
+  // create()'s last step: the life of slot `i` (set up for `cfg`, its
+  // create recorded as `creating` in a shared registry's file) begins, and
+  // its handle goes to `*handle` unless close() ran meanwhile (BadHandle).
+  Status begin_life(uint32_t i, const core::Config &cfg, uint64_t creating, uint64_t *handle);
   // counts_in_totals_, known false at compile time where files are mapped
   // in place: no branch for it on Linux's paths.
   bool counts_in_totals() const { return !platform::kMapsFilesInPlace && counts_in_totals_; }

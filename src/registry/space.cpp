@@ -270,6 +270,11 @@ uint64_t stale_word(uint64_t file, uint64_t own) {
              ? own
              : after_file;
 }
+
+// A line's word as the close leaves it: read with a sequentially consistent
+// read-modify-write, so that a create that found the registry still open
+// (Registry::still_open, after its life began) has its life seen here.
+uint64_t last_word(core::Hot &line) { return line.word.fetch_add(0, std::memory_order_seq_cst); }
 }  // namespace
 
 void Space::unmap_shared_run(uint32_t base, uint32_t slots) {
@@ -278,12 +283,12 @@ void Space::unmap_shared_run(uint32_t base, uint32_t slots) {
     // line() stops looking in the view, so that a reader finds a stale word
     // on either side.
     for (uint32_t at = base; at < base + slots; at += kChunkSlots) {
-      const core::Hot *file = views_[at / kChunkSlots].load(std::memory_order_acquire);
+      core::Hot *file = views_[at / kChunkSlots].load(std::memory_order_acquire);
       core::Hot *own = hot(at);
       for (uint32_t i = 0; file != nullptr && i < kChunkSlots; ++i)
-        own[i].word.store(stale_word(file[i].word.load(std::memory_order_acquire),
-                                     own[i].word.load(std::memory_order_relaxed)),
-                          std::memory_order_release);
+        own[i].word.store(
+            stale_word(last_word(file[i]), own[i].word.load(std::memory_order_relaxed)),
+            std::memory_order_release);
       views_[at / kChunkSlots].store(nullptr, std::memory_order_release);
     }
     return;
@@ -294,8 +299,7 @@ void Space::unmap_shared_run(uint32_t base, uint32_t slots) {
     uint64_t words[kChunkSlots];
     core::Hot *lines = hot(at);
     // The lines are the file's: what the run's own held before is gone.
-    for (uint32_t i = 0; i < kChunkSlots; ++i)
-      words[i] = stale_word(lines[i].word.load(std::memory_order_acquire), 0);
+    for (uint32_t i = 0; i < kChunkSlots; ++i) words[i] = stale_word(last_word(lines[i]), 0);
     map_fixed(lines, kChunkSlots * sizeof(core::Hot), -1, 0);
     for (uint32_t i = 0; i < kChunkSlots; ++i)
       lines[i].word.store(words[i], std::memory_order_release);

@@ -82,6 +82,7 @@ static void shared_file_seen_twice(void) {
   const DWORD len = GetTempPathA(MAX_PATH, path);
   CHECK(len > 0 && len < MAX_PATH);
   snprintf(path + len, 64, "lazybreaker-consumer-%lu.lbr", (unsigned long)GetCurrentProcessId());
+  DeleteFileA(path); /* Wine reuses process ids: a run that died may have left it */
   cb_registry_options o;
   p_cb_registry_options_init_size(&o, sizeof o);
   o.path = path;
@@ -93,6 +94,9 @@ static void shared_file_seen_twice(void) {
   CHECK(p_cb_registry_open(&o, &b) == CB_OK);
   if (a == NULL || b == NULL) {
     fprintf(stderr, "  %s: %s\n", path, p_cb_last_error_message());
+    if (a != NULL) p_cb_registry_close(a);
+    if (b != NULL) p_cb_registry_close(b);
+    DeleteFileA(path);
     return;
   }
   cb_config cfg;
