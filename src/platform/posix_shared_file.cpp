@@ -194,23 +194,17 @@ bool trusted_for_create(const FileRequest &req, int fd, FileError *err) {
 // stopped process) cannot wedge an open. Polled, so that the library needs
 // no thread, timer or signal.
 bool lock_file(int fd, const char *path, FileError *err) {
-  const uint64_t start = platform::monotonic_ns();
-  uint64_t pause_ns = 1'000'000;
-  for (;;) {
+  for (LockWait wait;;) {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
     if (errno == EINTR) continue;
     if (errno != EWOULDBLOCK) return failed_errno(err, path, "cannot lock it");
-    const uint64_t waited = platform::monotonic_ns() - start;
-    if (waited >= kLockWaitNs)
+    if (!wait.nap())
       return file_failed(
           err, FileError::Busy,
           "%s: a process holds the registry file's lock and has not let go in %llu s "
           "(an open holds it only while it checks the file: that process is stuck, or "
           "holds it on purpose; fuser -v %s lists who has the file open)",
           path, (unsigned long long)(kLockWaitNs / 1'000'000'000), path);
-    const uint64_t nap = std::min(pause_ns, kLockWaitNs - waited);
-    platform::sleep_ns(nap);
-    pause_ns = std::min<uint64_t>(pause_ns * 2, 50'000'000);
   }
 }
 

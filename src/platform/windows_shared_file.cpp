@@ -433,16 +433,13 @@ bool trusted_for_create(const FileRequest &req, HANDLE f, FileError *err) {
 // callback. A process that ends holding it lets go (Windows unlocks a dead
 // process's locks).
 bool lock_file(HANDLE f, const char *path, FileError *err) {
-  const uint64_t start = platform::monotonic_ns();
-  uint64_t pause_ns = 1'000'000;
-  for (;;) {
+  for (LockWait wait;;) {
     OVERLAPPED o = at_offset(kLockAt);
     if (LockFileEx(f, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &o) != 0)
       return true;
     const DWORD e = GetLastError();
     if (e != ERROR_LOCK_VIOLATION) return failed_code(err, e, path, "cannot lock it");
-    const uint64_t waited = platform::monotonic_ns() - start;
-    if (waited >= kLockWaitNs)
+    if (!wait.nap())
       return file_failed(
           err, FileError::Busy,
           "%s: a process holds the registry file's lock and has not let go in %llu s "
@@ -450,8 +447,6 @@ bool lock_file(HANDLE f, const char *path, FileError *err) {
           "holds it on purpose; Resource Monitor's Associated Handles, searched for the "
           "file's name, or Sysinternals' handle.exe lists who has the file open)",
           path, (unsigned long long)(kLockWaitNs / 1'000'000'000));
-    platform::sleep_ns(std::min(pause_ns, kLockWaitNs - waited));
-    pause_ns = std::min<uint64_t>(pause_ns * 2, 50'000'000);
   }
 }
 

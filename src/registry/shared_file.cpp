@@ -109,6 +109,14 @@ void new_file_header(const FileRequest &req, FileHeader *h) {
   h->checksum = h->compute_checksum();
 }
 
+bool LockWait::nap() {
+  const uint64_t waited = platform::monotonic_ns() - start_;
+  if (waited >= kLockWaitNs) return false;
+  platform::sleep_ns(std::min(pause_ns_, kLockWaitNs - waited));
+  pause_ns_ = std::min<uint64_t>(pause_ns_ * 2, 50'000'000);
+  return true;
+}
+
 uint64_t place_tag_of(const MappedFile &f) {
   uint64_t device = 0, inode = 0;
   platform::file_identity(f.fd, &device, &inode);

@@ -158,6 +158,20 @@ bool stored_config_plausible(const core::ConfigCell &cell);
 // gives up (FileError::Busy).
 inline constexpr uint64_t kLockWaitNs = 5'000'000'000;
 
+// An open's wait for the file's lock, polled (the library has no thread,
+// timer or signal to be woken by): nap() sleeps before the next try, 1 ms
+// at first and twice as long each time up to 50 ms, and says false, not
+// sleeping, once kLockWaitNs have passed since the wait began.
+class LockWait {
+ public:
+  LockWait() : start_(platform::monotonic_ns()) {}
+  bool nap();
+
+ private:
+  uint64_t start_;
+  uint64_t pause_ns_ = 1'000'000;
+};
+
 // Opens (or creates) and checks the file, brings a file from an earlier
 // boot forward (its times long expired, its stripes' owners gone), and maps
 // it. The file is locked (flock; on Windows LockFileEx) only while this
