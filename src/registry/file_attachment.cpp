@@ -61,18 +61,22 @@ bool FileAttachment::join() {
     return true;
   }
   SetupLock::Held lock(g_shared);
-  // The stripes of the threads alive now (a thread that takes one after
-  // this read waits for the lock in claim_hook, and finds this attachment).
+  // The hook first, then the stripes of the threads alive now: a thread
+  // that takes a stripe meanwhile is among them, or reads the hook and
+  // waits for this lock in claim_hook, and then finds this attachment
+  // (set_stripe_claim_hook). Both may attach its stripe; the second finds
+  // it done.
+  set_stripe_claim_hook(&claim_hook);
   const uint64_t owned = stripes_owned();
   bool attached = true;
   for (uint32_t s = 0; s < Space::exclusive_stripes() && attached; ++s)
     if ((owned >> s & 1) != 0) attached = attach_stripe(s);
   if (!attached) {
     release_stripes();
+    if (g_attached_count == 0) set_stripe_claim_hook(nullptr);
     return false;
   }
   g_attached[g_attached_count++] = this;
-  set_stripe_claim_hook(&claim_hook);
   joined_ = true;
   return true;
 }
@@ -83,14 +87,17 @@ void FileAttachment::leave() {
     return;
   }
   joined_ = false;
-  {
-    SetupLock::Held lock(g_shared);
-    std::remove(g_attached, g_attached + g_attached_count, this);
-    if (--g_attached_count == 0) set_stripe_claim_hook(nullptr);
-  }
-  unmap_run();
+  // One step under the lock a stripe claim takes (claim_hook): a thread that
+  // takes a stripe once this attachment is off the list attaches nothing
+  // here, so the run's cells under its stripe must be private writable
+  // ones again by then. The hook goes last: a claim that finds none takes
+  // no lock, and counts at once.
   SetupLock::Held lock(g_shared);
+  std::remove(g_attached, g_attached + g_attached_count, this);
+  --g_attached_count;
+  unmap_run();
   release_stripes();
+  if (g_attached_count == 0) set_stripe_claim_hook(nullptr);
 }
 
 void FileAttachment::forget_stripes_in_child() {

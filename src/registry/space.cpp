@@ -151,9 +151,12 @@ Space::Claim Space::claim(uint32_t slots, uint32_t owner, uint32_t *base, bool m
   const uint32_t last = first + chunks - 1;
   const uint32_t index = first * kChunkSlots;
   // Once writable, a chunk stays so (release below), so a process that
-  // opens and closes registries all day makes each chunk writable once.
+  // opens and closes registries all day makes each chunk writable once. A
+  // shared run's too, though its file is then mapped over it: a stripe its
+  // file gives no cells to (none attached) counts in private zeros rather
+  // than fault, and its folds are allowed (counters_writable).
   bool ok = true;
-  for (uint32_t k = first; ok && k <= last && !mapped_over; ++k) {
+  for (uint32_t k = first; ok && k <= last; ++k) {
     if (g_writable[k].load(std::memory_order_relaxed)) continue;
     const uint32_t at = k * kChunkSlots;
     ok = make_writable(hot(at), kChunkSlots * sizeof(core::Hot)) &&

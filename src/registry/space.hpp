@@ -105,8 +105,9 @@ class LB_HIDDEN Space {
   }
   enum class Claim { Ok, NoMemory, Full };
   // `slots` consecutive indexes for registry `owner`, from *base on, made
-  // writable unless `mapped_over` (a shared registry maps its file there:
-  // map_shared_run, map_stripe). `file_tag` (not 0: a shared registry's
+  // writable (and given huge pages if large) unless `mapped_over`, then
+  // only writable (a shared registry maps its file there: map_shared_run,
+  // map_stripe). `file_tag` (not 0: a shared registry's
   // file, place_tag_of) keeps the run where no breaker of another registry
   // has been in this process, or where the same file's were at the same
   // place: no earlier handle then names a breaker of the file that it did

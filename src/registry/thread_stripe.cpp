@@ -44,9 +44,13 @@ uint32_t take_stripe(uint32_t exclusive, Bind bind) {
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
   while (g_release_key.made && (~owned & usable) != 0) {
     const uint32_t s = uint32_t(__builtin_ctzll(~owned & usable));
-    if (!g_owned.compare_exchange_weak(owned, owned | (1ull << s), std::memory_order_acquire))
+    // Sequentially consistent, as the hook's load after it and a joining
+    // registry's store of the hook before it reads the owners
+    // (FileAttachment::join): one of the two sees the other.
+    if (!g_owned.compare_exchange_weak(owned, owned | (1ull << s), std::memory_order_seq_cst,
+                                       std::memory_order_relaxed))
       continue;
-    const StripeClaimHook hook = g_claim_hook.load(std::memory_order_acquire);
+    const StripeClaimHook hook = g_claim_hook.load(std::memory_order_seq_cst);
     if ((hook != nullptr && !hook(s)) || !bind(s)) {
       g_owned.fetch_and(~(1ull << s), std::memory_order_release);
       return UINT32_MAX;
@@ -102,10 +106,10 @@ bool detached_stripe(uint32_t s) {
 
 uint32_t stripes_used() { return detail::g_used.load(std::memory_order_acquire); }
 
-uint64_t stripes_owned() { return detail::g_owned.load(std::memory_order_acquire); }
+uint64_t stripes_owned() { return detail::g_owned.load(std::memory_order_seq_cst); }
 
 void set_stripe_claim_hook(StripeClaimHook hook) {
-  detail::g_claim_hook.store(hook, std::memory_order_release);
+  detail::g_claim_hook.store(hook, std::memory_order_seq_cst);
 }
 
 void forget_stripe_owners() {

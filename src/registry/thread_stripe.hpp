@@ -21,6 +21,9 @@ uint64_t stripes_owned();
 // Called as a thread takes stripe `s`, before it counts in it: false keeps
 // the thread out of the stripe (it counts in the shared stripe). Set while
 // shared registries are open: each gives the stripe cells in its file.
+// The hook is read after the stripe is taken, and stripes_owned() after
+// the hook is set, all sequentially consistent: a registry that sets the
+// hook and then reads the owners misses no thread taking a stripe.
 using StripeClaimHook = bool (*)(uint32_t s);
 void set_stripe_claim_hook(StripeClaimHook hook);
 

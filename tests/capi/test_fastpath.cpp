@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 #include <lazybreaker/lazybreaker.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -94,6 +95,40 @@ TEST_CASE("a quiet call admits, reports and counts without the library, exactly"
   // The library's own calls on this thread count in the same cells.
   call(h, CB_SUCCESS);
   CHECK(stats(h).admitted == kCalls + 1);
+}
+
+TEST_CASE(
+    "a quiet call on a shared registry's breaker counts exactly in the file, folds included") {
+  // A fresh file's run is in chunks no registry has used: its folds
+  // (cb_fastpath_fold) are the file's like any other registry's.
+  char path[] = "/tmp/lb-fastpath-shared-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  unlink(path);
+  cb_registry_options o;
+  cb_registry_options_init(&o);
+  o.capacity = 16;
+  o.path = path;
+  o.flags = CB_REGISTRY_CREATE;
+  cb_registry *reg = nullptr;
+  REQUIRE(cb_registry_open(&o, &reg) == CB_OK);
+  const cb_config cfg = config(5, kSecond);
+  cb_handle h = 0;
+  REQUIRE(cb_create(reg, "quiet", &cfg, &h) == CB_OK);
+  const lb_quiet q = thread_quiet();
+  constexpr int kCalls = 70'000;
+  for (int i = 0; i < kCalls; ++i) {
+    bool native = false;
+    REQUIRE(quiet_call(q, h, CB_SUCCESS, &native) == CB_OK);
+    REQUIRE(native);
+  }
+  const cb_stats s = stats(h);
+  CHECK(s.admitted == kCalls);
+  CHECK(s.successes == kCalls);
+  CHECK(s.rejected == 0);
+  CHECK(cb_registry_close(reg) == CB_OK);
+  unlink(path);
 }
 
 TEST_CASE("a quiet ticket is the library's ticket: cb_done takes it, and a failure goes there") {
