@@ -7,18 +7,16 @@ constexpr auto kRelease = std::memory_order_release;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 }  // namespace
 
-EventQueue::EventQueue(Cell *cells, uint32_t capacity) : cells_(cells), mask_(capacity - 1) {
-  for (uint64_t i = 0; i < capacity; ++i) cells_[i].turn.store(i, kRelaxed);
-}
+EventQueue::EventQueue(Cell *cells, uint32_t capacity) : cells_(cells), mask_(capacity - 1) {}
 
 // A cell's turn is its position while free to write, position + 1 once
 // written (ready to read), and position + capacity once read (free for the
-// next lap).
+// next lap). Each cell stores its turn less its own index (turn(),
+// set_turn()), so zero-filled cells are a fresh queue's.
 uint64_t EventQueue::reserve() noexcept {
   uint64_t pos = write_.load(kRelaxed);
   for (;;) {
-    const uint64_t turn = cell(pos).turn.load(kAcquire);
-    const auto diff = int64_t(turn - pos);
+    const auto diff = int64_t(turn(pos) - pos);
     if (diff == 0) {
       if (write_.compare_exchange_weak(pos, pos + 1, kRelaxed)) return pos + 1;
     } else if (diff < 0) {
@@ -46,7 +44,7 @@ void EventQueue::publish(uint64_t token, const Event &e) noexcept {
   Cell &c = cell(pos);
   c.event = e;
   c.event.sequence = pos;
-  c.turn.store(pos + 1, kRelease);
+  set_turn(pos, pos + 1);
 }
 
 void EventQueue::cancel(uint64_t token) noexcept {
@@ -55,19 +53,17 @@ void EventQueue::cancel(uint64_t token) noexcept {
   Cell &c = cell(pos);
   c.event.sequence = pos;
   c.event.is_void = true;
-  c.turn.store(pos + 1, kRelease);
+  set_turn(pos, pos + 1);
 }
 
 bool EventQueue::pop_any(Event *out) noexcept {
   uint64_t pos = read_.load(kRelaxed);
   for (;;) {
-    Cell &c = cell(pos);
-    const uint64_t turn = c.turn.load(kAcquire);
-    const auto diff = int64_t(turn - (pos + 1));
+    const auto diff = int64_t(turn(pos) - (pos + 1));
     if (diff == 0) {
       if (read_.compare_exchange_weak(pos, pos + 1, kRelaxed)) {
-        *out = c.event;
-        c.turn.store(pos + mask_ + 1, kRelease);
+        *out = cell(pos).event;
+        set_turn(pos, pos + mask_ + 1);
         return true;
       }
     } else if (diff < 0) {

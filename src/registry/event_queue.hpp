@@ -33,7 +33,9 @@ class EventQueue {
     Event event;
   };
 
-  // `cells` has room for `capacity` cells (a power of two) and outlives this.
+  // `cells` has room for `capacity` cells (a power of two), zero-filled,
+  // and outlives this. Nothing is written to them until an event is: a
+  // registry that reports few events touches few of its pages.
   EventQueue(Cell *cells, uint32_t capacity);
 
   // A place for an event, or 0 when none could be had (the event is dropped).
@@ -48,6 +50,12 @@ class EventQueue {
  private:
   bool pop_any(Event *out) noexcept;
   Cell &cell(uint64_t pos) const { return cells_[pos & mask_]; }
+  uint64_t turn(uint64_t pos) const {
+    return cell(pos).turn.load(std::memory_order_acquire) + (pos & mask_);
+  }
+  void set_turn(uint64_t pos, uint64_t turn) {
+    cell(pos).turn.store(turn - (pos & mask_), std::memory_order_release);
+  }
 
   Cell *cells_;
   uint64_t mask_;
