@@ -112,7 +112,7 @@ fuzz-run:
 	fi; \
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DLB_FUZZ=ON -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DLB_FUZZ_SECONDS=$(FUZZ_TIME) -DLB_FUZZ_API_SECONDS=$(FUZZ_API_TIME) && \
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_api fuzz_registry_file && \
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_api fuzz_registry_file fuzz_close && \
 	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
 # The kill test of shared registries (tests/shared/test_kill.cpp) for ten

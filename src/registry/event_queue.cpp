@@ -2,8 +2,6 @@
 
 namespace lazybreaker::registry {
 namespace {
-constexpr auto kAcquire = std::memory_order_acquire;
-constexpr auto kRelease = std::memory_order_release;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 }  // namespace
 

@@ -8,6 +8,7 @@
 //                                      copied while its registry was open
 //   tests/fuzz/corpus/fuzz_api/seed-*  programs of public-ABI calls
 //   tests/fuzz/corpus/fuzz_registry_file/seed-*   changes to the template
+//   tests/fuzz/corpus/fuzz_close/seed-*   closes under calls (fuzz_close.cpp)
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -643,6 +644,29 @@ void file_seeds() {
   }
 }
 
+// fuzz_close: each kind of registry and each policy, closed 0, 100 and
+// 600 microseconds after four threads start on sixteen breakers (its
+// input's layout is in fuzz_close.cpp).
+void close_seeds() {
+  struct Kind {
+    const char *name;
+    uint8_t flags;
+  };
+  const Kind kinds[] = {{"private", 0},          {"shm", 1},
+                        {"tmp", 1 | 2},          {"shm-published", 1 | 4},
+                        {"shm-sibling", 1 | 16}, {"private-events", 4 | 8}};
+  for (const Kind &k : kinds)
+    for (uint8_t policy = 0; policy < 3; ++policy)
+      for (int delay : {0, 100, 600}) {
+        Writer w;
+        w.u8(k.flags).u8(policy).u8(3).u8(15).u8(1).u16(delay);
+        // Mostly calls and reports, now and then anything else.
+        for (uint8_t i = 0; i < 64; ++i) w.u8(i % 8 == 7 ? 6 + i / 8 % 6 : i % 6);
+        seed("fuzz_close",
+             std::string(k.name) + "-p" + std::to_string(policy) + "-d" + std::to_string(delay), w);
+      }
+}
+
 void mkdirs(const std::string &p) { mkdir(p.c_str(), 0755); }
 
 }  // namespace
@@ -657,8 +681,10 @@ int main(int argc, char **argv) {
   mkdirs(g_root + "/corpus");
   mkdirs(g_root + "/corpus/fuzz_api");
   mkdirs(g_root + "/corpus/fuzz_registry_file");
+  mkdirs(g_root + "/corpus/fuzz_close");
   make_template(g_root + "/template/registry.lbr");
   api_seeds();
   file_seeds();
+  close_seeds();
   return 0;
 }
