@@ -96,8 +96,10 @@ TEST_CASE("a wide window: a failure after a quiet stretch is judged against a fu
   REQUIRE(quiet_now(q, h));
   for (int i = 0; i < 10'000; ++i) REQUIRE(native_success(q, h));
   call(h, CB_FAILURE);
+  // 1 failure of K, K from 97 to 100 (docs/policies.md; every K:
+  // test_quiet_window_bound.cpp).
   const double rate = stats(h).failure_rate;
-  CHECK(rate >= 1.0 / 101);
+  CHECK(rate >= 1.0 / 100);
   CHECK(rate <= 1.0 / 97);
   CHECK(cb_state(h) == CB_STATE_CLOSED);
 }
