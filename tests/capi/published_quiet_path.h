@@ -54,7 +54,9 @@ static inline uint64_t lb_quiet_monotonic_ns(void) {
 /* Whether the rules reject the call on the breaker whose word is w. */
 static inline int lb_quiet_rejects(const lb_quiet *q, cb_handle h, uint64_t w) {
   const uint64_t i = h & ((1ull << q->fp.index_bits) - 1);
-  if (!lb_quiet_of_life(h, w) || q->fp.lean_rejections[i >> q->fp.chunk_bits] == 0) return 0;
+  if (!lb_quiet_of_life(h, w) ||
+      __atomic_load_n(&q->fp.lean_rejections[i >> q->fp.chunk_bits], __ATOMIC_RELAXED) == 0)
+    return 0;
   if ((w >> 60) == CB_FASTPATH_MODE_FORCED_OPEN) return 1;
   if ((w >> 60) != CB_FASTPATH_MODE_OPEN) return 0;
   const uint64_t p =
