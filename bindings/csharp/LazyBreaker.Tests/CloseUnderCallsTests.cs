@@ -39,8 +39,8 @@ public sealed class CloseUnderCallsTests : IDisposable
 
     // Trips after a few failures, and OPEN lasts 1 µs: every state comes up
     // under the calls. Only the options the policy reads (the others are
-    // refused).
-    private static CircuitBreakerOptions Options(TripPolicy policy) => new()
+    // refused). CloseRaceTests' too.
+    internal static CircuitBreakerOptions Options(TripPolicy policy) => new()
     {
         Policy = policy,
         FailureThreshold = policy == TripPolicy.Consecutive ? 3 : null,

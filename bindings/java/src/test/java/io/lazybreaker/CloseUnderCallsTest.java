@@ -56,8 +56,11 @@ class CloseUnderCallsTest {
     race(dir.resolve("close-race.lbr"));
   }
 
-  /** Trips after a few failures, and OPEN lasts 1 µs: every state comes up under the calls. */
-  private static BreakerConfig config(Policy policy) {
+  /**
+   * Trips after a few failures, and OPEN lasts 1 µs: every state comes up under the calls (also
+   * CloseRaceTest's).
+   */
+  static BreakerConfig config(Policy policy) {
     // Each policy with its own options only: one it ignores is refused.
     BreakerConfig.Builder b =
         BreakerConfig.builder().policy(policy).waitDurationInOpenState(Duration.ofNanos(1000));
@@ -77,7 +80,7 @@ class CloseUnderCallsTest {
   }
 
   /** Whether a throwable is the binding's "closed": NativeErrors' CB_EHANDLE. */
-  private static boolean isClosedError(Throwable t) {
+  static boolean isClosedError(Throwable t) {
     return t instanceof IllegalStateException
         && t.getMessage() != null
         && t.getMessage().startsWith("the breaker is closed");
