@@ -1,5 +1,6 @@
 # A thin front door: every real step is CMake/CTest. `make demo` and
-# `make test` install what is missing first (packaging/install-deps.sh).
+# `make test` install what is missing first (packaging/install-deps.sh): the
+# demo its own group of packages only, the rest every group.
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?= -DLB_WERROR=ON -DLB_BUILD_BENCH=ON
@@ -12,10 +13,14 @@ MAKEFLAGS += --no-print-directory
 all: build
 
 deps:
-	@./packaging/install-deps.sh
+	@./packaging/install-deps.sh all
 
+# The parts `make demo` switches off in the folder it shares with this one:
+# switched on again here, before CMAKE_FLAGS, so a CMAKE_FLAGS of
+# -DLB_JAVA=OFF still wins.
+LB_PARTS = LB_BUILD_TESTS LB_JAVA LB_LUA LB_PYTHON LB_PHP LB_CSHARP LB_GO LB_CBCTL
 build: deps
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(LB_PARTS:%=-D%=ON) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
 # lazybreaker.dll for 64-bit Windows, cross-built with mingw-w64
@@ -25,7 +30,8 @@ build: deps
 # build-windows/packages/lazybreaker-<version>-win-x64.zip (docs/install.md,
 # "Windows").
 WINDOWS_BUILD ?= build-windows
-windows: deps
+windows:
+	@./packaging/install-deps.sh demo test csharp windows
 	cmake -S . -B $(WINDOWS_BUILD) --toolchain cmake/toolchain-mingw64.cmake -DLB_WERROR=ON
 	cmake --build $(WINDOWS_BUILD) -j $(JOBS)
 	cd $(WINDOWS_BUILD) && cpack
@@ -33,9 +39,12 @@ windows: deps
 # The first run: the library and the demo only (no test, benchmark, binding
 # or tool), in the build folder `make test` then completes; CMake's warnings
 # and its progress lines, nothing else. ARGS go to the demo
-# (`make demo ARGS=--help`).
-demo: deps
-	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) --log-level=WARNING
+# (`make demo ARGS=--help`). Only the demo group of packages, and the other
+# parts off: configuring them costs seconds, and each toolchain missing on a
+# first run would be one more SKIPPING warning.
+demo:
+	@./packaging/install-deps.sh demo
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) $(LB_PARTS:%=-D%=OFF) -DLB_BUILD_BENCH=OFF --log-level=WARNING
 	@cmake --build $(BUILD) -j $(JOBS) --target lazybreaker-demo
 	@$(BUILD)/examples/lazybreaker-demo $(ARGS)
 
@@ -66,7 +75,7 @@ report-skipped:
 	  echo; echo "************************************************************"; \
 	  echo "make test: these languages and tools were SKIPPED, not tested:"; \
 	  sed 's/^/  - /' $(BUILD)/skipped-bindings.txt; \
-	  echo "Install their toolchains: packaging/install-deps.sh"; \
+	  echo "Install their toolchains: packaging/install-deps.sh (all, or their groups)"; \
 	  echo "************************************************************"; \
 	fi
 
@@ -91,10 +100,12 @@ test-tsan: deps
 # (clang, libclang-rt-14-dev) they are skipped loudly, or fail under CI=true.
 FUZZ_SECONDS ?= 600
 FUZZ_API_TIME ?= $(FUZZ_TIME)
-test-fuzz: deps
+test-fuzz:
+	@./packaging/install-deps.sh demo fuzz
 	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=60 FUZZ_API_TIME=0
 
-fuzz: deps
+fuzz:
+	@./packaging/install-deps.sh demo fuzz
 	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS) FUZZ_API_TIME=$(FUZZ_SECONDS)
 
 fuzz-run:
