@@ -109,6 +109,23 @@ uint64_t unix_now_ns();
 // Sleeps for about `ns`.
 void sleep_ns(uint64_t ns);
 
+// --- The processor.
+
+// Says to the processor that the caller is in a spin-wait loop, once per
+// turn of it: x86's pause (which also keeps the loop's exit from paying for
+// a memory-order mis-speculation, and leaves a hyperthread sibling the
+// core), AArch64's yield; elsewhere nothing. Not a system call: the thread
+// keeps its processor. Named here so that a wait loop elsewhere names no
+// architecture's instruction (the fast path's counted asm is another matter:
+// core/counters.hpp, registry/fast_path.hpp).
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
 // --- Threads and processes.
 
 // A thread-exit hook: on_exit(value) runs as a thread that set a non-null

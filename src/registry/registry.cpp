@@ -455,13 +455,11 @@ Counts Registry::settled_counts(uint32_t index) {
   bool give_up = false;
   for (uint32_t spins = 1;; ++spins) {
     if (const std::optional<Counts> c = raw_counts(index, used, seen, give_up)) return *c;
-      // A fold is a few instructions; its thread may have been preempted,
-      // and then this waits for it to run, without a system call. In a
-      // shared registry it may be a process that died in the middle of one:
-      // now and then, this finishes the folds of dead owners.
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#endif
+    // A fold is a few instructions; its thread may have been preempted,
+    // and then this waits for it to run, without a system call. In a
+    // shared registry it may be a process that died in the middle of one:
+    // now and then, this finishes the folds of dead owners.
+    platform::spin_pause();
     if (file_ && spins % 4096 == 0) give_up = file_->repair_stuck_folds(seen, used, watch);
   }
 }
