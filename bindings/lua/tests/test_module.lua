@@ -736,7 +736,16 @@ test("acquire and success allocate nothing once warm", function()
   local b = reg:new {}
   local w = reg:new { policy = "count_window", window_size = 10, minimum_calls = 10 }
   local function run(x, n) for _ = 1, n do local t = x:acquire(); x:success(t) end end
+  -- Under LuaJIT the loop allocates nothing once it is compiled (its
+  -- tickets' boxes are sunk); now and then the JIT compiles no trace for it
+  -- at all in a process (every try aborts), and then it is interpreted and
+  -- boxes each ticket: that says nothing of the module, so it is reported
+  -- and not judged.
+  local compiled = 0
+  local function on_trace(what) if what == "stop" then compiled = compiled + 1 end end
   for _, x in ipairs { b, w } do
+    compiled = 0
+    if jit then jit.attach(on_trace, "trace") end
     run(x, 2000)
     collectgarbage()
     collectgarbage("stop")
@@ -744,7 +753,12 @@ test("acquire and success allocate nothing once warm", function()
     run(x, 10000)
     local grown = (collectgarbage("count") - before) * 1024
     collectgarbage("restart")
-    assert(grown < 2048, ("10000 pairs allocated %d bytes"):format(grown))
+    if jit then jit.attach(on_trace) end
+    if jit and compiled == 0 and jit.status() then
+      print(("note: the JIT compiled no trace for the loop; 10000 pairs allocated %d bytes"):format(grown))
+    else
+      assert(grown < 2048, ("10000 pairs allocated %d bytes"):format(grown))
+    end
   end
 end)
 
