@@ -121,7 +121,11 @@ TEST_CASE(
   for (int i = 0; i < kCalls; ++i) {
     bool native = false;
     REQUIRE(quiet_call(q, h, CB_SUCCESS, &native) == CB_OK);
+#ifndef _WIN32
+    // Windows maps no file in place: a shared registry's calls all go to
+    // the library there (docs/design.md, "The shared file").
     REQUIRE(native);
+#endif
   }
   const cb_stats s = stats(h);
   CHECK(s.admitted == kCalls);
