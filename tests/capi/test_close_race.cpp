@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "capi/close_race_config.hpp"
 #include "capi/published_quiet_path.h"
 
 namespace {
@@ -41,20 +42,6 @@ int rounds() {
   constexpr int kDefault = 100;
 #endif
   return n > 0 ? n : kDefault;
-}
-
-cb_config policy_config(int policy) {
-  cb_config c;
-  cb_config_init(&c);
-  c.policy = policy;
-  c.failure_threshold = 3;
-  c.window_size = 16;
-  c.minimum_calls = 4;
-  c.window_duration_ns = 1000000000;
-  c.window_buckets = 8;
-  c.slow_call_ns = policy == CB_POLICY_TIME_WINDOW ? 1000000000 : 0;
-  c.open_duration_ns = 1000;  // OPEN, HALF_OPEN and CLOSED all come up
-  return c;
 }
 
 bool in_flight_result(int st) { return st == CB_OK || st == CB_REJECTED || st == CB_EHANDLE; }
@@ -153,7 +140,7 @@ void race(int policy, const char *dir) {
     cb_registry *reg = nullptr;
     REQUIRE(cb_registry_open(&o, &reg) == CB_OK);
     cb_handle hs[kBreakers];
-    const cb_config cfg = policy_config(policy);
+    const cb_config cfg = close_race_config(policy);
     for (int i = 0; i < kBreakers; ++i) {
       const std::string name = "b" + std::to_string(round) + "." + std::to_string(i);
       REQUIRE(cb_create(reg, name.c_str(), &cfg, &hs[i]) == CB_OK);
@@ -226,7 +213,7 @@ TEST_CASE(
   po.capacity = 16;
   cb_registry *priv = nullptr;
   REQUIRE(cb_registry_open(&po, &priv) == CB_OK);
-  const cb_config cfg = policy_config(CB_POLICY_CONSECUTIVE);
+  const cb_config cfg = close_race_config(CB_POLICY_CONSECUTIVE);
   cb_handle ph = 0;
   REQUIRE(cb_create(priv, "private", &cfg, &ph) == CB_OK);
   std::mt19937 rng(7);

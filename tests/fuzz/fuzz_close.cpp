@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "../capi/close_race_config.hpp"
 #include "../capi/published_quiet_path.h"
 #include "input.hpp"
 
@@ -60,20 +61,6 @@ Plan read_plan(lbfuzz::Reader &in) {
   p.calls = in.bytes(256);
   if (p.calls.empty()) p.calls = std::string(1, '\0');
   return p;
-}
-
-cb_config config_for(int policy) {
-  cb_config c;
-  cb_config_init(&c);
-  c.policy = policy;
-  c.failure_threshold = 3;
-  c.window_size = 16;
-  c.minimum_calls = 4;
-  c.window_duration_ns = 1'000'000'000;
-  c.window_buckets = 8;
-  c.slow_call_ns = policy == CB_POLICY_TIME_WINDOW ? 1'000'000'000 : 0;
-  c.open_duration_ns = 1000;  // every state comes up
-  return c;
 }
 
 [[noreturn]] void finding(const char *what, int op, int st) {
@@ -140,7 +127,7 @@ int one_call(Thread &t, const lb_quiet *q, uint8_t b, cb_handle h, std::vector<c
       // A destroy and a create of the same name: the slot's next life.
       char name[CB_MAX_NAME_BYTES + 1];
       if (cb_name(h, name, sizeof name) != CB_OK || cb_destroy(h) != CB_OK) return CB_EHANDLE;
-      const cb_config c = config_for(t.plan->policy);
+      const cb_config c = close_race_config(t.plan->policy);
       cb_handle fresh = 0;
       const int st = cb_get_or_create(t.reg, name, &c, &fresh);
       // Another thread's create of the name may come first, or the close:
@@ -195,7 +182,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (plan.sibling && cb_registry_open(&o, &sibling) != CB_OK)
     finding("a second registry on the file did not open", -1, -1);
   if (plan.rejection_events) cb_events_select(reg, CB_EVENTS_TRANSITIONS | CB_EVENTS_REJECTIONS);
-  const cb_config cfg = config_for(plan.policy);
+  const cb_config cfg = close_race_config(plan.policy);
   std::vector<cb_handle> handles(size_t(plan.breakers));
   for (int i = 0; i < plan.breakers; ++i) {
     const std::string name = "b" + std::to_string(i);
