@@ -99,14 +99,13 @@ test-tsan: deps
 # (test-fuzz) or FUZZ_SECONDS in `make fuzz`. Without clang and libFuzzer
 # (clang, libclang-rt-14-dev) they are skipped loudly, or fail under CI=true.
 FUZZ_SECONDS ?= 600
-FUZZ_API_TIME ?= $(FUZZ_TIME)
 test-fuzz:
 	@./packaging/install-deps.sh demo fuzz
-	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=60 FUZZ_API_TIME=0
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=60
 
 fuzz:
 	@./packaging/install-deps.sh demo fuzz
-	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS) FUZZ_API_TIME=$(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS)
 
 fuzz-run:
 	@if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }' | \
@@ -122,7 +121,7 @@ fuzz-run:
 	  exit 0; \
 	fi; \
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DLB_FUZZ=ON -DLB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DLB_FUZZ_SECONDS=$(FUZZ_TIME) -DLB_FUZZ_API_SECONDS=$(FUZZ_API_TIME) && \
+	  -DLB_FUZZ_SECONDS=$(FUZZ_TIME) && \
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_api fuzz_registry_file fuzz_close && \
 	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
@@ -144,15 +143,19 @@ package: deps
 abi-update: build
 	cmake --build $(BUILD) --target abi-update
 
+# Runs every benchmark this build has (the bindings' when their toolchains
+# were found) and rewrites bench/RESULTS.md from their tables, with the
+# machine, the compiler and the load they ran under (bench/write-results.sh).
 bench: build
-	cmake --build $(BUILD) --target bench -j $(JOBS)
+	JOBS=$(JOBS) ./bench/write-results.sh $(BUILD)
 
 # Only the exact instruction count (callgrind), against LB_ICOUNT_MAX_PAIR.
 bench-icount: build
 	ctest --test-dir $(BUILD) -L bench --output-on-failure
 
+# The files the format check (label format) checks, as clang-format writes them.
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp' '*.hpp')
+	cmake/check-format.sh clang-format $(CURDIR) --fix
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz build-windows

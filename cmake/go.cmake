@@ -9,9 +9,10 @@
 #
 # Tests (CTest label `go`): go vet, go test -race (the package's own tests
 # and the conformance runner over the step streams of tests/conformance/*.scn
-# that lb_conformance writes at build time), the SWIG output
-# check, and a consumer module built through pkg-config. `make bench` runs
-# bench/go (bench/CMakeLists.txt).
+# that lb_conformance writes at build time), the quiet path's rules against
+# the vectors of tests/quiet_vectors, the SWIG output check, and a consumer
+# module built through pkg-config. `make bench` runs bench/go
+# (bench/CMakeLists.txt).
 #
 # Everything Go writes (build cache, GOPATH) stays in build/go; nothing is
 # downloaded (GOPROXY=off, GOFLAGS=-mod=mod: the module has no dependency).
@@ -114,7 +115,7 @@ if(LB_BUILD_TESTS)
   # SWIG's output without the unsafeptr check, which flags SWIG's own copy
   # of a returned C string: the uintptr it converts points into C's malloc
   # heap, which the Go collector neither moves nor frees.
-  lb_go_command(_lb_go_vet go vet .)
+  lb_go_command(_lb_go_vet go vet -tags lbquietvectors .)
   add_test(NAME go.vet COMMAND ${_lb_go_vet} WORKING_DIRECTORY ${LB_GO_MODULE_DIR})
   lb_go_command(_lb_go_vet_swig go vet -unsafeptr=false ./internal/lbswig)
   add_test(NAME go.vet.swig_output COMMAND ${_lb_go_vet_swig} WORKING_DIRECTORY ${LB_GO_MODULE_DIR})
@@ -130,6 +131,19 @@ if(LB_BUILD_TESTS)
   lb_go_command(_lb_go_test LB_CONFORMANCE_STEPS=${LB_CONFORMANCE_STEPS_DIR}
                 go test -race -count=1 ./...)
   add_test(NAME go.test COMMAND ${_lb_go_test} WORKING_DIRECTORY ${LB_GO_MODULE_DIR})
+
+  # The quiet path's rules (bindings/go/quiet_rules.go, which Acquire and
+  # Done call) against the vectors include/lazybreaker/fastpath.h's own
+  # functions write at build time (tests/quiet_vectors, target
+  # quiet_vectors_file). The test is behind the build tag lbquietvectors, so
+  # a user's plain `go test` leaves it out; here it fails if the file is
+  # missing or holds no vector of a kind, and prints how many it checked.
+  if(NOT LB_QUIET_VECTORS_FILE)
+    set(LB_QUIET_VECTORS_FILE ${PROJECT_BINARY_DIR}/tests/quiet_vectors.txt)
+  endif()
+  lb_go_command(_lb_go_quiet_vectors LB_QUIET_VECTORS=${LB_QUIET_VECTORS_FILE}
+                go test -tags lbquietvectors -count=1 -run "^TestQuietPathDecidesAsTheVectors$" -v .)
+  add_test(NAME go.quiet_vectors COMMAND ${_lb_go_quiet_vectors} WORKING_DIRECTORY ${LB_GO_MODULE_DIR})
 
   # A program in a module of its own, requiring the binding as a user's go.mod
   # would (replaced by the local directory), built and run.
@@ -157,8 +171,8 @@ if(LB_BUILD_TESTS)
   set_tests_properties(cross_language.go_sees_the_c_trip PROPERTIES
     FIXTURES_REQUIRED lb_cross_language)
 
-  set(_lb_go_tests go.swig_output_current go.vet go.vet.swig_output go.vet.consumer go.test go.consumer
-      cross_language.go_sees_the_c_trip)
+  set(_lb_go_tests go.swig_output_current go.vet go.vet.swig_output go.vet.consumer go.test
+      go.quiet_vectors go.consumer cross_language.go_sees_the_c_trip)
   set_tests_properties(${_lb_go_tests} PROPERTIES LABELS go)
   set_tests_properties(cross_language.go_sees_the_c_trip PROPERTIES LABELS "go;cross_language")
   set_tests_properties(go.test PROPERTIES TIMEOUT 900)

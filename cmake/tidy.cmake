@@ -1,4 +1,4 @@
-# The size gate of src/ and tools/ (CTest label `tidy`): clang-tidy with the
+# The size gate of src/, tools/ and the bindings' hand-written C (CTest label `tidy`): clang-tidy with the
 # repository's .clang-tidy (no function over 80 lines or over cognitive
 # complexity 30) over every .cpp there, through this build's
 # compile_commands.json; any warning fails it (cmake/tidy.sh). Without

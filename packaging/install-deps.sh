@@ -72,8 +72,9 @@ group dashboard chromium python3-websocket
 # fuzzing (tests/fuzz): clang, and the libFuzzer runtime, which is only a
 # recommendation of clang; stress-ng to load the machine while the suite runs
 group fuzz clang libclang-rt-14-dev stress-ng
-# the size gate over src/ and tools/ (.clang-tidy, label tidy)
-group tidy clang-tidy
+# the size gate over src/, tools/ and the bindings' C (.clang-tidy, label
+# tidy), and the format check (.clang-format, label format)
+group tidy clang-tidy clang-format
 # Windows (make windows, label windows): mingw-w64's GCC for
 # x86_64-w64-mingw32 in its -posix variant (std::thread and std::mutex;
 # the -win32 one has neither), its objdump for the export/import tests,

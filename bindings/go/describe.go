@@ -93,6 +93,15 @@ type fieldRule struct {
 	loD, hiD float64
 }
 
+// configFields: the names of CB_CONFIG_FIELDS, in its order.
+var configFields = func() []string {
+	names := make([]string, int(C.lb_go_field_count()))
+	for i := range names {
+		names[i] = C.GoString(C.lb_go_field_at(C.size_t(i)).field)
+	}
+	return names
+}()
+
 var fieldRules = func() map[string]fieldRule {
 	rules := map[string]fieldRule{}
 	for i := 0; i < int(C.lb_go_field_count()); i++ {

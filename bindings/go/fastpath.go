@@ -76,10 +76,8 @@ func (cb *CircuitBreaker) Acquire() (Ticket, error) {
 // in the trip policy (a probe's ticket counts once in the state machine).
 // Allow's done and Execute keep the contract for you. It allocates nothing.
 func (cb *CircuitBreaker) Done(t Ticket, o Outcome) error {
-	if o == Success {
-		if q := quietOn(); q != nil && q.done(cb.h, t) {
-			return nil
-		}
+	if q := quietOn(); q != nil && q.done(cb.h, t, o) {
+		return nil
 	}
 	st := C.cb_done(C.cb_handle(cb.h), C.cb_ticket(t), C.int(o))
 	runtime.KeepAlive(cb)

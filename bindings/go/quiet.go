@@ -5,7 +5,9 @@ package lazybreaker
 // its deadline rejected without a cgo crossing, by reading the breaker's
 // state word with sync/atomic and counting in the library's own counter
 // cells. Every other case crosses exactly as before (fastpath.go), and no
-// transition is made here: this code only reads words and counts.
+// transition is made here: this code only reads words and counts. What it
+// decides from the words it reads is quiet_rules.go's, checked against the
+// header's own decisions (quiet_vectors_test.go).
 //
 // Goroutines move between threads, so the counts go to stripes claimed for
 // this package (cb_fastpath_claim_cells), one per P. A goroutine counts in
@@ -41,7 +43,7 @@ const (
 	quietLayout      = 1
 	quietIndexMask   = 1<<24 - 1
 	quietLineBytes   = 64
-	quietOpenPeriod  = 7 * 8
+	quietOpenPeriod  = 7 // the word of the OPEN period's deadline in a line
 	quietChunkBits   = 10
 	quietFoldAt      = 0x8000
 	modeOpen         = 1
@@ -105,8 +107,18 @@ func quietSetUp() {
 	quiet = q
 }
 
-func (q *quietPath) word(h uint64) uint64 {
-	return atomic.LoadUint64((*uint64)(unsafe.Add(q.lines, uintptr(h&quietIndexMask)*quietLineBytes)))
+// line is h's hot line.
+func (q *quietPath) line(h uint64) *[8]uint64 {
+	return (*[8]uint64)(unsafe.Add(q.lines, uintptr(h&quietIndexMask)*quietLineBytes))
+}
+
+// inputs is where the reject rule reads for h, whose hot line is line.
+func (q *quietPath) inputs(h uint64, line *[8]uint64) quietInputs {
+	return quietInputs{
+		lean:       (*uint8)(unsafe.Add(q.lean, uintptr(h&quietIndexMask)>>quietChunkBits)),
+		openPeriod: &line[quietOpenPeriod],
+		now:        nanotime, // CLOCK_MONOTONIC on Linux
+	}
 }
 
 // count counts counter f of the breaker h in the calling P's stripe; false
@@ -120,8 +132,8 @@ func (q *quietPath) count(h uint64, f uint) bool {
 	}
 	s := &q.stripes[p]
 	cell := (*uint64)(unsafe.Add(s.cells, uintptr(h&quietIndexMask)*8))
-	v := atomic.LoadUint64(cell) + 1<<(16*f)
-	if (v>>(16*f))&quietFoldAt == 0 {
+	v, fold := quietCount(atomic.LoadUint64(cell), f, quietFoldAt)
+	if !fold {
 		atomic.StoreUint64(cell, v)
 		procUnpin()
 		return true
@@ -134,56 +146,23 @@ func (q *quietPath) count(h uint64, f uint) bool {
 	return true
 }
 
-func quietLife(h, w uint64) bool {
-	return h>>24 == (0xb0000<<20 | (w>>24)&0xfffff)
-}
-
 // admit is cb_allow's quiet cases: ok says it answered (ticket, or a
 // rejection in state st when rejected).
 func (q *quietPath) admit(h uint64) (t Ticket, rejected bool, st State, ok bool) {
-	w := q.word(h)
-	if (h^w)>>24 == 0 && w>>63 == 1 {
-		return Ticket(h + w), false, 0, q.count(h, counterAdmitted)
-	}
-	if !quietLife(h, w) {
-		return 0, false, 0, false
-	}
-	switch w >> 60 {
-	case modeWindow, modeRun:
-		return Ticket(h + (callTicket<<60 | w&0xffffff)), false, 0, q.count(h, counterAdmitted)
-	case modeForcedOpen:
-		if q.leanRejections(h) {
-			return 0, true, StateForcedOpen, q.count(h, counterRejected)
-		}
-	case modeOpen:
-		if q.leanRejections(h) && q.deadlineAhead(h, w) {
-			return 0, true, StateOpen, q.count(h, counterRejected)
-		}
+	line := q.line(h)
+	switch d, t, st := quietAllow(h, atomic.LoadUint64(&line[0]), q.inputs(h, line)); d {
+	case quietAdmit:
+		return t, false, 0, q.count(h, counterAdmitted)
+	case quietReject:
+		return 0, true, st, q.count(h, counterRejected)
 	}
 	return 0, false, 0, false
 }
 
-func (q *quietPath) leanRejections(h uint64) bool {
-	return *(*uint8)(unsafe.Add(q.lean, uintptr(h&quietIndexMask)>>quietChunkBits)) != 0
-}
-
-// deadlineAhead: the OPEN period's cached coarse deadline is of this epoch
-// and CLOCK_MONOTONIC (the runtime's nanotime on Linux) has not reached it.
-func (q *quietPath) deadlineAhead(h, w uint64) bool {
-	line := unsafe.Add(q.lines, uintptr(h&quietIndexMask)*quietLineBytes)
-	p := atomic.LoadUint64((*uint64)(unsafe.Add(line, quietOpenPeriod)))
-	if (p^w)&0xffffff != 0 {
-		return false
-	}
-	d := (p >> 24) << 20
-	return d != 0 && uint64(nanotime()) < d
-}
-
 // done is cb_done's quiet case: a success of a quiet call with nothing
 // moved since.
-func (q *quietPath) done(h uint64, t Ticket) bool {
-	w := q.word(h)
-	return (h^w)>>24 == 0 && w>>63 == 1 && uint64(t) == h+w && q.count(h, counterSuccesses)
+func (q *quietPath) done(h uint64, t Ticket, o Outcome) bool {
+	return quietDone(h, atomic.LoadUint64(&q.line(h)[0]), t, o) && q.count(h, counterSuccesses)
 }
 
 // quietOn is the quiet path once set up, nil if off.

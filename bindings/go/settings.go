@@ -103,13 +103,13 @@ type Settings struct {
 	FailureThreshold uint32
 
 	// Policy chooses what trips the breaker. Left PolicyConsecutive (the
-	// zero value), it follows from the options set: FailureThreshold keeps
-	// PolicyConsecutive; otherwise WindowDuration or WindowBuckets give
-	// PolicyTimeWindow, and WindowSize, MinimumCalls or FailureRateThreshold
-	// PolicyCountWindow (resilience4j's default window); none of them,
-	// PolicyConsecutive. Setting an option the policy ignores is an error
-	// naming both (FailureThreshold with PolicyCountWindow, WindowSize with
-	// PolicyTimeWindow, FailureRateThreshold with PolicyConsecutive, ...).
+	// zero value), it follows from the options set: the first of
+	// PolicyConsecutive, PolicyCountWindow, PolicyTimeWindow that reads
+	// every one of them, as the library says (cb_policy_reads); none of
+	// them, PolicyConsecutive. Setting an option the policy ignores is an
+	// error naming both (FailureThreshold with PolicyCountWindow,
+	// WindowSize with PolicyTimeWindow, FailureRateThreshold with
+	// PolicyConsecutive, ...). docs/go.md has the rule in full.
 	Policy Policy
 	// WindowSize is the count window's length in outcomes (default 100).
 	WindowSize uint32
@@ -207,121 +207,6 @@ func (s *Settings) fill(cfg lbswig.Cb_config) error {
 	return nil
 }
 
-// optionSet: which of the options that choose or exclude a policy are set
-// (their names, in policyOptions order, as bits), so resolving the settings
-// of a create allocates nothing.
-type optionSet uint8
-
-// policyOptions: the options that choose a policy when Settings.Policy is
-// left PolicyConsecutive (the first set one chooses), or that a policy
-// ignores.
-var policyOptions = [...]struct {
-	name   string
-	policy Policy // the policy it chooses
-}{
-	{"FailureThreshold", PolicyConsecutive},
-	{"WindowDuration", PolicyTimeWindow}, {"WindowBuckets", PolicyTimeWindow},
-	{"WindowSize", PolicyCountWindow}, {"MinimumCalls", PolicyCountWindow},
-	{"FailureRateThreshold", PolicyCountWindow},
-}
-
-func (s *Settings) setOptions() optionSet {
-	var set optionSet
-	for i, on := range [len(policyOptions)]bool{
-		s.FailureThreshold != 0, s.WindowDuration != 0, s.WindowBuckets != 0,
-		s.WindowSize != 0, s.MinimumCalls != 0, s.FailureRateThreshold != 0,
-	} {
-		if on {
-			set |= 1 << i
-		}
-	}
-	return set
-}
-
-// optionsNamed is the set of the options named.
-func optionsNamed(names []string) optionSet {
-	var set optionSet
-	for _, name := range names {
-		for i, o := range policyOptions {
-			if o.name == name {
-				set |= 1 << i
-			}
-		}
-	}
-	return set
-}
-
-func (set optionSet) has(option string) bool {
-	return set&optionsNamed([]string{option}) != 0
-}
-
-// The options each policy does not read, in order, and as a set.
-type ignoredOptions struct {
-	names []string
-	set   optionSet
-}
-
-func ignoring(names ...string) ignoredOptions { return ignoredOptions{names, optionsNamed(names)} }
-
-var (
-	ignoredByCountWindow = ignoring("FailureThreshold", "WindowDuration", "WindowBuckets")
-	ignoredByTimeWindow  = ignoring("FailureThreshold", "WindowSize")
-	ignoredBySlowCalls   = ignoring("WindowDuration", "WindowBuckets", "FailureRateThreshold")
-	ignoredByConsecutive = ignoring("WindowDuration", "WindowBuckets", "FailureRateThreshold", "WindowSize", "MinimumCalls")
-)
-
-// ignoredBy lists, in order, the options a policy does not read.
-func (s *Settings) ignoredBy(p Policy) ignoredOptions {
-	switch p {
-	case PolicyCountWindow:
-		return ignoredByCountWindow
-	case PolicyTimeWindow:
-		return ignoredByTimeWindow
-	case PolicyConsecutive:
-		if s.SlowCallDuration != 0 {
-			return ignoredBySlowCalls
-		}
-		return ignoredByConsecutive
-	}
-	return ignoredOptions{} // not a policy: the library says so
-}
-
-// resolve gives the settings with their policy: the one chosen, or the one
-// the options set imply (Settings.Policy). An option the policy ignores is
-// an error naming both. The conformance runner skips this (it hands the
-// library exactly what its files say, ignored fields included).
-func (s Settings) resolve(op string) (Settings, *Error) {
-	set := s.setOptions()
-	chosenBy := "" // the option that chose the policy; "" = Settings.Policy
-	if s.Policy == PolicyConsecutive {
-		for i, c := range policyOptions {
-			if set&(1<<i) != 0 {
-				s.Policy, chosenBy = c.policy, c.name
-				break
-			}
-		}
-	}
-	ignored := s.ignoredBy(s.Policy)
-	if set&ignored.set == 0 {
-		return s, nil
-	}
-	for _, option := range ignored.names {
-		if !set.has(option) {
-			continue
-		}
-		if chosenBy == "" {
-			return s, optionError(op, option, fmt.Sprintf("%s is ignored by Policy %v", option, s.Policy))
-		}
-		why := ""
-		if s.Policy == PolicyConsecutive && (option == "WindowSize" || option == "MinimumCalls") {
-			why = " without SlowCallDuration"
-		}
-		return s, optionError(op, option, fmt.Sprintf("%s is ignored by %v%s, which %s chooses: set Policy, or leave one of them 0",
-			option, s.Policy, why, chosenBy))
-	}
-	return s, nil
-}
-
 // newConfig is a cb_config that cb_config_init filled (SWIG's, so that
 // fill and the conformance runner set it by name), by its address.
 func newConfig() (uintptr, func()) {
@@ -351,14 +236,7 @@ func settingsOf(cfg lbswig.Cb_config) Settings {
 		MaxTimeout:               wait(cfg.GetOpen_duration_max_ns()),
 		Jitter:                   cfg.GetOpen_jitter(),
 	}
-	zero := map[string]func(){
-		"FailureThreshold": func() { s.FailureThreshold = 0 }, "WindowSize": func() { s.WindowSize = 0 },
-		"WindowDuration": func() { s.WindowDuration = 0 }, "WindowBuckets": func() { s.WindowBuckets = 0 },
-		"MinimumCalls": func() { s.MinimumCalls = 0 }, "FailureRateThreshold": func() { s.FailureRateThreshold = 0 },
-	}
-	for _, option := range s.ignoredBy(s.Policy).names {
-		zero[option]()
-	}
+	s.clearIgnored()
 	return s
 }
 

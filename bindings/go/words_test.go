@@ -68,8 +68,8 @@ func TestAnOptionThePolicyIgnoresIsAnErrorNamingBoth(t *testing.T) {
 			"FailureRateThreshold is ignored by PolicyConsecutive, which FailureThreshold chooses: set Policy, or leave one of them 0"},
 		{Settings{FailureThreshold: 3, WindowSize: 10}, "WindowSize",
 			"WindowSize is ignored by PolicyConsecutive without SlowCallDuration, which FailureThreshold chooses: set Policy, or leave one of them 0"},
-		{Settings{WindowDuration: time.Second, WindowSize: 10}, "WindowSize",
-			"WindowSize is ignored by PolicyTimeWindow, which WindowDuration chooses: set Policy, or leave one of them 0"},
+		{Settings{WindowDuration: time.Second, WindowSize: 10}, "WindowDuration",
+			"WindowDuration is ignored by PolicyCountWindow, which WindowSize chooses: set Policy, or leave one of them 0"},
 	} {
 		_, err := r.NewCircuitBreaker(c.s)
 		mustRefuse(t, err, ErrInvalidArgument, c.option, "lazybreaker: NewCircuitBreaker: "+c.want)

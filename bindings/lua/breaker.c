@@ -39,7 +39,6 @@ static void lb_lua_push_breaker(lua_State *L, lb_lua_reg *r, cb_handle h, int ow
   b->reg = r;
   b->refs = 1;
   b->owned = owned;
-  b->quiet = (lb_lua_quiet *)lua_touserdata(L, LB_LUA_UP_QUIET);
   r->refs++;
   ref->record = b;
 }

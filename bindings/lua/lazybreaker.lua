@@ -44,31 +44,29 @@ local in_seconds = {
   open_duration_max = "open_duration_max_ns",
 }
 
--- The settings only some policies read (docs/policies.md, "Which settings
--- a policy reads"); the consecutive policy reads window_size and
--- minimum_calls only for its slow-call window.
-local policy_settings = {
-  "failure_threshold", "window_size", "minimum_calls", "failure_rate_threshold",
-  "window_duration_ns", "window_buckets",
-}
-local read_by = {
-  failure_threshold = { consecutive = true },
-  window_size = { count_window = true, slow_consecutive = true },
-  minimum_calls = { count_window = true, time_window = true, slow_consecutive = true },
-  failure_rate_threshold = { count_window = true, time_window = true },
-  window_duration_ns = { time_window = true },
-  window_buckets = { time_window = true },
-}
--- Without a policy, the first of these settings given chooses it (the same
--- rule in every binding, so that equal settings give equal configurations).
-local chooses = {
-  { field = "failure_threshold", policy = "consecutive" },
-  { field = "window_duration_ns", policy = "time_window" },
-  { field = "window_buckets", policy = "time_window" },
-  { field = "window_size", policy = "count_window" },
-  { field = "minimum_calls", policy = "count_window" },
-  { field = "failure_rate_threshold", policy = "count_window" },
-}
+-- How each policy reads each field (docs/policies.md, "Which settings a
+-- policy reads"): the library's own table, asked of cb_policy_reads once
+-- per Lua state (3 policies x 16 fields), when a settings table is first
+-- read. The fields in CB_CONFIG_FIELDS' order, the policies in the order
+-- inference tries them.
+local READ, READ_WITH_SLOW_CALLS = core.CB_FIELD_READ, core.CB_FIELD_READ_WITH_SLOW_CALLS
+local policy_order = { "consecutive", "count_window", "time_window" }
+local field_order = {}
+for field, info in pairs(core.config_fields) do field_order[info.order] = field end
+local policy_reads_table
+local function policy_reads()
+  if not policy_reads_table then
+    local answers = {}
+    for _, policy in ipairs(policy_order) do
+      local row = {}
+      for _, field in ipairs(field_order) do row[field] = core.cb_policy_reads(policies[policy], field) end
+      answers[policy] = row
+    end
+    policy_reads_table = answers
+  end
+  return policy_reads_table
+end
+M._policy_reads = policy_reads
 
 local function fail(level, fmt, ...)
   error("lazybreaker: " .. fmt:format(...), level + 1)
@@ -81,41 +79,71 @@ local function seconds_to_ns(key, seconds)
   return floor(seconds * 1e9 + 0.5)
 end
 
--- The first setting of `given` (C field -> key) that `policy` does not read.
-local function unread_setting(policy, given)
-  local slow = given.slow_call_ns ~= nil
-  for _, field in ipairs(policy_settings) do
-    local readers = read_by[field]
-    if given[field] and not readers[policy] and not (slow and policy == "consecutive" and readers.slow_consecutive) then
-      return given[field]
+-- The first field of `given` (C field -> key) after the `after`th that
+-- `policy` ignores: one it answers CB_FIELD_IGNORED for, or
+-- CB_FIELD_READ_WITH_SLOW_CALLS while slow_call_ns is 0 (`slow` false).
+-- Returns the field and whether slow calls would let it be read.
+local function ignored_field(policy, given, slow, after)
+  local row = policy_reads()[policy]
+  for n = (after or 0) + 1, #field_order do
+    local field = field_order[n]
+    local reads = row[field]
+    if given[field] and reads ~= READ and not (slow and reads == READ_WITH_SLOW_CALLS) then
+      return field, reads == READ_WITH_SLOW_CALLS
     end
   end
 end
 
--- The policy for a settings table: the one it names, else the one its
--- first policy setting chooses (so resilience4j's rate options alone give
--- a count window, as its default is), else none (the default). Every
--- setting given must be read by it: else an error naming both.
-local function choose_policy(policy, given, level)
-  local chosen, by = policy, "policy"
-  if chosen == nil then
-    for _, rule in ipairs(chooses) do
-      if given[rule.field] then
-        chosen, by = rule.policy, given[rule.field]
+local function read_by_every_policy(field)
+  for _, row in pairs(policy_reads()) do
+    if row[field] ~= READ then return false end
+  end
+  return true
+end
+
+-- The first policy that answers CB_FIELD_READ for every field given (so
+-- consecutive when none is given that some policy ignores).
+local function policy_reading_all(given)
+  local answers = policy_reads()
+  for _, policy in ipairs(policy_order) do
+    local row, all = answers[policy], true
+    for field in pairs(given) do
+      if row[field] ~= READ then
+        all = false
         break
       end
     end
-    if chosen == nil then return nil end
+    if all then return policy end
   end
-  local unread = unread_setting(chosen, given)
-  if unread then
-    if by == "policy" then
-      fail(level, "%s is not read by the %s policy (docs/policies.md): drop it or choose another policy", unread, chosen)
+end
+
+-- The policy for a settings table (docs/policies.md, "Which settings a
+-- policy reads"): the one it names, which must read every field given;
+-- else the first that reads them all; else the one the first field given
+-- that some policy ignores chooses alone, if it reads every later one (the
+-- consecutive policy with slow_call and its window). Anything else is an
+-- error naming the setting and the policy. Returns the inferred policy, or
+-- nil when the settings name one.
+local function choose_policy(policy, given, slow, level)
+  if policy ~= nil then
+    local field, needs_slow = ignored_field(policy, given, slow)
+    if field then
+      fail(level, "%s is ignored by the %s policy%s: leave it unset or choose another policy", given[field], policy,
+        needs_slow and " without slow_call" or "")
     end
-    fail(level, "%s is not read by the %s policy, which %s chooses (docs/policies.md): set policy or drop one",
-      unread, chosen, by)
+    return nil
   end
-  return policy == nil and chosen or nil
+  local chosen = policy_reading_all(given)
+  if chosen then return chosen end
+  for n, first in ipairs(field_order) do
+    if given[first] and not read_by_every_policy(first) then
+      chosen = policy_reading_all({ [first] = first }) or policy_order[1]
+      local field, needs_slow = ignored_field(chosen, given, slow, n)
+      if not field then return chosen end
+      fail(level, "%s is ignored by the %s policy%s, which %s chooses: set policy, or leave one of them unset",
+        given[field], chosen, needs_slow and " without slow_call" or "", given[first])
+    end
+  end
 end
 
 -- A cb_config from a settings table: cb_config_init's defaults (SWIG's
@@ -147,7 +175,7 @@ local function make_config(settings)
       if not ok then fail(3, "%s: %s", key, tostring(err):gsub("^.-lazybreaker: ", "")) end
     end
   end
-  local inferred = choose_policy(policy, given, 4)
+  local inferred = choose_policy(policy, given, cfg.slow_call_ns ~= 0, 4)
   if inferred then cfg.policy = policies[inferred] end
   return cfg, given
 end
@@ -273,17 +301,18 @@ end
 -- b:config(): the breaker's configuration read back, as settings by their
 -- C names (durations in ns; the policy by its name): what new and
 -- get_or_create take.
--- The settings its policy does not read are left out, as new refuses them
+-- The settings its policy ignores are left out, as new refuses them
 -- (they hold their defaults unless C code set them).
 local read_config = breaker_methods._config
 function breaker_methods:config()
   local c = read_config(self)
   c.policy = policy_names[c.policy]
-  local given = {}
+  local given, slow = {}, c.slow_call_ns ~= 0
   for field in pairs(c) do given[field] = field end
-  if c.slow_call_ns == 0 then given.slow_call_ns = nil end
-  for _, field in ipairs(policy_settings) do
-    if unread_setting(c.policy, { [field] = field, slow_call_ns = given.slow_call_ns }) then c[field] = nil end
+  local field = ignored_field(c.policy, given, slow)
+  while field do
+    c[field], given[field] = nil, nil
+    field = ignored_field(c.policy, given, slow)
   end
   return c
 end
@@ -350,7 +379,8 @@ end
 -- trace never leaves for the classic C API. LAZYBREAKER_FASTPATH=0 in the
 -- environment (read when the module loads) turns the quiet path off: every
 -- call then goes to the library. M.fastpath says which path runs: "ffi"
--- (LuaJIT's), "c" (objects.c's), "off" (switched off, or no stripe free).
+-- (LuaJIT's), "c" (objects.c's, every call to cb_allow/cb_done, whose own
+-- quiet path serves a healthy call), "off" (switched off, or no stripe free).
 M.fastpath = os.getenv("LAZYBREAKER_FASTPATH") == "0" and "off" or "c"
 local SUCCESS, FAILURE, IGNORED = core.CB_SUCCESS, core.CB_FAILURE, core.CB_IGNORED
 local ffi_ok, ffi = false, nil
@@ -372,7 +402,7 @@ local function ffi_declare(info)
       } lb_lua_ffi_cells;
       typedef struct lb_lua_ffi_reg { void *reg; int refs; int closed; int is_default; } lb_lua_ffi_reg;
       typedef struct lb_lua_ffi_breaker {
-        uint64_t handle; lb_lua_ffi_reg *reg; int refs; int owned; int shared; int closed; void *quiet;
+        uint64_t handle; lb_lua_ffi_reg *reg; int refs; int owned; int shared; int closed;
       } lb_lua_ffi_breaker;
       typedef struct lb_lua_ffi_ref { lb_lua_ffi_breaker *record; } lb_lua_ffi_ref;
       typedef struct lb_lua_ffi_timespec { long tv_sec; long tv_nsec; } lb_lua_ffi_timespec;
@@ -388,10 +418,69 @@ local function ffi_declare(info)
     and offsetof("lb_lua_ffi_reg", "closed") == info.reg_closed
 end
 
+-- The quiet path's decisions (lazybreaker/fastpath.h, layout 1) as pure
+-- functions of the words the ffi path reads, which its acquire, report and
+-- counting call on every call, and which the shared vectors check
+-- (bindings/lua/tests/quiet_vectors.lua). No state, no memory touched:
+--   allow(h, w, open_words, clock): ALLOW_ADMIT and the ticket,
+--     ALLOW_REJECT_OPEN, ALLOW_REJECT_FORCED, or ALLOW_LIBRARY (cb_allow
+--     decides); w the slot's state word. The rest is asked for only when the
+--     reject rule needs it, as reading it costs more than an admitted call:
+--     open_words(h) gives p (the line's open_period_word) and lean (the
+--     chunk's lean_rejections byte), and clock() CLOCK_MONOTONIC in ns.
+--   quiet_success(h, w, t, outcome): true when a report changes nothing and
+--     is only counted (CB_FASTPATH_SUCCESSES), false for cb_done.
+--   count(cell, f, fold_at): the cell after counting one in counter f, and
+--     whether cb_fastpath_fold(stripe, h, f) is due before the next count.
+-- uint64_t constants are built at run time: Lua 5.4 parses this file too.
+local ALLOW_LIBRARY, ALLOW_ADMIT, ALLOW_REJECT_OPEN, ALLOW_REJECT_FORCED = 0, 1, 2, 3
+local function quiet_rules()
+  local band, bor, bxor, rshift, lshift = bit.band, bit.bor, bit.bxor, bit.rshift, bit.lshift
+  local U = ffi.typeof("uint64_t")
+  local INDEX_BITS, SLOT_MASK, LIFE_MASK = 24, 0xffffff, 0xfffff
+  local MODE_OPEN, MODE_RUN, MODE_FORCED, MODE_WINDOW = 1, 3, 4, 7
+  local LIFE = lshift(U(0xb0000), 20)
+  local CALL_TICKET = lshift(U(0xc), 60)
+  local ONE = U(1)
+
+  local function is_quiet(h, w)
+    return rshift(bxor(h, w), INDEX_BITS) == 0 and rshift(w, 63) == 1
+  end
+
+  local function allow(h, w, open_words, clock)
+    if is_quiet(h, w) then return ALLOW_ADMIT, h + w end
+    if rshift(h, 24) ~= bor(LIFE, band(rshift(w, 24), LIFE_MASK)) then return ALLOW_LIBRARY end
+    local mode = tonumber(rshift(w, 60))
+    if mode == MODE_WINDOW or mode == MODE_RUN then return ALLOW_ADMIT, h + bor(CALL_TICKET, band(w, SLOT_MASK)) end
+    if mode ~= MODE_FORCED and mode ~= MODE_OPEN then return ALLOW_LIBRARY end
+    local p, lean = open_words(h)
+    if lean == 0 then return ALLOW_LIBRARY end
+    if mode == MODE_FORCED then return ALLOW_REJECT_FORCED end
+    if band(bxor(p, w), SLOT_MASK) == 0 then
+      local d = lshift(rshift(p, 24), 20)
+      if d ~= 0 and clock() < d then return ALLOW_REJECT_OPEN end
+    end
+    return ALLOW_LIBRARY
+  end
+
+  local function quiet_success(h, w, t, outcome)
+    return outcome == SUCCESS and is_quiet(h, w) and t == h + w
+  end
+
+  local function count(cell, f, fold_at)
+    local shift = 16 * f
+    local v = cell + lshift(ONE, shift)
+    return v, band(rshift(v, shift), fold_at) ~= 0
+  end
+
+  return { allow = allow, quiet_success = quiet_success, count = count, ADMIT = ALLOW_ADMIT,
+           REJECT_OPEN = ALLOW_REJECT_OPEN, REJECT_FORCED = ALLOW_REJECT_FORCED, LIBRARY = ALLOW_LIBRARY }
+end
+
 local function ffi_path()
   local info = core._ffi()
   if not ffi_declare(info) then return nil end
-  local cast, new, band, bor, bxor, rshift, lshift = ffi.cast, ffi.new, bit.band, bit.bor, bit.bxor, bit.rshift, bit.lshift
+  local cast, new, band, rshift = ffi.cast, ffi.new, bit.band, bit.rshift
   local fn = function(name, ctype) return cast(ctype, info[name]) end
   local cb_allow = fn("cb_allow", "int (*)(uint64_t, uint64_t *)")
   local cb_done = fn("cb_done", "int (*)(uint64_t, uint64_t, int)")
@@ -405,9 +494,9 @@ local function ffi_path()
   local now_ts = new("lb_lua_ffi_timespec")
   local MONOTONIC = info.CLOCK_MONOTONIC
   local ticket_t = ffi.typeof("uint64_t")
-  -- uint64_t constants built at run time: Lua 5.4 must parse this file too
-  local U = ticket_t
-  local SUCCESS_ONE, NEVER, CALL_TICKET_NIBBLE = lshift(U(1), 32), U(0) - 1, 0xc
+  local rules = quiet_rules()
+  local decide_allow, quiet_success, count = rules.allow, rules.quiet_success, rules.count
+  local NEVER = ticket_t(0) - 1
 
   -- The quiet path's tables, when the library publishes layout 1 and a
   -- stripe is free for this Lua state (one writer at a time: the state).
@@ -415,11 +504,11 @@ local function ffi_path()
   fp.struct_size, cells.struct_size = ffi.sizeof(fp), ffi.sizeof(cells)
   local quiet = quiet_wanted
     and fn("cb_fastpath_describe", "int (*)(lb_lua_ffi_fastpath *)")(fp) == 0 and fp.layout == 1
+    and fp.index_bits == 24 and fp.line_words == 8
     and fn("cb_fastpath_claim_cells", "int (*)(lb_lua_ffi_cells *)")(cells) == 0
   local lines, lean, cell, stripe = fp.lines, fp.lean_rejections, cells.cells, cells.stripe
-  local line_words, period_word, chunk_bits = fp.line_words, fp.open_period_word, fp.chunk_bits
-  local index_bits, fold_at = fp.index_bits, fp.fold_at
-  local index_mask = lshift(U(1), index_bits) - 1
+  local period_word, chunk_bits, fold_at = fp.open_period_word, fp.chunk_bits, fp.fold_at
+  local SLOT_MASK = 0xffffff
   -- The stripe goes back when the state closes (or the module's table is
   -- collected); from then on every call goes to the library.
   local live = quiet
@@ -428,20 +517,18 @@ local function ffi_path()
     release(stripe)
   end) or nil
 
-  local function count_admitted(h, i)
-    local v = cell[i] + 1
+  local function count_in(h, i, f)
+    local v, fold_due = count(cell[i], f, fold_at)
     cell[i] = v
-    if band(v, fold_at) ~= 0 then fold(stripe, h, 0) end
+    if fold_due then fold(stripe, h, f) end
   end
-  local function count_rejected(h, i)
-    local v = cell[i] + 0x10000
-    cell[i] = v
-    if band(rshift(v, 16), fold_at) ~= 0 then fold(stripe, h, 1) end
+  local function open_words(h)
+    local i = band(h, SLOT_MASK)
+    return lines[i * 8 + period_word], lean[tonumber(rshift(i, chunk_bits))]
   end
-  local function count_success(h, i)
-    local v = cell[i] + SUCCESS_ONE
-    cell[i] = v
-    if band(rshift(v, 32), fold_at) ~= 0 then fold(stripe, h, 2) end
+  local function monotonic_ns()
+    clock_gettime(MONOTONIC, now_ts)
+    return ticket_t(now_ts.tv_sec) * 1000000000 + now_ts.tv_nsec
   end
 
   -- The record of a live breaker object, else nil (the C function then
@@ -478,50 +565,20 @@ local function ffi_path()
     return c_acquire(self) -- raises the library's error (a breaker destroyed elsewhere)
   end
 
-  local MODE_OPEN, MODE_RUN, MODE_FORCED, MODE_WINDOW = 1, 3, 4, 7
-  local LIFE = lshift(U(0xb0000), 20)
-  local CALL_TICKET = lshift(U(CALL_TICKET_NIBBLE), 60)
-  -- Rules 2 and 3 of the quiet path (docs/fastpath.md), after rule 1 failed.
-  local function unquiet_acquire(self, h, i, w)
-    if rshift(h, 24) == bor(LIFE, band(rshift(w, 24), 0xfffff)) then
-      local mode = tonumber(rshift(w, 60))
-      if mode == MODE_WINDOW or mode == MODE_RUN then
-        count_admitted(h, i)
-        return h + bor(CALL_TICKET, band(w, 0xffffff))
-      end
-      if lean[tonumber(rshift(i, chunk_bits))] ~= 0 then
-        if mode == MODE_FORCED then
-          count_rejected(h, i)
-          return rejection(h, core.CB_STATE_FORCED_OPEN)
-        end
-        if mode == MODE_OPEN then
-          local p = lines[i * line_words + period_word]
-          if band(bxor(p, w), 0xffffff) == 0 then
-            local d = lshift(rshift(p, 24), 20)
-            clock_gettime(MONOTONIC, now_ts)
-            if d ~= 0 and U(now_ts.tv_sec) * 1000000000 + now_ts.tv_nsec < d then
-              count_rejected(h, i)
-              return rejection(h, core.CB_STATE_OPEN)
-            end
-          end
-        end
-      end
-    end
-    return library_acquire(self, h)
-  end
-
   local function acquire(self)
     local b = record_of(self)
     if b == nil then return c_acquire(self) end
     local h = b.handle
     if not live then return library_acquire(self, h) end
-    local i = band(h, index_mask)
-    local w = lines[i * line_words]
-    if rshift(bxor(h, w), index_bits) == 0 and rshift(w, 63) == 1 then
-      count_admitted(h, i)
-      return h + w
+    local i = band(h, SLOT_MASK)
+    local decision, t = decide_allow(h, lines[i * 8], open_words, monotonic_ns)
+    if decision == ALLOW_ADMIT then
+      count_in(h, i, 0)
+      return t
     end
-    return unquiet_acquire(self, h, i, w)
+    if decision == ALLOW_LIBRARY then return library_acquire(self, h) end
+    count_in(h, i, 1)
+    return rejection(h, decision == ALLOW_REJECT_FORCED and core.CB_STATE_FORCED_OPEN or core.CB_STATE_OPEN)
   end
 
   local c_report = breaker_methods._report
@@ -529,11 +586,10 @@ local function ffi_path()
     local b = record_of(self)
     if b == nil or type(t) ~= "cdata" then return c_report(self, t, outcome) end
     local h = b.handle
-    if outcome == SUCCESS and live then
-      local i = band(h, index_mask)
-      local w = lines[i * line_words]
-      if rshift(bxor(h, w), index_bits) == 0 and rshift(w, 63) == 1 and t == h + w then
-        count_success(h, i)
+    if live then
+      local i = band(h, SLOT_MASK)
+      if quiet_success(h, lines[i * 8], t, outcome) then
+        count_in(h, i, 2)
         return
       end
     end
@@ -551,6 +607,7 @@ local function ffi_path()
 end
 
 if ffi_ok then
+  M._quiet_rules = quiet_rules()
   local path = ffi_path()
   if path then
     breaker_methods.acquire, breaker_methods._report = path.acquire, path.report

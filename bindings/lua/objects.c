@@ -93,14 +93,12 @@ static const luaL_Reg lb_lua_permit_meta[] = {{"__gc", lb_lua_permit_abandon},
                                               {NULL, NULL}};
 
 /* Pushes the upvalues every function of these objects takes: the three
- * metatables (registry, breaker, permit), the permit pool and the state's
- * lb_lua_quiet. */
+ * metatables (registry, breaker, permit) and the permit pool. */
 static void lb_lua_push_metatables(lua_State *L) {
   luaL_getmetatable(L, LB_LUA_REGISTRY_MT);
   luaL_getmetatable(L, LB_LUA_BREAKER_MT);
   luaL_getmetatable(L, LB_LUA_PERMIT_MT);
   lua_getfield(L, LUA_REGISTRYINDEX, "lazybreaker.permit_pool");
-  lua_getfield(L, LUA_REGISTRYINDEX, LB_LUA_QUIET_MT);
 }
 
 static void lb_lua_fill_metatable(lua_State *L, const char *name, const luaL_Reg *methods,
@@ -130,10 +128,13 @@ static int lb_lua_methods(lua_State *L) {
 
 /* The module's `config_fields`: every cb_config field of lists.h's
  * CB_CONFIG_FIELDS by its C name, as { type, since, unit, bounds, lo, hi,
- * default }, so that lazybreaker.lua says a refusal in its own units
- * without copying a bound. */
+ * default, order }, so that lazybreaker.lua says a refusal in its own units
+ * without copying a bound, and walks the fields in the list's order (1..n),
+ * which the policy inference follows. */
 #define LB_LUA_FIELD_INFO(field, type, since, unit, bounds, lo, hi, def) \
-  lua_createtable(L, 0, 7);                                              \
+  lua_createtable(L, 0, 8);                                              \
+  lua_pushinteger(L, ++order);                                           \
+  lua_setfield(L, -2, "order");                                          \
   lua_pushliteral(L, #type);                                             \
   lua_setfield(L, -2, "type");                                           \
   lua_pushnumber(L, since);                                              \
@@ -150,6 +151,7 @@ static int lb_lua_methods(lua_State *L) {
   lua_setfield(L, -2, "default");                                        \
   lua_setfield(L, -2, #field);
 static void lb_lua_push_config_fields(lua_State *L) {
+  lua_Integer order = 0;
   lua_createtable(L, 0, 16);
   CB_CONFIG_FIELDS(LB_LUA_FIELD_INFO)
 }
@@ -166,13 +168,6 @@ static void lb_lua_objects_init(lua_State *L) {
   lua_pop(L, 3);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, "lazybreaker.permit_pool");
-  lb_lua_quiet *q = (lb_lua_quiet *)lb_lua_newuserdata(L, sizeof *q);
-  memset(q, 0, sizeof *q);
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, lb_lua_quiet_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_setfield(L, LUA_REGISTRYINDEX, LB_LUA_QUIET_MT);
   lb_lua_fill_metatable(L, LB_LUA_REGISTRY_MT, lb_lua_registry_methods, lb_lua_registry_meta);
   lb_lua_fill_metatable(L, LB_LUA_BREAKER_MT, lb_lua_breaker_methods, lb_lua_breaker_meta);
   lb_lua_fill_metatable(L, LB_LUA_PERMIT_MT, lb_lua_permit_methods, lb_lua_permit_meta);

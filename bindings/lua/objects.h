@@ -25,8 +25,6 @@
 #define LB_LUA_REGISTRY_MT "lazybreaker.registry"
 #define LB_LUA_BREAKER_MT "lazybreaker.breaker"
 #define LB_LUA_PERMIT_MT "lazybreaker.permit"
-/* The Lua state's lb_lua_quiet (ticket.c), kept in the Lua registry. */
-#define LB_LUA_QUIET_MT "lazybreaker.quiet"
 
 #if LUA_VERSION_NUM >= 504
 #define lb_lua_newuserdata(L, size) lua_newuserdatauv(L, size, 0)
@@ -44,14 +42,6 @@ typedef struct lb_lua_reg {
   int is_default;
 } lb_lua_reg;
 
-typedef struct lb_lua_quiet {
-  const uint64_t *lines;
-  uint64_t *cells;
-  uint32_t stripe;
-  uint32_t fold_at;
-  int state; /* 0: not tried yet, 1: counting in `stripe`, -1: the library's path */
-} lb_lua_quiet;
-
 typedef struct lb_lua_breaker {
   cb_handle handle;
   lb_lua_reg *reg;
@@ -59,7 +49,6 @@ typedef struct lb_lua_breaker {
   int owned;
   int shared; /* from get_or_create: close lets go, never destroys */
   int closed;
-  lb_lua_quiet *quiet; /* its Lua state's (acquire, success) */
 } lb_lua_breaker;
 
 typedef struct lb_lua_permit {
@@ -78,9 +67,7 @@ typedef struct lb_lua_ref {
 #define LB_LUA_UP_PERMIT lua_upvalueindex(3)
 /* Reported permits that breaker:call may hand out again (see _enter). */
 #define LB_LUA_UP_POOL lua_upvalueindex(4)
-/* This Lua state's lb_lua_quiet (acquire, success). */
-#define LB_LUA_UP_QUIET lua_upvalueindex(5)
-#define LB_LUA_UPVALUES 5
+#define LB_LUA_UPVALUES 4
 #define LB_LUA_POOL_MAX 64
 
 /* ---- what one file calls in another ------------------------------------------ */

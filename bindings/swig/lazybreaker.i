@@ -41,7 +41,8 @@
  *   int LB_STATUS_U64       a status with one uint64_t out-parameter that is
  *                           the result: raises below 0; the result is set by
  *                           the out-parameter's argout.
- *   int LB_STATE            cb_state: a cb_state_t (>= 0) or a status.
+ *   int LB_STATE            a value (>= 0) or a status: cb_state's
+ *                           cb_state_t, lb_policy_reads' CB_FIELD_*.
  *   int LB_LOOKUP           cb_lookup: as LB_STATUS_U64, but CB_ENOENT gives
  *                           the handle 0 instead of raising.
  *   uint64_t *LB_OUT_U64    an out-parameter that becomes the result.
@@ -106,6 +107,13 @@ static cb_registry *lb_default_registry(void) {
 /* The Prometheus text, malloc'd (the language copies and frees it). The
  * text grows with breakers and with digits while we look, so ask again with
  * room to spare until it fits. */
+/* cb_policy_reads with its answer as the result: a CB_FIELD_* (>= 0), or
+ * the status when it fails. */
+static int lb_policy_reads(int policy, const char *field) {
+  int reads = CB_FIELD_IGNORED;
+  const int st = cb_policy_reads(policy, field, &reads);
+  return st == CB_OK ? reads : st;
+}
 static char *lb_prometheus(cb_registry *reg) {
   size_t needed = 0;
   int st = cb_metrics_prometheus(reg, NULL, 0, &needed);
@@ -257,6 +265,7 @@ static const cb_event *lb_events_at(const lb_event_batch *b, size_t i) {
 %lb_expose(CB_STATE_FORCED_OPEN) %lb_expose(CB_STATE_DISABLED)
 %lb_expose(CB_SUCCESS) %lb_expose(CB_FAILURE) %lb_expose(CB_IGNORED)
 %lb_expose(CB_POLICY_CONSECUTIVE) %lb_expose(CB_POLICY_COUNT_WINDOW) %lb_expose(CB_POLICY_TIME_WINDOW)
+%lb_expose(CB_FIELD_IGNORED) %lb_expose(CB_FIELD_READ) %lb_expose(CB_FIELD_READ_WITH_SLOW_CALLS)
 %lb_expose(CB_REASON_CONSECUTIVE_FAILURES) %lb_expose(CB_REASON_FAILURE_RATE)
 %lb_expose(CB_REASON_SLOW_CALL_RATE) %lb_expose(CB_REASON_OPEN_ELAPSED)
 %lb_expose(CB_REASON_PROBE_FAILED) %lb_expose(CB_REASON_PROBE_LEASE_EXPIRED)
@@ -276,6 +285,8 @@ static const cb_event *lb_events_at(const lb_event_batch *b, size_t i) {
 %lb_expose(lb_handle_list) %lb_expose(lb_event_batch)
 %lb_expose(lb_registry_open) %lb_expose(lb_registry_open_at) %lb_expose(lb_default_registry) %lb_expose(lb_prometheus)
 %lb_expose(lb_name)
+/* cb_policy_reads(policy, field) in every language: the answer, or raises. */
+%rename("cb_policy_reads") lb_policy_reads;
 
 /* What SWIG sees of the helper structs: their counts only. */
 typedef struct lb_handle_list {
@@ -414,7 +425,7 @@ typedef struct lb_event_batch {
   int cb_stats_get, int cb_force_open, int cb_disable, int cb_reset, int cb_trip,
   int cb_events_select, int cb_config_get, int lb_event_batch::poll
 };
-%apply int LB_STATE { int cb_state };
+%apply int LB_STATE { int cb_state, int lb_policy_reads };
 %apply int LB_LOOKUP { int cb_lookup };
 %apply int LB_STATUS_U64 {
   int cb_clock_now, int cb_create, int cb_get_or_create, int cb_allow, int cb_retry_after,
@@ -434,4 +445,5 @@ cb_registry *lb_registry_open(const cb_registry_options *opts);
 cb_registry *lb_registry_open_at(const cb_registry_options *opts, const char *path);
 cb_registry *lb_default_registry(void);
 char *lb_prometheus(cb_registry *reg);
+int lb_policy_reads(int policy, const char *field);
 char *lb_name(cb_handle h);

@@ -23,7 +23,9 @@
  *     PHP object, whose breakers then throw): another object of the same
  *     process may hold it, and a registry freed under it would crash.
  *   - lb_php_config_fields() is CB_CONFIG_FIELDS (lists.h) as a PHP array:
- *     the classes derive their option names and bounds from it.
+ *     the classes derive their option names and bounds from it;
+ *     lb_php_policy_reads() is cb_policy_reads' answers for every policy and
+ *     field, asked once per process.
  *   - LB_OVERLAY_ARGOUT / %lb_return_int: results are set on SWIG's zval
  *     return_value, not assigned.
  */
@@ -147,6 +149,7 @@ static void lb_php_argument_error(const char *what, zval *value) {
 %rename("%s") lb_php_config_fields;
 %rename("%s") lb_php_stats;
 %rename("%s") lb_php_config;
+%rename("%s") lb_php_policy_reads;
 %{
 /* ---- persistent registries --------------------------------------------------- */
 typedef struct lb_php_persistent {
@@ -210,7 +213,7 @@ cb_registry *lb_php_registry_open(const cb_registry_options *opts, const char *p
 %typemap(in, numinputs=0) zval *LB_PHP_RESULT %{ $1 = return_value; %}
 %typemap(out) int LB_PHP_FILLED %{ (void)$1; %}
 %apply zval *LB_PHP_RESULT { zval *out };
-%apply int LB_PHP_FILLED { int lb_php_config_fields, int lb_php_stats, int lb_php_config };
+%apply int LB_PHP_FILLED { int lb_php_config_fields, int lb_php_stats, int lb_php_config, int lb_php_policy_reads };
 %{
 #define LB_PHP_NUMBER(arr, key, type, v)                                  \
   do {                                                                     \
@@ -238,6 +241,43 @@ cb_registry *lb_php_registry_open(const cb_registry_options *opts, const char *p
 static int lb_php_config_fields(zval *out) {
   array_init(out);
   CB_CONFIG_FIELDS(LB_PHP_FIELD_INFO)
+  return CB_OK;
+}
+
+/* cb_policy_reads for every policy and every field, by C field and policy
+ * value: ['window_size' => [CB_POLICY_CONSECUTIVE =>
+ * CB_FIELD_READ_WITH_SLOW_CALLS, ...], ...]. The library is asked once per
+ * process and the answers kept here: PHP's statics end with each request,
+ * and every request of a PHP-FPM worker builds its Configs from them. */
+#define LB_PHP_FIELD_NAME(field, type, since, unit, bounds, lo, hi, def) #field,
+static const char *const lb_php_field_names[] = {CB_CONFIG_FIELDS(LB_PHP_FIELD_NAME)};
+#undef LB_PHP_FIELD_NAME
+#define LB_PHP_FIELD_COUNT (sizeof lb_php_field_names / sizeof *lb_php_field_names)
+/* The members of cb_policy_t. */
+static const int lb_php_policies[] = {CB_POLICY_CONSECUTIVE, CB_POLICY_COUNT_WINDOW, CB_POLICY_TIME_WINDOW};
+#define LB_PHP_POLICY_COUNT (sizeof lb_php_policies / sizeof *lb_php_policies)
+static int lb_php_policy_reads(zval *out) {
+  static int answers[LB_PHP_FIELD_COUNT][LB_PHP_POLICY_COUNT];
+  static int asked = 0;
+  if (!asked) {
+    for (size_t f = 0; f < LB_PHP_FIELD_COUNT; ++f) {
+      for (size_t p = 0; p < LB_PHP_POLICY_COUNT; ++p) {
+        const int st = cb_policy_reads(lb_php_policies[p], lb_php_field_names[f], &answers[f][p]);
+        if (st != CB_OK) {
+          lb_php_throw(st);
+          return st;
+        }
+      }
+    }
+    asked = 1;
+  }
+  array_init(out);
+  for (size_t f = 0; f < LB_PHP_FIELD_COUNT; ++f) {
+    zval row;
+    array_init(&row);
+    for (size_t p = 0; p < LB_PHP_POLICY_COUNT; ++p) add_index_long(&row, lb_php_policies[p], answers[f][p]);
+    add_assoc_zval(out, lb_php_field_names[f], &row);
+  }
   return CB_OK;
 }
 
@@ -311,3 +351,4 @@ int lb_php_config_check(const cb_config *cfg);
 int lb_php_config_fields(zval *out);
 int lb_php_stats(zval *out, cb_handle h);
 int lb_php_config(zval *out, cb_handle h);
+int lb_php_policy_reads(zval *out);

@@ -75,7 +75,7 @@ extern "C" {
  *  cb_version_number() (the library you run with).
  *  @{ */
 #define CB_VERSION_MAJOR 1
-#define CB_VERSION_MINOR 3
+#define CB_VERSION_MINOR 4
 #define CB_VERSION_PATCH 0
 #define CB_VERSION_NUMBER (CB_VERSION_MAJOR * 10000 + CB_VERSION_MINOR * 100 + CB_VERSION_PATCH)
 #define CB_VERSION_STRINGIFY_(x) #x
@@ -210,6 +210,20 @@ CB_API int cb_config_init_size(cb_config *cfg, size_t size) CB_NOEXCEPT;
 static inline void cb_config_init(cb_config *cfg) CB_NOEXCEPT {
   cb_config_init_size(cfg, sizeof *cfg);
 }
+
+/** How `policy` reads the cb_config field named `field` (a name of
+ *  CB_CONFIG_FIELDS, as cb_last_error_field() gives them): CB_FIELD_READ,
+ *  CB_FIELD_IGNORED, or CB_FIELD_READ_WITH_SLOW_CALLS (read only when
+ *  slow_call_ns > 0) in *out; lists.h's CB_POLICY_READS at run time. The
+ *  library validates every field whatever the policy; a binding refuses a
+ *  setting the policy ignores and infers a policy from the settings given
+ *  by these answers (docs/policies.md, "Which settings a policy reads").
+ *  @return CB_OK; CB_EINVAL (field named: "policy" for an unknown policy,
+ *          "field" for a NULL or unknown field name, "out" for a NULL out),
+ *          *out unchanged.
+ *  @since 1.4
+ *  Thread safety: any thread. */
+CB_API int cb_policy_reads(int policy, const char *field, int *out) CB_NOEXCEPT;
 
 /** @name Clocks
  *  @{ */

@@ -126,4 +126,40 @@
     0)                                                                                             \
   X(open_jitter, double, 1.1, ratio, below, 0.0, 1.0, 0.0)
 
+/** @name How a policy reads a field (CB_POLICY_READS, cb_policy_reads)
+ *  @since 1.4
+ *  @{ */
+#define CB_FIELD_IGNORED 0
+#define CB_FIELD_READ 1
+/** Read only when slow_call_ns > 0: the consecutive policy's slow-call
+ *  window. */
+#define CB_FIELD_READ_WITH_SLOW_CALLS 2
+/** @} */
+
+/** How each policy reads each field of CB_CONFIG_FIELDS, in its order:
+ *  X(field, consecutive, count_window, time_window), each column
+ *  CB_FIELD_READ, CB_FIELD_IGNORED or CB_FIELD_READ_WITH_SLOW_CALLS.
+ *  cb_policy_reads() answers it at run time. The library validates every
+ *  field whatever the policy; a binding refuses a setting its policy
+ *  ignores, and infers a policy from the settings given, by this table
+ *  alone (docs/policies.md, "Which settings a policy reads").
+ *  @since 1.4 */
+#define CB_POLICY_READS(X)                                                       \
+  X(failure_threshold, CB_FIELD_READ, CB_FIELD_IGNORED, CB_FIELD_IGNORED)        \
+  X(open_duration_ns, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)               \
+  X(half_open_max_calls, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)            \
+  X(half_open_success_threshold, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)    \
+  X(half_open_timeout_ns, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)           \
+  X(policy, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)                         \
+  X(window_size, CB_FIELD_READ_WITH_SLOW_CALLS, CB_FIELD_READ, CB_FIELD_IGNORED) \
+  X(window_duration_ns, CB_FIELD_IGNORED, CB_FIELD_IGNORED, CB_FIELD_READ)       \
+  X(window_buckets, CB_FIELD_IGNORED, CB_FIELD_IGNORED, CB_FIELD_READ)           \
+  X(minimum_calls, CB_FIELD_READ_WITH_SLOW_CALLS, CB_FIELD_READ, CB_FIELD_READ)  \
+  X(failure_rate_threshold, CB_FIELD_IGNORED, CB_FIELD_READ, CB_FIELD_READ)      \
+  X(slow_call_ns, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)                   \
+  X(slow_call_rate_threshold, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)       \
+  X(open_backoff_multiplier, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)        \
+  X(open_duration_max_ns, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)           \
+  X(open_jitter, CB_FIELD_READ, CB_FIELD_READ, CB_FIELD_READ)
+
 #endif /* LAZYBREAKER_LISTS_H */

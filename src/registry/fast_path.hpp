@@ -75,7 +75,7 @@ struct FastPath {
 
   // Whether a call on the breaker whose state word is `w` may be rejected
   // on its hot line alone (rejected() below): OPEN or FORCED_OPEN.
-  static bool may_reject(uint64_t w) {
+  static constexpr bool may_reject(uint64_t w) {
     return core::StateWord::mode(w) == core::StateWord::kOpenMode ||
            core::StateWord::mode(w) == core::StateWord::kForcedOpenMode;
   }
@@ -84,7 +84,7 @@ struct FastPath {
   // timing its calls. Not DISABLED: its word does not say whether its
   // calls are timed (only a CLOSED mode says so), and they are under
   // slow-call tracking (docs/policies.md, "Manual control").
-  static bool may_admit_untimed(uint64_t w) {
+  static constexpr bool may_admit_untimed(uint64_t w) {
     using core::StateWord;
     constexpr unsigned kModes =
         1u << StateWord::kClosedWindowMode | 1u << StateWord::kClosedRunMode;

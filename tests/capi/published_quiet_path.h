@@ -1,7 +1,8 @@
-/* The published quiet path (lazybreaker/fastpath.h) written from the
- * header's rules alone, as a binding writes it in its own language: the
- * tests run it against the library's own answers. Plain C, one writer per
- * stripe (the calling thread's). */
+/* The published quiet path (lazybreaker/fastpath.h) as a binding in C
+ * writes it: the header's loads and rules, wired to the calling thread's
+ * stripe, with the library called for anything the rules leave to it. The
+ * tests run it against the library's own answers. One writer per stripe
+ * (the calling thread's, or a claimed one). */
 #ifndef LB_TESTS_PUBLISHED_QUIET_PATH_H
 #define LB_TESTS_PUBLISHED_QUIET_PATH_H
 
@@ -14,35 +15,28 @@ typedef struct lb_quiet {
   cb_fastpath_cells cells;
 } lb_quiet;
 
-/* 0 when the library publishes the layout these rules are written for. */
+/* 0 when the library publishes the layout the header's rules are written for. */
 static inline int lb_quiet_init(lb_quiet *q, int claimed) {
   q->fp.struct_size = sizeof q->fp;
   q->cells.struct_size = sizeof q->cells;
-  if (cb_fastpath_describe(&q->fp) != CB_OK || q->fp.layout != 1) return -1;
+  if (cb_fastpath_describe(&q->fp) != CB_OK || q->fp.layout != CB_FASTPATH_LAYOUT) return -1;
   return claimed ? cb_fastpath_claim_cells(&q->cells) : cb_fastpath_thread_cells(&q->cells);
 }
 
 static inline const uint64_t *lb_quiet_line(const lb_quiet *q, cb_handle h) {
-  return q->fp.lines + (h & ((1ull << q->fp.index_bits) - 1)) * q->fp.line_words;
+  return cb_fastpath_line(&q->fp, h);
 }
 
 static inline uint64_t lb_quiet_word(const lb_quiet *q, cb_handle h) {
-  return __atomic_load_n(lb_quiet_line(q, h), __ATOMIC_ACQUIRE);
+  return cb_fastpath_load_word(&q->fp, h);
 }
 
-static inline int lb_quiet_is_quiet(cb_handle h, uint64_t w) {
-  return ((h ^ w) >> 24) == 0 && (w >> 63) == 1;
-}
+static inline int lb_quiet_is_quiet(cb_handle h, uint64_t w) { return cb_fastpath_is_quiet(h, w); }
 
-static inline int lb_quiet_of_life(cb_handle h, uint64_t w) {
-  return (h >> 24) == (0xb0000ull << 20 | ((w >> 24) & 0xfffff));
-}
+static inline int lb_quiet_of_life(cb_handle h, uint64_t w) { return cb_fastpath_of_life(h, w); }
 
 static inline void lb_quiet_count(const lb_quiet *q, cb_handle h, int f) {
-  uint64_t *cell = q->cells.cells + (h & ((1ull << q->fp.index_bits) - 1));
-  const uint64_t v = __atomic_load_n(cell, __ATOMIC_RELAXED) + (1ull << (16 * f));
-  __atomic_store_n(cell, v, __ATOMIC_RELEASE);
-  if ((v >> (16 * f)) & q->fp.fold_at) cb_fastpath_fold(q->cells.stripe, h, f);
+  cb_fastpath_count(&q->fp, &q->cells, h, f);
 }
 
 static inline uint64_t lb_quiet_monotonic_ns(void) {
@@ -51,32 +45,20 @@ static inline uint64_t lb_quiet_monotonic_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Whether the rules reject the call on the breaker whose word is w. */
+/* Whether the rules reject the call on the breaker whose word is w; the
+ * period word and the clock are read only when the OPEN rule needs them. */
 static inline int lb_quiet_rejects(const lb_quiet *q, cb_handle h, uint64_t w) {
-  const uint64_t i = h & ((1ull << q->fp.index_bits) - 1);
-  if (!lb_quiet_of_life(h, w) ||
-      __atomic_load_n(&q->fp.lean_rejections[i >> q->fp.chunk_bits], __ATOMIC_RELAXED) == 0)
-    return 0;
-  if ((w >> 60) == CB_FASTPATH_MODE_FORCED_OPEN) return 1;
-  if ((w >> 60) != CB_FASTPATH_MODE_OPEN) return 0;
-  const uint64_t p =
-      __atomic_load_n(lb_quiet_line(q, h) + q->fp.open_period_word, __ATOMIC_RELAXED);
-  const uint64_t d = ((p ^ w) & 0xffffff) == 0 ? (p >> 24) << 20 : 0;
-  return d != 0 && lb_quiet_monotonic_ns() < d;
+  const unsigned lean = cb_fastpath_load_lean(&q->fp, h);
+  if (!cb_fastpath_needs_clock(h, w, lean)) return cb_fastpath_rejects(h, w, 0, lean, 0);
+  return cb_fastpath_rejects(h, w, cb_fastpath_load_period(&q->fp, h), lean,
+                             lb_quiet_monotonic_ns());
 }
 
 /* cb_allow by the rules: *native says whether the library was left out. */
 static inline int lb_quiet_allow(const lb_quiet *q, cb_handle h, cb_ticket *t, int *native) {
   const uint64_t w = lb_quiet_word(q, h);
   *native = 1;
-  if (lb_quiet_is_quiet(h, w)) {
-    *t = h + w;
-    lb_quiet_count(q, h, CB_FASTPATH_ADMITTED);
-    return CB_OK;
-  }
-  const unsigned mode = (unsigned)(w >> 60);
-  if (lb_quiet_of_life(h, w) && (mode == CB_FASTPATH_MODE_WINDOW || mode == CB_FASTPATH_MODE_RUN)) {
-    *t = h + ((uint64_t)CB_FASTPATH_CALL_TICKET << 60 | (w & 0xffffff));
+  if (cb_fastpath_admits(h, w, t)) {
     lb_quiet_count(q, h, CB_FASTPATH_ADMITTED);
     return CB_OK;
   }
@@ -91,7 +73,7 @@ static inline int lb_quiet_allow(const lb_quiet *q, cb_handle h, cb_ticket *t, i
 static inline int lb_quiet_done(const lb_quiet *q, cb_handle h, cb_ticket t, int outcome,
                                 int *native) {
   const uint64_t w = lb_quiet_word(q, h);
-  *native = outcome == CB_SUCCESS && lb_quiet_is_quiet(h, w) && t == h + w;
+  *native = cb_fastpath_decide_done(h, w, t, outcome) == CB_FASTPATH_SUCCESS;
   if (*native) {
     lb_quiet_count(q, h, CB_FASTPATH_SUCCESSES);
     return CB_OK;

@@ -49,7 +49,7 @@ expect_eq "show --json search config" \
   "$(json '(d["config"]["policy"], d["config"]["window_size"], d["config"]["minimum_calls"], d["config"]["failure_threshold"], d["config"]["open_duration_ns"])')" \
   "('count', 10, 4, 5, 30000000000)"
 expect_eq "show --json config has every field of cb_config" "$(json '" ".join(sorted(d["config"]))')" \
-  "$(sed -n 's/^ *X(\([a-z_]*\), .*/\1/p' "$(dirname "$0")/../../include/lazybreaker/lists.h" | LC_ALL=C sort | paste -sd' ')"
+  "$(sed -n '/^#define CB_CONFIG_FIELDS(X)/,/[^\\]$/ s/^ *X(\([a-z_]*\), .*/\1/p' "$(dirname "$0")/../../include/lazybreaker/lists.h" | LC_ALL=C sort | paste -sd' ')"
 run_cbctl 0 show "$reg" inventory
 for line in "--policy: time" "--window-duration: 10s" "--open-for: 30s" "--half-open-timeout: 30s" \
             "--failure-rate: 0.5" "--slow-call: off" "--open-for-max: no cap"; do

@@ -8,7 +8,7 @@ start_helper
 # (CB_...), a cb_ function, a cb_config field (from the header's list of
 # them; the one-word ones, like policy, are also cbctl's option names), or
 # a parameter in nanoseconds.
-c_fields=$(sed -n 's/^ *X(\([a-z]*_[a-z_]*\), .*/\1/p' "$(dirname "$0")/../../include/lazybreaker/lists.h" | paste -sd'|')
+c_fields=$(sed -n '/^#define CB_CONFIG_FIELDS(X)/,/[^\]$/ s/^ *X(\([a-z]*_[a-z_]*\), .*/\1/p' "$(dirname "$0")/../../include/lazybreaker/lists.h" | paste -sd'|')
 [ -n "$c_fields" ] || fail "no config fields found in lists.h"
 c_words="CB_[A-Z_]+|cb_[a-z_]+|[a-z]+_ns|$c_fields"
 

@@ -500,8 +500,16 @@ void close_reg(World &w, int slot) {
   r.open = false;
   w.closed.push_back(r.p);
   if (w.closed.size() > 16) w.closed.erase(w.closed.begin());
-  for (Br &b : w.brs)
-    if (b.reg == slot) b.live = false, b.sure = true, b.revivable = r.shared;
+  for (Br &b : w.brs) {
+    if (b.reg != slot) continue;
+    // Only a breaker that still lives can be named again by its old handle
+    // (docs/shared-registries.md): a destroyed one stays dead.
+    if (b.live) b.revivable = r.shared;
+    b.live = false, b.sure = true;
+    // The slot may take another registry; its closes and counts are not
+    // this breaker's.
+    b.reg = -1;
+  }
   // The file's other registry, if any, is alone with it now, but has
   // breakers the model may not know.
 }

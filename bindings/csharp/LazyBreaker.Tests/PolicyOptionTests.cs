@@ -4,9 +4,10 @@ using Xunit;
 namespace LazyBreaker.Tests;
 
 /// <summary>
-/// The policy follows from the options set; an option the policy never
-/// reads is an error naming both; PollyDefaults is Polly's defaults, and a
-/// breaker's Options read back find it again.
+/// The policy follows from the options set by the library's answers
+/// (cb_policy_reads); an option the policy never reads is an error naming
+/// both; PollyDefaults is Polly's defaults, and a breaker's Options read
+/// back find it again.
 /// </summary>
 public class PolicyOptionTests
 {
@@ -39,15 +40,26 @@ public class PolicyOptionTests
     }
 
     [Fact]
-    public void An_option_the_implied_policy_ignores_is_an_error_naming_what_implied_it()
+    public void Options_no_policy_reads_together_are_an_error_naming_the_option_that_chose_the_policy()
     {
         var e = Refused(new CircuitBreakerOptions { SamplingDuration = TimeSpan.FromSeconds(10), WindowSize = 10 });
-        Assert.Equal(nameof(CircuitBreakerOptions.WindowSize), e.ParamName);
-        Assert.StartsWith("WindowSize is ignored by TripPolicy.TimeWindow, the policy that SamplingDuration implies " +
-                          "(Policy is not set)", e.Message);
+        Assert.Equal(nameof(CircuitBreakerOptions.SamplingDuration), e.ParamName);
+        Assert.StartsWith("SamplingDuration is ignored by TripPolicy.CountWindow, which WindowSize chooses: " +
+                          "set Policy, or leave one of them unset", e.Message);
+        // FailureRatio alone counts as SamplingDuration set (Polly's model),
+        // and the consecutive policy, which FailureThreshold chooses, reads neither.
         e = Refused(new CircuitBreakerOptions { FailureThreshold = 3, FailureRatio = 0.5 });
-        Assert.Equal(nameof(CircuitBreakerOptions.FailureThreshold), e.ParamName);
-        Assert.StartsWith("FailureThreshold is ignored by TripPolicy.TimeWindow, the policy that FailureRatio implies", e.Message);
+        Assert.Equal(nameof(CircuitBreakerOptions.FailureRatio), e.ParamName);
+        Assert.StartsWith("FailureRatio is ignored by TripPolicy.Consecutive, which FailureThreshold chooses", e.Message);
+        // The consecutive policy reads WindowSize only for its slow-call rate.
+        e = Refused(new CircuitBreakerOptions { FailureThreshold = 3, WindowSize = 10 });
+        Assert.Equal(nameof(CircuitBreakerOptions.WindowSize), e.ParamName);
+        Assert.StartsWith("WindowSize is ignored by TripPolicy.Consecutive, which FailureThreshold chooses", e.Message);
+        // With slow calls on, FailureThreshold chooses it and it reads WindowSize.
+        Assert.Equal(TripPolicy.Consecutive, new CircuitBreakerOptions
+        {
+            FailureThreshold = 3, WindowSize = 10, SlowCallDuration = TimeSpan.FromSeconds(1),
+        }.EffectivePolicy);
     }
 
     [Fact]
@@ -73,7 +85,11 @@ public class PolicyOptionTests
         Assert.InRange(calls, 1, 4);
         // Without slow calls the same window options are ignored, so refused.
         o.SlowCallDuration = null;
-        Assert.Equal(nameof(CircuitBreakerOptions.WindowSize), Refused(o).ParamName);
+        var e = Refused(o);
+        Assert.Equal(nameof(CircuitBreakerOptions.WindowSize), e.ParamName);
+        Assert.StartsWith("WindowSize is ignored by Policy = TripPolicy.Consecutive without SlowCallDuration: it is read by " +
+                          "TripPolicy.CountWindow (and by TripPolicy.Consecutive for the slow-call rate, with SlowCallDuration on) only",
+                          e.Message);
     }
 
     [Fact]
@@ -84,6 +100,12 @@ public class PolicyOptionTests
         Assert.Equal(TripPolicy.TimeWindow, new CircuitBreakerOptions { FailureRatio = 0.5 }.EffectivePolicy);
         Assert.Equal(TripPolicy.TimeWindow, new CircuitBreakerOptions { MinimumThroughput = 5 }.EffectivePolicy);
         Assert.Equal(TripPolicy.TimeWindow, new CircuitBreakerOptions { SamplingBuckets = 5 }.EffectivePolicy);
+        Assert.Equal(TripPolicy.CountWindow,
+                     new CircuitBreakerOptions { WindowSize = 10, MinimumThroughput = 5, SlowCallDuration = TimeSpan.FromSeconds(1) }
+                         .EffectivePolicy);
+        // Options every policy reads choose none.
+        Assert.Equal(TripPolicy.Consecutive,
+                     new CircuitBreakerOptions { BreakDuration = TimeSpan.FromSeconds(1), SlowCallRatio = 0.5 }.EffectivePolicy);
         Assert.Equal(TripPolicy.Consecutive, new CircuitBreakerOptions().EffectivePolicy);
     }
 
@@ -102,9 +124,12 @@ public class PolicyOptionTests
         using var library = registry.Create("library", new CircuitBreakerOptions { FailureRatio = 0.1 });
         CircuitBreakerOptions read = library.Options;
         Assert.Equal(TripPolicy.TimeWindow, read.Policy);
+        // A ratio without a window samples a duration, as Polly does, of the library's length.
         Assert.Equal(TimeSpan.FromSeconds(60), read.SamplingDuration); // not Polly's 30 s
         Assert.Equal(100, read.MinimumThroughput);
         Assert.Equal(TimeSpan.FromSeconds(30), read.BreakDuration);    // not Polly's 5 s
+        using var timeWindow = registry.Create("time window", new CircuitBreakerOptions { Policy = TripPolicy.TimeWindow, FailureRatio = 0.1 });
+        Assert.Equal(TimeSpan.FromSeconds(60), timeWindow.Options.SamplingDuration); // the library's, with Policy set
         using var unset = registry.Create("unset");
         Assert.Equal((TripPolicy.Consecutive, 5), (unset.Options.Policy!.Value, unset.Options.FailureThreshold!.Value));
     }

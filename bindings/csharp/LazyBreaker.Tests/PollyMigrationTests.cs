@@ -270,12 +270,18 @@ public class PollyMigrationTests
     {
         using var registry = Registry.WithManualClock();
         using var polly = registry.Create("polly-defaults", CircuitBreakerOptions.PollyDefaults);
-        using var ours = registry.Create("library-defaults", new CircuitBreakerOptions { FailureRatio = 0.1 });
+        using var ours = registry.Create("library-defaults",
+                                         new CircuitBreakerOptions { Policy = TripPolicy.TimeWindow, FailureRatio = 0.1 });
         var (p, o) = (polly.Options, ours.Options);
         Assert.Equal((0.1, TimeSpan.FromSeconds(30), 100, TimeSpan.FromSeconds(5)),
                      (p.FailureRatio!.Value, p.SamplingDuration!.Value, p.MinimumThroughput!.Value, p.BreakDuration!.Value));
         Assert.Equal((TimeSpan.FromSeconds(60), 100, TimeSpan.FromSeconds(30)),
                      (o.SamplingDuration!.Value, o.MinimumThroughput!.Value, o.BreakDuration!.Value));
+        // A ratio alone samples a duration as Polly does, of the library's length.
+        using var ratioAlone = registry.Create("ratio-alone", new CircuitBreakerOptions { FailureRatio = 0.1 });
+        Assert.Equal((TripPolicy.TimeWindow, TimeSpan.FromSeconds(60), TimeSpan.FromSeconds(30)),
+                     (ratioAlone.Options.Policy!.Value, ratioAlone.Options.SamplingDuration!.Value,
+                      ratioAlone.Options.BreakDuration!.Value));
         using var ratioUnset = registry.Create("ratio-unset", new CircuitBreakerOptions { SamplingDuration = TimeSpan.FromSeconds(30) });
         Assert.Equal(0.5, ratioUnset.Options.FailureRatio);
     }

@@ -93,12 +93,12 @@ public sealed class CircuitBreaker : IDisposable
         if (_disposed != 0) ThrowDisposed();
         ulong ticket;
         int quiet = FastPath.TryAllow(_handle, out ticket);
-        if (quiet == FastPath.Admitted)
+        if (quiet == FastPath.Admit)
         {
             permit = new Permit(_handle, ticket, PermitSlots.Rent());
             return true;
         }
-        if (quiet == FastPath.Rejected)
+        if (quiet == FastPath.Reject)
         {
             permit = default;
             return false;
@@ -331,7 +331,7 @@ public sealed class CircuitBreaker : IDisposable
     {
         if (_disposed != 0) ThrowDisposed();
         int quiet = FastPath.TryAllow(_handle, out ticket);
-        if (quiet != FastPath.Cross) return quiet == FastPath.Admitted;
+        if (quiet != FastPath.Library) return quiet == FastPath.Admit;
         ulong t;
         int status = NativeMethods.cb_allow(_handle, &t);
         GC.KeepAlive(this);
@@ -358,7 +358,7 @@ public sealed class CircuitBreaker : IDisposable
 
     private void Report(ulong ticket, Verdict verdict)
     {
-        if (verdict == Verdict.Success && FastPath.TrySucceed(_handle, ticket)) return;
+        if (FastPath.TryDone(_handle, ticket, verdict)) return;
         int status = NativeMethods.cb_done(_handle, ticket, (int)verdict);
         GC.KeepAlive(this);
         if (status != Status.Ok) throw Failed(status);

@@ -61,30 +61,29 @@ public readonly struct CallOutcome
 /// <remarks>
 /// <para>Durations are whole nanoseconds to the library; a
 /// <see cref="TimeSpan"/> gives them in 100 ns ticks.</para>
-/// <para>When <see cref="Policy"/> is not set, it follows from what is:
-/// <see cref="SamplingDuration"/> or <see cref="SamplingBuckets"/> set means
-/// <see cref="TripPolicy.TimeWindow"/>, <see cref="WindowSize"/> means
-/// <see cref="TripPolicy.CountWindow"/>, <see cref="FailureRatio"/> or
-/// <see cref="MinimumThroughput"/> alone mean <see cref="TripPolicy.TimeWindow"/>
-/// (Polly's model), and otherwise the policy is
-/// <see cref="TripPolicy.Consecutive"/>.</para>
-/// <para>Setting an option that the policy (set, or followed from the
-/// others) never reads is an <see cref="ArgumentException"/> naming both:
-/// <see cref="FailureThreshold"/> is read by <see cref="TripPolicy.Consecutive"/>
-/// only; <see cref="FailureRatio"/> and <see cref="MinimumThroughput"/> by the
-/// two windows; <see cref="WindowSize"/> by <see cref="TripPolicy.CountWindow"/>;
-/// <see cref="SamplingDuration"/> and <see cref="SamplingBuckets"/> by
-/// <see cref="TripPolicy.TimeWindow"/>. Under <see cref="TripPolicy.Consecutive"/>
-/// with <see cref="SlowCallDuration"/> on, the slow-call rate is judged over a
-/// count window, so <see cref="WindowSize"/> and <see cref="MinimumThroughput"/>
-/// are read too.</para>
-/// <para>Unset options are the library's defaults, not Polly's: a Polly user
+/// <para>Which options a policy reads is the library's answer
+/// (cb_policy_reads; docs/policies.md, "Which settings a policy reads").
+/// With <see cref="Policy"/> set, an option it never reads (or reads only
+/// with <see cref="SlowCallDuration"/> on, which is off) is an
+/// <see cref="ArgumentException"/> naming both. Without it, the policy is
+/// the first of <see cref="TripPolicy.Consecutive"/>,
+/// <see cref="TripPolicy.CountWindow"/> and <see cref="TripPolicy.TimeWindow"/>
+/// that reads every option set; if none does, the error names the policy
+/// the first of them chooses alone and the option it ignores. As Polly
+/// samples a duration, <see cref="FailureRatio"/> or
+/// <see cref="MinimumThroughput"/> given without a window option and
+/// without <see cref="Policy"/> set <see cref="SamplingDuration"/> to
+/// Polly's 30 s first, so they give the time window.</para>
+/// <para>Unset options are otherwise the library's defaults, not Polly's: a Polly user
 /// who sets only some of Polly's four options starts from
 /// <see cref="PollyDefaults"/> (docs/csharp.md lists the differences).</para>
 /// </remarks>
 public sealed class CircuitBreakerOptions
 {
     private ulong? _breakDurationNs, _halfOpenTimeoutNs, _samplingDurationNs, _slowCallNs, _maxBreakDurationNs;
+
+    // Polly v8's CircuitBreakerStrategyOptions.SamplingDuration default.
+    private const ulong PollySamplingDurationNs = 30_000_000_000;
 
     /// <summary>
     /// Polly v8's defaults (CircuitBreakerStrategyOptions), set explicitly:
@@ -99,7 +98,7 @@ public sealed class CircuitBreakerOptions
     {
         Policy = TripPolicy.TimeWindow,
         FailureRatio = 0.1,
-        SamplingDuration = TimeSpan.FromSeconds(30),
+        _samplingDurationNs = PollySamplingDurationNs,
         MinimumThroughput = 100,
         BreakDuration = TimeSpan.FromSeconds(5),
     };
@@ -190,79 +189,141 @@ public sealed class CircuitBreakerOptions
     internal ulong? SlowCallNs => _slowCallNs;
     internal ulong? MaxBreakDurationNs => _maxBreakDurationNs;
 
-    internal TripPolicy EffectivePolicy => Policy ?? ImpliedPolicy().Policy;
+    internal TripPolicy EffectivePolicy => Policy ?? InferPolicy(PolicyFieldsSet(out _), SlowCallsOn).Policy;
 
-    // The policy that the options set imply, and the option that implies it
-    // (null for the consecutive default).
-    private (TripPolicy Policy, string? By) ImpliedPolicy() =>
-        _samplingDurationNs.HasValue ? (TripPolicy.TimeWindow, nameof(SamplingDuration))
-        : SamplingBuckets.HasValue ? (TripPolicy.TimeWindow, nameof(SamplingBuckets))
-        : WindowSize.HasValue ? (TripPolicy.CountWindow, nameof(WindowSize))
-        : FailureRatio.HasValue ? (TripPolicy.TimeWindow, nameof(FailureRatio))
-        : MinimumThroughput.HasValue ? (TripPolicy.TimeWindow, nameof(MinimumThroughput))
-        : (TripPolicy.Consecutive, null);
+    private bool SlowCallsOn => (_slowCallNs ?? NativeConfig.Defaults.slow_call_ns) != 0;
 
-    // Whether `policy` reads the policy-specific option (docs/policies.md):
-    // every other option is read by every policy.
-    internal bool Reads(TripPolicy policy, string option) => option switch
+    // Polly samples a duration: a ratio or a throughput given without a
+    // window and without a policy count as setting SamplingDuration (at the
+    // library's default, as every language's), so the rule below gives the
+    // time window. The option that counts so, or null when none does.
+    private string? PollyWindowFrom() =>
+        Policy.HasValue || WindowSize.HasValue || _samplingDurationNs.HasValue || SamplingBuckets.HasValue ? null
+        : MinimumThroughput.HasValue ? nameof(MinimumThroughput)
+        : FailureRatio.HasValue ? nameof(FailureRatio)
+        : null;
+
+    // The fields set (a bit per ConfigField.Index) that some policy does
+    // not read: only they choose or refuse a policy.
+    private uint PolicyFieldsSet(out string? samplingFrom)
     {
-        nameof(FailureThreshold) => policy == TripPolicy.Consecutive,
-        nameof(WindowSize) => policy == TripPolicy.CountWindow || (policy == TripPolicy.Consecutive && SlowCallsOn),
-        nameof(MinimumThroughput) => policy != TripPolicy.Consecutive || SlowCallsOn,
-        nameof(SamplingDuration) or nameof(SamplingBuckets) => policy == TripPolicy.TimeWindow,
-        nameof(FailureRatio) => policy != TripPolicy.Consecutive,
-        _ => true,
-    };
-
-    private bool SlowCallsOn => _slowCallNs is ulong ns && ns != 0;
-
-    // The policy-specific options, in cb_config's order.
-    internal static readonly string[] PolicyOptions =
-    {
-        nameof(FailureThreshold), nameof(WindowSize), nameof(SamplingDuration), nameof(SamplingBuckets),
-        nameof(MinimumThroughput), nameof(FailureRatio),
-    };
-
-    private bool IsSet(string option) => option switch
-    {
-        nameof(FailureThreshold) => FailureThreshold.HasValue,
-        nameof(WindowSize) => WindowSize.HasValue,
-        nameof(SamplingDuration) => _samplingDurationNs.HasValue,
-        nameof(SamplingBuckets) => SamplingBuckets.HasValue,
-        nameof(MinimumThroughput) => MinimumThroughput.HasValue,
-        nameof(FailureRatio) => FailureRatio.HasValue,
-        _ => throw new ArgumentOutOfRangeException(nameof(option), option, "not a policy-specific option"),
-    };
-
-    /// <summary>Refuses an option the policy would never read (see the remarks): a setting that would change nothing is a mistake.</summary>
-    private void CheckReadByPolicy()
-    {
-        TripPolicy policy = EffectivePolicy;
-        // A policy outside TripPolicy reads nothing known: the library
-        // refuses it, and that is the error to report.
-        if (AcceptIgnoredOptions || !Enum.IsDefined(policy)) return;
-        foreach (string option in PolicyOptions)
+        uint set = 0;
+        foreach (ConfigField f in ConfigFields.All)
         {
-            if (!IsSet(option) || Reads(policy, option)) continue;
-            string readBy = option == nameof(WindowSize) || option == nameof(MinimumThroughput)
-                ? $"{ReaderOf(option)} (and by TripPolicy.Consecutive for the slow-call rate, with SlowCallDuration on)"
-                : ReaderOf(option);
-            string chosen = Policy.HasValue
-                ? $"Policy = TripPolicy.{policy}"
-                : $"TripPolicy.{policy}, the policy that {ImpliedPolicy().By ?? "the default"} implies (Policy is not set)";
+            if (f.IsSet(this) && !PolicyReads.ReadByEvery(f)) set |= 1u << f.Index;
+        }
+        samplingFrom = PollyWindowFrom();
+        if (samplingFrom != null) set |= 1u << ConfigFields.WindowDuration.Index;
+        return set;
+    }
+
+    private static bool IsIn(uint set, ConfigField f) => (set & (1u << f.Index)) != 0;
+
+    // Without a policy: the first that reads every field set; else the one
+    // the first field set chooses alone, and the first field it ignores
+    // (none when slow calls let it read them all). The library's answers
+    // decide (docs/policies.md, "Which settings a policy reads");
+    // read-with-slow-calls does not count as read when choosing.
+    private static (TripPolicy Policy, ConfigField? Chooser, ConfigField? Ignored) InferPolicy(uint set, bool slowCalls)
+    {
+        foreach (TripPolicy p in PolicyReads.Policies)
+        {
+            if (FirstNotRead(p, set, false) is null) return (p, null, null);
+        }
+        ConfigField? chooser = null;
+        foreach (ConfigField f in ConfigFields.All)
+        {
+            if (IsIn(set, f))
+            {
+                chooser = f;
+                break;
+            }
+        }
+        TripPolicy chosen = TripPolicy.Consecutive;
+        foreach (TripPolicy p in PolicyReads.Policies)
+        {
+            if (PolicyReads.Answer(p, chooser!) == PolicyReads.Read)
+            {
+                chosen = p;
+                break;
+            }
+        }
+        return (chosen, chooser, FirstNotRead(chosen, set, slowCalls));
+    }
+
+    private static ConfigField? FirstNotRead(TripPolicy policy, uint set, bool slowCalls)
+    {
+        foreach (ConfigField f in ConfigFields.All)
+        {
+            int answer = PolicyReads.Answer(policy, f);
+            bool read = answer == PolicyReads.Read || (slowCalls && answer == PolicyReads.ReadWithSlowCalls);
+            if (IsIn(set, f) && !read) return f;
+        }
+        return null;
+    }
+
+    /// <summary>
+    /// The policy the breaker gets: the one set, or the one inferred. A
+    /// field set that it does not read is an <see cref="ArgumentException"/>
+    /// naming the option and the policy (a setting that would change
+    /// nothing is a mistake), unless the options were read back from a
+    /// breaker made so in C.
+    /// </summary>
+    private TripPolicy CheckedPolicy()
+    {
+        if (Policy is TripPolicy chosen)
+        {
+            // A policy outside TripPolicy reads nothing known: the library
+            // refuses it, and that is the error to report.
+            if (!AcceptIgnoredOptions && Enum.IsDefined(chosen)) RefuseUnread(chosen);
+            return chosen;
+        }
+        uint set = PolicyFieldsSet(out string? samplingFrom);
+        var (inferred, chooser, ignored) = InferPolicy(set, SlowCallsOn);
+        if (ignored is null || AcceptIgnoredOptions) return inferred;
+        string ignoredOption = Spelling(ignored, samplingFrom), chooserOption = Spelling(chooser!, samplingFrom);
+        throw new ArgumentException(
+            $"{ignoredOption} is ignored by TripPolicy.{inferred}, which {chooserOption} chooses: " +
+            "set Policy, or leave one of them unset", ignoredOption);
+    }
+
+    // The option a field set stands for: SamplingDuration counted as set
+    // for Polly's sake is the option that set it.
+    private static string Spelling(ConfigField f, string? samplingFrom) =>
+        f == ConfigFields.WindowDuration && samplingFrom != null ? samplingFrom : f.Option;
+
+    private void RefuseUnread(TripPolicy policy)
+    {
+        bool slowCalls = SlowCallsOn;
+        foreach (ConfigField f in ConfigFields.All)
+        {
+            if (!f.IsSet(this) || PolicyReads.Reads(policy, f, slowCalls)) continue;
+            string without = PolicyReads.Answer(policy, f) == PolicyReads.ReadWithSlowCalls
+                ? $" without {nameof(SlowCallDuration)}" : "";
             throw new ArgumentException(
-                $"{option} is ignored by {chosen}: it is read by {readBy} only; set Policy to the policy you mean, or leave {option} unset",
-                option);
+                $"{f.Option} is ignored by Policy = TripPolicy.{policy}{without}: it is read by {ReadersOf(f)} only; " +
+                $"set Policy to the policy you mean, or leave {f.Option} unset",
+                f.Option);
         }
     }
 
-    private static string ReaderOf(string option) => option switch
+    // "TripPolicy.CountWindow and TripPolicy.TimeWindow (and by
+    // TripPolicy.Consecutive for the slow-call rate, with SlowCallDuration on)",
+    // from the library's answers.
+    private static string ReadersOf(ConfigField f)
     {
-        nameof(FailureThreshold) => "TripPolicy.Consecutive",
-        nameof(WindowSize) => "TripPolicy.CountWindow",
-        nameof(SamplingDuration) or nameof(SamplingBuckets) => "TripPolicy.TimeWindow",
-        _ => "TripPolicy.CountWindow and TripPolicy.TimeWindow",
-    };
+        string read = "", withSlowCalls = "";
+        foreach (TripPolicy p in PolicyReads.Policies)
+        {
+            int answer = PolicyReads.Answer(p, f);
+            if (answer == PolicyReads.Read) read += (read.Length == 0 ? "" : " and ") + $"TripPolicy.{p}";
+            else if (answer == PolicyReads.ReadWithSlowCalls)
+                withSlowCalls += (withSlowCalls.Length == 0 ? "" : " and ") + $"TripPolicy.{p}";
+        }
+        if (withSlowCalls.Length == 0) return read;
+        string slowCallRate = $"{withSlowCalls} for the slow-call rate, with {nameof(SlowCallDuration)} on";
+        return read.Length == 0 ? slowCallRate : $"{read} (and by {slowCallRate})";
+    }
 
     /// <summary>
     /// The configuration these options stand for: the library's defaults
@@ -280,8 +341,7 @@ public sealed class CircuitBreakerOptions
         if (mine != null && mine.For.Equals(values)) return mine.Config;
         if (!s_interned.TryGetValue(values, out Interned? shared))
         {
-            CheckReadByPolicy();
-            shared = new Interned(values, Build());
+            shared = new Interned(values, Build(CheckedPolicy()));
             // Bounded: beyond it, configurations are built per instance.
             if (s_interned.Count < InternedMax) s_interned.TryAdd(values, shared);
         }
@@ -289,7 +349,7 @@ public sealed class CircuitBreakerOptions
         return shared.Config;
     }
 
-    private NativeConfig Build()
+    private NativeConfig Build(TripPolicy policy)
     {
         NativeConfig c = NativeConfig.Defaults;
         if (FailureThreshold is int ft) c.failure_threshold = ToUInt(ft, nameof(FailureThreshold));
@@ -297,7 +357,7 @@ public sealed class CircuitBreakerOptions
         if (HalfOpenMaxCalls is int hm) c.half_open_max_calls = ToUInt(hm, nameof(HalfOpenMaxCalls));
         if (HalfOpenSuccessThreshold is int hs) c.half_open_success_threshold = ToUInt(hs, nameof(HalfOpenSuccessThreshold));
         if (_halfOpenTimeoutNs is ulong ht) c.half_open_timeout_ns = ht;
-        c.policy = (int)EffectivePolicy;
+        c.policy = (int)policy;
         if (WindowSize is int ws) c.window_size = ToUInt(ws, nameof(WindowSize));
         if (_samplingDurationNs is ulong sd) c.window_duration_ns = sd;
         if (SamplingBuckets is int sb) c.window_buckets = ToUInt(sb, nameof(SamplingBuckets));
@@ -371,36 +431,48 @@ public sealed class CircuitBreakerOptions
             _slowCallNs = c.slow_call_ns,
             _maxBreakDurationNs = c.open_duration_max_ns,
         };
-        using var defaults = new cb_config();
         TripPolicy policy = (TripPolicy)c.policy;
-        foreach (string option in PolicyOptions)
+        if (!Enum.IsDefined(policy)) return o;
+        using var defaults = new cb_config();
+        bool slowCalls = c.slow_call_ns != 0;
+        foreach (ConfigField f in ConfigFields.All)
         {
-            if (o.Reads(policy, option)) continue;
-            bool isDefault = option switch
-            {
-                nameof(FailureThreshold) => c.failure_threshold == defaults.failure_threshold,
-                nameof(WindowSize) => c.window_size == defaults.window_size,
-                nameof(SamplingDuration) => c.window_duration_ns == defaults.window_duration_ns,
-                nameof(SamplingBuckets) => c.window_buckets == defaults.window_buckets,
-                nameof(MinimumThroughput) => c.minimum_calls == defaults.minimum_calls,
-                _ => c.failure_rate_threshold.Equals(defaults.failure_rate_threshold),
-            };
-            if (!isDefault)
-            {
-                o.AcceptIgnoredOptions = true; // made so in C: keep it as it is
-                continue;
-            }
-            switch (option)
-            {
-                case nameof(FailureThreshold): o.FailureThreshold = null; break;
-                case nameof(WindowSize): o.WindowSize = null; break;
-                case nameof(SamplingDuration): o._samplingDurationNs = null; break;
-                case nameof(SamplingBuckets): o.SamplingBuckets = null; break;
-                case nameof(MinimumThroughput): o.MinimumThroughput = null; break;
-                default: o.FailureRatio = null; break;
-            }
+            if (PolicyReads.Reads(policy, f, slowCalls)) continue;
+            if (!o.UnsetIfDefault(f, c, defaults)) o.AcceptIgnoredOptions = true; // made so in C: keep it as it is
         }
         return o;
+    }
+
+    // Unsets the option of field f when c holds the library's default there.
+    private bool UnsetIfDefault(ConfigField f, cb_config c, cb_config defaults)
+    {
+        switch (f.Name)
+        {
+            case "failure_threshold" when c.failure_threshold == defaults.failure_threshold: FailureThreshold = null; return true;
+            case "open_duration_ns" when c.open_duration_ns == defaults.open_duration_ns: _breakDurationNs = null; return true;
+            case "half_open_max_calls" when c.half_open_max_calls == defaults.half_open_max_calls: HalfOpenMaxCalls = null; return true;
+            case "half_open_success_threshold" when c.half_open_success_threshold == defaults.half_open_success_threshold:
+                HalfOpenSuccessThreshold = null;
+                return true;
+            case "half_open_timeout_ns" when c.half_open_timeout_ns == defaults.half_open_timeout_ns: _halfOpenTimeoutNs = null; return true;
+            case "window_size" when c.window_size == defaults.window_size: WindowSize = null; return true;
+            case "window_duration_ns" when c.window_duration_ns == defaults.window_duration_ns: _samplingDurationNs = null; return true;
+            case "window_buckets" when c.window_buckets == defaults.window_buckets: SamplingBuckets = null; return true;
+            case "minimum_calls" when c.minimum_calls == defaults.minimum_calls: MinimumThroughput = null; return true;
+            case "failure_rate_threshold" when c.failure_rate_threshold.Equals(defaults.failure_rate_threshold):
+                FailureRatio = null;
+                return true;
+            case "slow_call_ns" when c.slow_call_ns == defaults.slow_call_ns: _slowCallNs = null; return true;
+            case "slow_call_rate_threshold" when c.slow_call_rate_threshold.Equals(defaults.slow_call_rate_threshold):
+                SlowCallRatio = null;
+                return true;
+            case "open_backoff_multiplier" when c.open_backoff_multiplier.Equals(defaults.open_backoff_multiplier):
+                BreakDurationMultiplier = null;
+                return true;
+            case "open_duration_max_ns" when c.open_duration_max_ns == defaults.open_duration_max_ns: _maxBreakDurationNs = null; return true;
+            case "open_jitter" when c.open_jitter.Equals(defaults.open_jitter): BreakDurationJitter = null; return true;
+            default: return false; // not the default, or the policy itself: kept
+        }
     }
 
     private static uint ToUInt(int value, string option) =>

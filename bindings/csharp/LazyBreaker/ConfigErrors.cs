@@ -13,26 +13,7 @@ namespace LazyBreaker;
 internal static class ConfigErrors
 {
     /// <summary>The property that sets a cb_config field; null for a field this binding does not know.</summary>
-    internal static string? OptionFor(string? field) => field switch
-    {
-        "failure_threshold" => nameof(CircuitBreakerOptions.FailureThreshold),
-        "open_duration_ns" => nameof(CircuitBreakerOptions.BreakDuration),
-        "half_open_max_calls" => nameof(CircuitBreakerOptions.HalfOpenMaxCalls),
-        "half_open_success_threshold" => nameof(CircuitBreakerOptions.HalfOpenSuccessThreshold),
-        "half_open_timeout_ns" => nameof(CircuitBreakerOptions.HalfOpenTimeout),
-        "policy" => nameof(CircuitBreakerOptions.Policy),
-        "window_size" => nameof(CircuitBreakerOptions.WindowSize),
-        "window_duration_ns" => nameof(CircuitBreakerOptions.SamplingDuration),
-        "window_buckets" => nameof(CircuitBreakerOptions.SamplingBuckets),
-        "minimum_calls" => nameof(CircuitBreakerOptions.MinimumThroughput),
-        "failure_rate_threshold" => nameof(CircuitBreakerOptions.FailureRatio),
-        "slow_call_ns" => nameof(CircuitBreakerOptions.SlowCallDuration),
-        "slow_call_rate_threshold" => nameof(CircuitBreakerOptions.SlowCallRatio),
-        "open_backoff_multiplier" => nameof(CircuitBreakerOptions.BreakDurationMultiplier),
-        "open_duration_max_ns" => nameof(CircuitBreakerOptions.MaxBreakDuration),
-        "open_jitter" => nameof(CircuitBreakerOptions.BreakDurationJitter),
-        _ => null,
-    };
+    internal static string? OptionFor(string? field) => ConfigFields.Find(field)?.Option;
 
     /// <summary>
     /// The exception for a CB_EINVAL of cb_create / cb_get_or_create:

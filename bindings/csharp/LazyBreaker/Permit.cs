@@ -92,7 +92,7 @@ public readonly struct Permit : IDisposable
         if (slot == null) ThrowNotAdmitted();
         if (!slot.TryClaim(_generation)) ThrowReported();
         PermitSlots.Return(slot);
-        if (verdict == Verdict.Success && FastPath.TrySucceed(_handle, _ticket)) return;
+        if (FastPath.TryDone(_handle, _ticket, verdict)) return;
         int status = NativeMethods.cb_done(_handle, _ticket, (int)verdict);
         if (status != Status.Ok) ThrowReport(status);
     }

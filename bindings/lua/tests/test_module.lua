@@ -349,22 +349,54 @@ test("rate settings without a policy choose a rate window, as resilience4j's and
   eq(reg:new { failure_threshold = 3 }:config().policy, "consecutive")
 end)
 
-test("a setting the chosen policy does not read is an error naming both", function()
+test("a setting the chosen policy ignores is an error naming both", function()
   local reg = manual()
-  raises("failure_threshold is not read by the count_window policy", reg.new, reg,
+  raises("failure_threshold is ignored by the count_window policy", reg.new, reg,
          { policy = "count_window", failure_threshold = 3 })
-  raises("window_size is not read by the time_window policy", reg.new, reg,
+  raises("window_size is ignored by the time_window policy", reg.new, reg,
          { policy = "time_window", window_size = 10 })
-  raises("window_duration is not read by the consecutive policy", reg.new, reg,
+  raises("window_duration is ignored by the consecutive policy", reg.new, reg,
          { policy = "consecutive", window_duration = 10 })
-  raises("window_size is not read by the consecutive policy", reg.new, reg,
+  raises("window_size is ignored by the consecutive policy without slow_call", reg.new, reg,
          { policy = lb.core.CB_POLICY_CONSECUTIVE, window_size = 10 })
-  raises("window_size is not read by the consecutive policy, which failure_threshold chooses", reg.new, reg,
+  eq(reg:new { policy = "consecutive", slow_call = 1, window_size = 10 }:config().window_size, 10,
+     "the consecutive policy's slow-call window reads window_size")
+  raises("window_size is ignored by the consecutive policy without slow_call, which failure_threshold chooses: set policy", reg.new, reg,
          { failure_threshold = 3, window_size = 10 })
-  raises("window_size is not read by the time_window policy, which window_duration chooses", reg.new, reg,
+  -- window_size comes before window_duration_ns in CB_CONFIG_FIELDS: it chooses
+  raises("window_duration is ignored by the count_window policy, which window_size chooses", reg.new, reg,
          { window_size = 10, window_duration = 1 })
-  raises("window_duration is not read by the consecutive policy", reg.get_or_create, reg, "x",
+  raises("window_duration is ignored by the consecutive policy", reg.get_or_create, reg, "x",
          { failure_threshold = 3, window_duration = 1 })
+end)
+
+test("which settings a policy reads is the library's table (cb_policy_reads)", function()
+  local core, reg = lb.core, manual()
+  local answers = lb._policy_reads()
+  local names = { consecutive = core.CB_POLICY_CONSECUTIVE, count_window = core.CB_POLICY_COUNT_WINDOW,
+                  time_window = core.CB_POLICY_TIME_WINDOW }
+  local pairs_checked = 0
+  for policy, value in pairs(names) do
+    for field, info in pairs(core.config_fields) do
+      local reads = core.cb_policy_reads(value, field)
+      eq(answers[policy][field], reads, policy .. " " .. field)
+      -- and the binding acts on that answer: a breaker of this policy with
+      -- only this field set is refused exactly when the library ignores it
+      if field ~= "policy" then
+        local ok = pcall(reg.new, reg, { policy = policy, [field] = info.default })
+        eq(ok, reads == core.CB_FIELD_READ, ("%s with %s set is accepted"):format(policy, field))
+        if reads == core.CB_FIELD_READ_WITH_SLOW_CALLS then
+          local slow = field == "slow_call_ns" and {} or { slow_call = 1 }
+          slow.policy, slow[field] = policy, info.default
+          eq(pcall(reg.new, reg, slow), true, ("%s with %s and slow_call set is accepted"):format(policy, field))
+        end
+      end
+      pairs_checked = pairs_checked + 1
+    end
+  end
+  eq(pairs_checked, 48, "3 policies x 16 fields")
+  raises("CB_EINVAL", core.cb_policy_reads, core.CB_POLICY_CONSECUTIVE, "window_sise")
+  raises("CB_EINVAL", core.cb_policy_reads, 3, "window_size")
 end)
 
 test("b:config() reads the configuration back, as settings get_or_create takes", function()

@@ -21,12 +21,12 @@ namespace LazyBreaker;
  * library's CB_POLICY_* constants).
  *
  * Unset options keep the library's defaults (cb_config_init). Without a
- * policy, the first policy option given chooses it, as in Lua and Go
- * (docs/policies.md): failureThreshold the consecutive policy, a window's
- * duration or buckets the time window, windowSize, minimumCalls or
- * failureRateThreshold alone the count window. An option the chosen policy
- * does not read is an error, as is a value out of the library's range:
- * InvalidArgumentException naming the option, thrown here.
+ * policy, the policy is the first of consecutive, count_window and
+ * time_window that reads every option given, as the library answers
+ * (cb_policy_reads; a slow-call window does not count), the rule of every
+ * binding (docs/policies.md, "Which settings a policy reads"). An option
+ * the policy does not read is an error, as is a value out of the library's
+ * range: InvalidArgumentException naming the option, thrown here.
  */
 final class Config
 {
@@ -40,30 +40,11 @@ final class Config
     private static ?array $options = null;
     /** @var array<string, array<string, mixed>>|null CB_CONFIG_FIELDS, from the extension */
     private static ?array $info = null;
-    /** @var array<string, int>|null policy name => CB_POLICY_* */
+    /** @var array<string, int>|null policy name => CB_POLICY_*, in the order of their values */
     private static ?array $policies = null;
+    /** @var array<string, array<string, int>>|null C field => policy name => CB_FIELD_* (cb_policy_reads) */
+    private static ?array $reads = null;
 
-    // The settings only some policies read (docs/policies.md, "Which
-    // settings a policy reads"): C field => the policies that read it;
-    // 'slow_consecutive': the consecutive policy reads it for its slow-call
-    // window (slow_call_ns > 0). The same rule as bindings/lua/lazybreaker.lua.
-    private const READ_BY = [
-        'failure_threshold' => ['consecutive'],
-        'window_size' => ['count_window', 'slow_consecutive'],
-        'minimum_calls' => ['count_window', 'time_window', 'slow_consecutive'],
-        'failure_rate_threshold' => ['count_window', 'time_window'],
-        'window_duration_ns' => ['time_window'],
-        'window_buckets' => ['time_window'],
-    ];
-    // Without a policy, the first of these given chooses it.
-    private const CHOOSES = [
-        'failure_threshold' => 'consecutive',
-        'window_duration_ns' => 'time_window',
-        'window_buckets' => 'time_window',
-        'window_size' => 'count_window',
-        'minimum_calls' => 'count_window',
-        'failure_rate_threshold' => 'count_window',
-    ];
     // The database-table breakers' vocabulary: the one word that differs.
     private const VOCABULARY = ['open_duration' => 'timeout'];
 
@@ -154,6 +135,26 @@ final class Config
                 self::$policies[strtolower(substr($name, 10))] = $value;
             }
         }
+        asort(self::$policies);
+        // The library's answers, which the extension asks once per process.
+        self::$reads = [];
+        foreach (\lb_php_policy_reads() as $field => $answers) {
+            foreach (self::$policies as $policy => $value) {
+                self::$reads[$field][$policy] = $answers[$value];
+            }
+        }
+    }
+
+    /**
+     * How each policy reads each C field, as the library answers it
+     * (cb_policy_reads): C field => policy name => CB_FIELD_READ,
+     * CB_FIELD_IGNORED or CB_FIELD_READ_WITH_SLOW_CALLS.
+     * @return array<string, array<string, int>>
+     */
+    public static function policyReads(): array
+    {
+        self::init();
+        return self::$reads;
     }
 
     /** failure_rate_threshold -> failureRateThreshold */
@@ -217,37 +218,61 @@ final class Config
         return (string) array_search($value, self::$policies, true);
     }
 
-    // The policy the options choose (docs/policies.md), and every option
-    // given read by it.
+    private static function reads(string $policy, string $field, bool $slowCalls): bool
+    {
+        $answer = self::$reads[$field][$policy];
+        return $answer === \CB_FIELD_READ || ($slowCalls && $answer === \CB_FIELD_READ_WITH_SLOW_CALLS);
+    }
+
+    // The policy (docs/policies.md, "Which settings a policy reads"): the one
+    // set; else the first policy that reads the first option given that some
+    // policy ignores. Every option given must be read by it (a slow-call
+    // window's only with slow calls).
     private function inferPolicy(): void
     {
-        $explicit = isset($this->fields['policy']);
-        $by = 'policy';
-        if ($explicit) {
+        $slowField = 'slow_call_ns';
+        $slowCalls = ($this->fields[$slowField] ?? self::$info[$slowField]['default']) > 0;
+        $given = array_values(array_filter(array_keys(self::$info),
+            fn (string $field): bool => $field !== 'policy' && isset($this->given[$field])));
+        if (isset($this->fields['policy'])) {
             $policy = $this->policyName($this->fields['policy']);
-        } else {
-            $policy = null;
-            foreach (self::CHOOSES as $field => $chosen) {
-                if (isset($this->given[$field])) {
-                    [$policy, $by] = [$chosen, $this->given[$field]];
-                    break;
+            foreach ($given as $field) {
+                if (!self::reads($policy, $field, $slowCalls)) {
+                    $option = $this->given[$field];
+                    $without = self::$reads[$field][$policy] === \CB_FIELD_READ_WITH_SLOW_CALLS
+                        ? ' without ' . ($this->given[$slowField] ?? self::optionsOf($slowField)[0]) : '';
+                    throw new InvalidArgumentException("{$option} is not read by the {$policy} policy{$without} (docs/policies.md): drop it or set another policy", $option);
                 }
             }
-            if ($policy === null) {
-                return;
+            return;
+        }
+        $policies = array_keys(self::$policies);
+        $deciding = array_values(array_filter($given, static function (string $field) use ($policies): bool {
+            foreach ($policies as $policy) {
+                if (!self::reads($policy, $field, false)) {
+                    return true;
+                }
+            }
+            return false;
+        }));
+        if ($deciding === []) {
+            return;
+        }
+        $first = $deciding[0];
+        $chosen = $policies[0];
+        foreach ($policies as $policy) {
+            if (self::reads($policy, $first, false)) {
+                $chosen = $policy;
+                break;
             }
         }
-        $slow = ($this->fields['slow_call_ns'] ?? 0) > 0;
-        foreach (self::READ_BY as $field => $readers) {
-            if (!isset($this->given[$field]) || in_array($policy, $readers, true)
-                || ($slow && $policy === 'consecutive' && in_array('slow_consecutive', $readers, true))) {
-                continue;
+        foreach ($deciding as $field) {
+            if (!self::reads($chosen, $field, $slowCalls)) {
+                $option = $this->given[$field];
+                throw new InvalidArgumentException("{$option} is not read by the {$chosen} policy, which {$this->given[$first]} chooses (docs/policies.md): set policy or leave one of them unset", $option);
             }
-            $option = $this->given[$field];
-            $why = $explicit ? "the {$policy} policy" : "the {$policy} policy, which {$by} chooses";
-            throw new InvalidArgumentException("{$option} is not read by {$why} (docs/policies.md): drop it or set another policy", $option);
         }
-        $this->fields['policy'] = self::$policies[$policy];
+        $this->fields['policy'] = self::$policies[$chosen];
     }
 
     private function build(): \cb_config

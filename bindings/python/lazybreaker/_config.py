@@ -59,27 +59,22 @@ FIELDS: dict[str, Field] = _load_fields()
 """CB_CONFIG_FIELDS by Python name, in cb_config's order."""
 BY_C_NAME: dict[str, Field] = {f.c_name: f for f in FIELDS.values()}
 
-# The settings only some policies read (docs/policies.md, "Which settings a
-# policy reads"); the consecutive policy reads window_size and minimum_calls
-# only for its slow-call window. Python's rule is gobreaker's and Lua's:
-# rate settings alone choose a count window (bindings/lua/lazybreaker.lua).
-_READ_BY: dict[str, frozenset[str]] = {
-    "failure_threshold": frozenset({"consecutive"}),
-    "window_size": frozenset({"count_window", "slow_consecutive"}),
-    "minimum_calls": frozenset({"count_window", "time_window", "slow_consecutive"}),
-    "failure_rate_threshold": frozenset({"count_window", "time_window"}),
-    "window_duration": frozenset({"time_window"}),
-    "window_buckets": frozenset({"time_window"}),
-}
-# Without a policy, the first of these settings given chooses it.
-_CHOOSES: tuple[tuple[str, str], ...] = (
-    ("failure_threshold", "consecutive"),
-    ("window_duration", "time_window"),
-    ("window_buckets", "time_window"),
-    ("window_size", "count_window"),
-    ("minimum_calls", "count_window"),
-    ("failure_rate_threshold", "count_window"),
-)
+# How each policy reads each field (docs/policies.md, "Which settings a
+# policy reads"): the library's own answers (cb_policy_reads), asked once per
+# process so that a Config costs no crossing. Inference tries the policies in
+# the order of their CB_POLICY_* values.
+_INFERENCE_ORDER: tuple[str, ...] = tuple(sorted(_POLICIES, key=lambda name: _POLICIES[name]))
+
+
+def _ask_policy_reads() -> dict[tuple[str, str], int]:
+    return {(policy, f.c_name): _core.cb_policy_reads(_POLICIES[policy], f.c_name)
+            for policy in _INFERENCE_ORDER for f in FIELDS.values()}
+
+
+POLICY_READS: dict[tuple[str, str], int] = _ask_policy_reads()
+"""cb_policy_reads by (policy name, C field name): CB_FIELD_READ,
+CB_FIELD_IGNORED or CB_FIELD_READ_WITH_SLOW_CALLS."""
+_SLOW_CALL: Field = BY_C_NAME["slow_call_ns"]
 
 
 def _seconds_text(ns: float) -> str:
@@ -158,14 +153,36 @@ def _c_value(f: Field, value: object) -> int | float:
     return v
 
 
-def unread_setting(policy: str, given: set[str]) -> str | None:
-    """The first setting of `given` that `policy` does not read."""
-    slow = "slow_call" in given
-    for name, readers in _READ_BY.items():
-        if name in given and policy not in readers:
-            if not (slow and policy == "consecutive" and "slow_consecutive" in readers):
-                return name
-    return None
+def policy_reads(policy: str, c_name: str, slow_calls: bool) -> bool:
+    """Whether `policy` reads the field `c_name`, slow calls on or off."""
+    answer = POLICY_READS[policy, c_name]
+    return answer == _core.CB_FIELD_READ or (slow_calls and answer == _core.CB_FIELD_READ_WITH_SLOW_CALLS)
+
+
+def choose_policy(policy: str | None, given: list[str], slow_calls: bool) -> str | None:
+    """The policy of a configuration whose settings are the C fields `given`
+    (in cb_config's order): `policy`, else the first policy that reads the
+    first setting given that some policy ignores; None when no setting given
+    depends on the policy. Every setting must be read by it (a slow-call
+    window's only with slow calls): ValueError names the one left unread."""
+    if policy is not None:
+        for c_name in given:
+            if not policy_reads(policy, c_name, slow_calls):
+                without = (f" without {_SLOW_CALL.py_name}"
+                           if POLICY_READS[policy, c_name] == _core.CB_FIELD_READ_WITH_SLOW_CALLS else "")
+                raise ValueError(f"lazybreaker: {BY_C_NAME[c_name].py_name} is not read by the {policy} policy"
+                                 f"{without} (docs/policies.md): drop it or choose another policy")
+        return policy
+    deciding = [c for c in given if not all(policy_reads(p, c, False) for p in _INFERENCE_ORDER)]
+    if not deciding:
+        return None
+    first = deciding[0]
+    chosen = next((p for p in _INFERENCE_ORDER if policy_reads(p, first, False)), _INFERENCE_ORDER[0])
+    unread = next((c for c in deciding if not policy_reads(chosen, c, slow_calls)), None)
+    if unread is None:
+        return chosen
+    raise ValueError(f"lazybreaker: {BY_C_NAME[unread].py_name} is not read by the {chosen} policy, which "
+                     f"{BY_C_NAME[first].py_name} chooses (docs/policies.md): set policy or drop one")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,11 +190,11 @@ class Config:
     """A breaker's configuration: cb_config's fields without units.
 
     A field left at None keeps the library's default. Durations are a
-    `timedelta` or seconds. Without `policy`, the first of
-    failure_threshold (consecutive), window_duration or window_buckets
-    (time_window), window_size, minimum_calls or failure_rate_threshold
-    (count_window) chooses it; a setting the policy does not read is a
-    ValueError (docs/policies.md).
+    `timedelta` or seconds. Without `policy`, the first setting given that
+    some policy ignores chooses the first of consecutive, count_window and
+    time_window that reads it, as the library answers (cb_policy_reads); a
+    setting the policy does not read is a ValueError (docs/policies.md,
+    "Which settings a policy reads").
     """
 
     failure_threshold: int | None = None
@@ -213,20 +230,9 @@ class Config:
                                 f"got {type(policy).__name__}")
             if policy not in _POLICIES:
                 raise ValueError(f"lazybreaker: policy: expected one of {', '.join(_POLICIES)}, got {policy!r}")
-        chosen, by = policy, "policy"
-        if chosen is None:
-            for name, rule in _CHOOSES:
-                if name in given:
-                    chosen, by = rule, name  # type: ignore[assignment]
-                    break
+        slow_calls = values.get(_SLOW_CALL.c_name, _SLOW_CALL.default) > 0
+        chosen = choose_policy(policy, [FIELDS[name].c_name for name in FIELDS if name in given], slow_calls)
         if chosen is not None:
-            unread = unread_setting(chosen, given)
-            if unread is not None:
-                if by == "policy":
-                    raise ValueError(f"lazybreaker: {unread} is not read by the {chosen} policy "
-                                     "(docs/policies.md): drop it or choose another policy")
-                raise ValueError(f"lazybreaker: {unread} is not read by the {chosen} policy, which {by} "
-                                 "chooses (docs/policies.md): set policy or drop one")
             values["policy"] = _POLICIES[chosen]
         object.__setattr__(self, "_c_values", values)
 
@@ -252,7 +258,7 @@ class Config:
         for f in FIELDS.values():
             if f.c_name == "policy":
                 continue
-            if unread_setting(policy, {f.py_name} | ({"slow_call"} if slow else set())):
+            if not policy_reads(policy, f.c_name, slow):
                 continue
             v = getattr(cfg, f.c_name)
             if f.unit == "ns":

@@ -55,7 +55,11 @@ def test_an_unknown_setting_is_a_type_error_naming_it() -> None:
 
 
 def test_slow_calls_let_the_consecutive_policy_read_its_window() -> None:
-    lb.Config(failure_threshold=3, slow_call=0.5, window_size=20, minimum_calls=10)
+    cfg = lb.Config(failure_threshold=3, slow_call=0.5, window_size=20, minimum_calls=10)
+    assert cfg._to_c().policy == _core.CB_POLICY_CONSECUTIVE
+    lb.Config(policy="consecutive", failure_threshold=3, slow_call=0.5, window_size=20, minimum_calls=10)
+    with pytest.raises(ValueError, match="window_size is not read by the consecutive policy, which failure_threshold"):
+        lb.Config(failure_threshold=3, window_size=20)
 
 
 def test_config_is_frozen_and_fields_are_the_abis() -> None:

@@ -37,9 +37,12 @@ internal unsafe struct cb_fastpath_cells
 /// admitting a CLOSED call, reporting a quiet success and rejecting an OPEN
 /// call far from its deadline by reading the library's own words, without
 /// calling into it. Every transition is still the library's: anything these
-/// rules do not call quiet answers <see cref="Cross"/>, and the caller makes
-/// the P/Invoke it made before (cb_allow, cb_done), which decides, counts
-/// and transitions.
+/// rules do not call quiet answers <see cref="Library"/>, and the caller
+/// makes the P/Invoke it made before (cb_allow, cb_done), which decides,
+/// counts and transitions. Each rule is a function of values
+/// (<see cref="DecideAllow"/>, <see cref="DecideDone"/>,
+/// <see cref="CountCell"/>) that the hot path calls on the live words and
+/// the test of the quiet-path vectors on the vectors' values.
 /// </summary>
 /// <remarks>
 /// <para>Counts go to the calling OS thread's own stripe of counter cells
@@ -56,13 +59,21 @@ internal unsafe struct cb_fastpath_cells
 /// </remarks>
 internal static unsafe class FastPath
 {
-    internal const int Rejected = 0, Admitted = 1, Cross = -1;
+    /// <summary>What the rules decide (fastpath.h's CB_FASTPATH_LIBRARY, _ADMIT, _REJECT, _SUCCESS).</summary>
+    internal const int Library = 0, Admit = 1, Reject = 2, Success = 3;
 
     private const int CounterAdmitted = 0, CounterRejected = 1, CounterSuccesses = 2;
+    private const int OutcomeSuccess = (int)cb_outcome_t.CB_SUCCESS;
     private const ulong ModeOpen = 1, ModeRun = 3, ModeForcedOpen = 4, ModeWindow = 7;
-    private const ulong CallTicket = 0xcUL << 60;
+    private const int ModeShift = 60;
+    private const ulong CallTicket = 0xcUL << ModeShift;
     private const int IndexBits = 24;
     private const ulong IndexMask = (1UL << IndexBits) - 1;
+    private const int LifeShift = 24, LifeBits = 20;
+    private const ulong LifeTag = 0xb0000, LifeMask = (1UL << LifeBits) - 1;
+    private const ulong PeriodMask = 0xffffff;
+    private const int DeadlineShift = 24, DeadlineUnitShift = 20;
+    private const int CounterBits = 16;
 
     /// <summary>Whether the library publishes layout 1 and the quiet path is on.</summary>
     internal static readonly bool Enabled;
@@ -189,82 +200,151 @@ internal static unsafe class FastPath
     }
 
     /// <summary>
-    /// Admits (ticket set), rejects, or answers <see cref="Cross"/>: then
-    /// cb_allow must decide.
+    /// Admits (<see cref="Admit"/>, ticket set), rejects (<see cref="Reject"/>),
+    /// or answers <see cref="Library"/>: then cb_allow must decide.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int TryAllow(ulong h, out ulong ticket)
     {
         ticket = 0;
-        if (!Enabled) return Cross;
+        if (!Enabled) return Library;
         ulong i = h & IndexMask;
         ulong* line = (ulong*)s_lines + (i << s_lineShift);
         ulong w = Volatile.Read(ref *line);
-        if (((h ^ w) >> IndexBits) == 0 && (long)w < 0)
+        int decision = DecideAllow(h, w, new LineLoads(line, i), out ticket);
+        if (decision == Library) return Library;
+        ulong* cells = t_cells;
+        if (cells == null && (cells = ThreadCells()) == null)
         {
-            // Quiet: CLOSED, consecutive, no failure run.
-            ulong* cells = t_cells;
-            if (cells == null && (cells = ThreadCells()) == null) return Cross;
-            ticket = h + w;
-            Count(cells, i, h, CounterAdmitted);
-            return Admitted;
+            ticket = 0;
+            return Library;
         }
-        // Life: the word is of the breaker the handle names, in any state.
-        if ((h >> 24) != ((0xb0000UL << 20) | ((w >> 24) & 0xfffff))) return Cross;
-        ulong mode = w >> 60;
-        if (mode == ModeWindow || mode == ModeRun)
-        {
-            // CLOSED, a window or a failure run: admitted here, the outcome
-            // goes to cb_done.
-            ulong* cells = t_cells;
-            if (cells == null && (cells = ThreadCells()) == null) return Cross;
-            ticket = h + (CallTicket | (w & 0xffffff));
-            Count(cells, i, h, CounterAdmitted);
-            return Admitted;
-        }
-        return TryReject(h, i, line, w, mode);
+        Count(cells, i, h, decision == Admit ? CounterAdmitted : CounterRejected);
+        return decision;
     }
 
-    private static int TryReject(ulong h, ulong i, ulong* line, ulong w, ulong mode)
-    {
-        if (mode != ModeOpen && mode != ModeForcedOpen) return Cross;
-        if (((byte*)s_lean)[i >> s_chunkBits] == 0) return Cross;
-        if (mode == ModeOpen)
-        {
-            if (!ClockIsMonotonicNs) return Cross;
-            ulong p = Volatile.Read(ref line[s_openPeriodWord]);
-            ulong deadline = (p & 0xffffff) == (w & 0xffffff) ? (p >> 24) << 20 : 0;
-            if (deadline == 0 || RejectClockNow() >= deadline) return Cross;
-        }
-        ulong* c = t_cells;
-        if (c == null && (c = ThreadCells()) == null) return Cross;
-        Count(c, i, h, CounterRejected);
-        return Rejected;
-    }
-
-    /// <summary>True when the success of <paramref name="ticket"/> is quiet and counted; false: cb_done must take it.</summary>
+    /// <summary>True when the report of <paramref name="ticket"/> is a quiet success and counted; false: cb_done must take it.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static bool TrySucceed(ulong h, ulong ticket)
+    internal static bool TryDone(ulong h, ulong ticket, Verdict outcome)
     {
         if (!Enabled) return false;
         ulong i = h & IndexMask;
         ulong w = Volatile.Read(ref *((ulong*)s_lines + (i << s_lineShift)));
-        if (((h ^ w) >> IndexBits) != 0 || (long)w >= 0 || ticket != h + w) return false;
+        if (DecideDone(h, w, ticket, (int)outcome) != Success) return false;
         ulong* cells = t_cells;
         if (cells == null && (cells = ThreadCells()) == null) return false;
         Count(cells, i, h, CounterSuccesses);
         return true;
     }
 
+    /// <summary>
+    /// The words the allow rule reads after the state word, when it needs
+    /// them: the chunk's lean_rejections byte, the line's OPEN period word,
+    /// and the clock. The rule asks in that order and only as far as it
+    /// must, so a CLOSED call reads none of them.
+    /// </summary>
+    internal interface IRejectLoads
+    {
+        uint Lean();
+
+        ulong Period();
+
+        /// <summary>The monotonic clock in ns, read after the state word; ulong.MaxValue when there is none to read (the OPEN rule then sends the call to the library).</summary>
+        ulong Now();
+    }
+
+    /// <summary>The hot path's loads: from the slot's line and chunk, and the reject clock.</summary>
+    private readonly struct LineLoads : IRejectLoads
+    {
+        private readonly ulong* _line;
+        private readonly ulong _slot;
+
+        internal LineLoads(ulong* line, ulong slot)
+        {
+            _line = line;
+            _slot = slot;
+        }
+
+        public uint Lean() => ((byte*)s_lean)[_slot >> s_chunkBits];
+
+        public ulong Period() => Volatile.Read(ref _line[s_openPeriodWord]);
+
+        public ulong Now() => ClockIsMonotonicNs ? RejectClockNow() : ulong.MaxValue;
+    }
+
+    /// <summary>
+    /// The allow rule of layout 1 (fastpath.h; cb_fastpath_decide_allow),
+    /// a function of the handle, the state word and what
+    /// <paramref name="loads"/> gives: <see cref="Admit"/> with the ticket,
+    /// <see cref="Reject"/>, or <see cref="Library"/> (ticket 0 for both).
+    /// The hot path passes the live words; the quiet-path vectors, values.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int DecideAllow<TLoads>(ulong h, ulong w, TLoads loads, out ulong ticket)
+        where TLoads : struct, IRejectLoads
+    {
+        if (IsQuiet(h, w))
+        {
+            ticket = h + w;
+            return Admit;
+        }
+        ticket = 0;
+        if (!OfLife(h, w)) return Library;
+        ulong mode = w >> ModeShift;
+        if (mode == ModeWindow || mode == ModeRun)
+        {
+            // CLOSED, a window or a failure run: admitted here, the outcome
+            // goes to cb_done.
+            ticket = h + (CallTicket | (w & PeriodMask));
+            return Admit;
+        }
+        if (mode != ModeOpen && mode != ModeForcedOpen) return Library;
+        if (loads.Lean() == 0) return Library;
+        if (mode == ModeForcedOpen) return Reject;
+        ulong deadline = Deadline(w, loads.Period());
+        return deadline != 0 && loads.Now() < deadline ? Reject : Library;
+    }
+
+    /// <summary>The done rule (cb_fastpath_decide_done): <see cref="Success"/> when the report changes nothing, else <see cref="Library"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int DecideDone(ulong h, ulong w, ulong ticket, int outcome) =>
+        outcome == OutcomeSuccess && IsQuiet(h, w) && ticket == h + w ? Success : Library;
+
+    /// <summary>
+    /// The cell after counting one in <paramref name="counter"/>
+    /// (cb_fastpath_count_cell); <paramref name="fold"/>: fold that counter
+    /// (cb_fastpath_fold) before counting in it again.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static ulong CountCell(ulong cell, int counter, ulong foldAt, out bool fold)
+    {
+        int shift = counter * CounterBits;
+        ulong v = cell + (1UL << shift);
+        fold = ((v >> shift) & foldAt) != 0;
+        return v;
+    }
+
+    // The breaker is the handle's, CLOSED, and its calls change nothing shared.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool IsQuiet(ulong h, ulong w) => ((h ^ w) >> IndexBits) == 0 && (long)w < 0;
+
+    // The word is of the breaker life the handle names, in any state.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool OfLife(ulong h, ulong w) => (h >> LifeShift) == ((LifeTag << LifeBits) | ((w >> LifeShift) & LifeMask));
+
+    // The OPEN period's deadline in ns that p caches for w's period; 0 when none.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong Deadline(ulong w, ulong p) =>
+        ((p ^ w) & PeriodMask) != 0 ? 0 : (p >> DeadlineShift) << DeadlineUnitShift;
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Count(ulong* cells, ulong i, ulong h, int counter)
     {
         ulong* cell = cells + i;
-        int shift = counter * 16;
         // This thread is the stripe's one writer: a load and a release store.
-        ulong v = *cell + (1UL << shift);
+        ulong v = CountCell(*cell, counter, s_foldAt, out bool fold);
         Volatile.Write(ref *cell, v);
-        if (((v >> shift) & s_foldAt) != 0) Fold(h, counter);
+        if (fold) Fold(h, counter);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

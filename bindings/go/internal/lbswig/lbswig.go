@@ -90,7 +90,8 @@ typedef _gostring_ swig_type_60;
 typedef _gostring_ swig_type_61;
 typedef _gostring_ swig_type_62;
 typedef _gostring_ swig_type_63;
-typedef long long swig_type_64;
+typedef _gostring_ swig_type_64;
+typedef long long swig_type_65;
 extern void _wrap_Swig_free_lbswig_66e18a0ee397301d(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_lbswig_66e18a0ee397301d(swig_intgo arg1);
 extern swig_type_1 _wrap_lb_handle_list_count_get_lbswig_66e18a0ee397301d(uintptr_t arg1);
@@ -238,7 +239,8 @@ extern uintptr_t _wrap_lb_registry_open_lbswig_66e18a0ee397301d(uintptr_t arg1);
 extern uintptr_t _wrap_lb_registry_open_at_lbswig_66e18a0ee397301d(uintptr_t arg1, swig_type_61 arg2);
 extern uintptr_t _wrap_lb_default_registry_lbswig_66e18a0ee397301d(void);
 extern swig_type_62 _wrap_lb_prometheus_lbswig_66e18a0ee397301d(uintptr_t arg1);
-extern swig_type_63 _wrap_lb_name_lbswig_66e18a0ee397301d(swig_type_64 arg1);
+extern swig_intgo _wrap_cb_policy_reads_lbswig_66e18a0ee397301d(swig_intgo arg1, swig_type_63 arg2);
+extern swig_type_64 _wrap_lb_name_lbswig_66e18a0ee397301d(swig_type_65 arg1);
 #undef intgo
 */
 import "C"
@@ -405,8 +407,11 @@ const CB_MAX_MINIMUM_CALLS uint = 1000000000
 const CB_MAX_BACKOFF_MULTIPLIER float64 = 1000.0
 const CB_MAX_CAPACITY uint = 4194304
 const CB_MAX_EVENT_CAPACITY uint = 1048576
+const CB_FIELD_IGNORED int = 0
+const CB_FIELD_READ int = 1
+const CB_FIELD_READ_WITH_SLOW_CALLS int = 2
 const CB_VERSION_MAJOR int = 1
-const CB_VERSION_MINOR int = 3
+const CB_VERSION_MINOR int = 4
 const CB_VERSION_PATCH int = 0
 func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
@@ -415,7 +420,7 @@ func _swig_getCB_VERSION_NUMBER() (_swig_ret int) {
 }
 
 var CB_VERSION_NUMBER int = _swig_getCB_VERSION_NUMBER()
-const CB_VERSION_STRING string = "1.3.0"
+const CB_VERSION_STRING string = "1.4.0"
 const CB_OK int = 0
 const CB_REJECTED int = 1
 func _swig_getCB_EINVAL() (_swig_ret int) {
@@ -1499,10 +1504,21 @@ func Lb_prometheus(arg1 Struct_SS_cb_registry) (_swig_ret string) {
 	return swig_r_1
 }
 
+func Cb_policy_reads(arg1 int, arg2 string) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_cb_policy_reads_lbswig_66e18a0ee397301d(C.swig_intgo(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
 func Lb_name(arg1 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_lb_name_lbswig_66e18a0ee397301d(C.swig_type_64(_swig_i_0))
+	swig_r_p := C._wrap_lb_name_lbswig_66e18a0ee397301d(C.swig_type_65(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 

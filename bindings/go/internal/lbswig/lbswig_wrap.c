@@ -228,6 +228,13 @@ static cb_registry *lb_default_registry(void) {
 /* The Prometheus text, malloc'd (the language copies and frees it). The
  * text grows with breakers and with digits while we look, so ask again with
  * room to spare until it fits. */
+/* cb_policy_reads with its answer as the result: a CB_FIELD_* (>= 0), or
+ * the status when it fails. */
+static int lb_policy_reads(int policy, const char *field) {
+  int reads = CB_FIELD_IGNORED;
+  const int st = cb_policy_reads(policy, field, &reads);
+  return st == CB_OK ? reads : st;
+}
 static char *lb_prometheus(cb_registry *reg) {
   size_t needed = 0;
   int st = cb_metrics_prometheus(reg, NULL, 0, &needed);
@@ -530,7 +537,7 @@ intgo _wrap_CB_VERSION_NUMBER_lbswig_66e18a0ee397301d() {
   intgo _swig_go_result;
   
   
-  result = (int)((1*10000+3*100+0));
+  result = (int)((1*10000+4*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -1438,7 +1445,7 @@ intgo _wrap_cb_registry_close_lbswig_66e18a0ee397301d(struct cb_registry *_swig_
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1461,7 +1468,7 @@ intgo _wrap_cb_clock_advance_lbswig_66e18a0ee397301d(struct cb_registry *_swig_g
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1583,7 +1590,7 @@ intgo _wrap_cb_config_get_lbswig_66e18a0ee397301d(long long _swig_go_0, struct c
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1638,7 +1645,7 @@ intgo _wrap_cb_destroy_lbswig_66e18a0ee397301d(long long _swig_go_0) {
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1690,7 +1697,7 @@ intgo _wrap_cb_done_lbswig_66e18a0ee397301d(long long _swig_go_0, long long _swi
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1711,7 +1718,7 @@ intgo _wrap_cb_state_lbswig_66e18a0ee397301d(long long _swig_go_0) {
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1931,7 +1938,7 @@ intgo _wrap_cb_stats_get_lbswig_66e18a0ee397301d(long long _swig_go_0, struct cb
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1952,7 +1959,7 @@ intgo _wrap_cb_force_open_lbswig_66e18a0ee397301d(long long _swig_go_0) {
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1973,7 +1980,7 @@ intgo _wrap_cb_disable_lbswig_66e18a0ee397301d(long long _swig_go_0) {
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -1994,7 +2001,7 @@ intgo _wrap_cb_reset_lbswig_66e18a0ee397301d(long long _swig_go_0) {
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2017,7 +2024,7 @@ intgo _wrap_cb_trip_lbswig_66e18a0ee397301d(long long _swig_go_0, long long _swi
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2251,7 +2258,7 @@ intgo _wrap_cb_events_select_lbswig_66e18a0ee397301d(struct cb_registry *_swig_g
       /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
       /*@SWIG@*/
     }
-    /*@SWIG:bindings/swig/lazybreaker.i,368,%lb_return_int@*/
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
     _swig_go_result = result;
     /*@SWIG@*/
   }
@@ -2460,6 +2467,34 @@ _gostring_ _wrap_lb_prometheus_lbswig_66e18a0ee397301d(struct cb_registry *_swig
   }
   _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
   free(result);
+  return _swig_go_result;
+}
+
+
+intgo _wrap_cb_policy_reads_lbswig_66e18a0ee397301d(intgo _swig_go_0, _gostring_ _swig_go_1) {
+  int arg1 ;
+  char *arg2 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (int)_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (int)lb_policy_reads(arg1,(char const *)arg2);
+  {
+    if (result < 0) {
+      /*@SWIG:bindings/swig/go.i,28,%lb_raise@*/
+      /*@SWIG@*/
+    }
+    /*@SWIG:bindings/swig/lazybreaker.i,379,%lb_return_int@*/
+    _swig_go_result = result;
+    /*@SWIG@*/
+  }
+  free(arg2); 
   return _swig_go_result;
 }
 

@@ -25,15 +25,16 @@ import java.util.function.Predicate;
  * rates are percentages, as there.
  *
  * <p>The policy follows from the options set, unless {@link Builder#policy} or
- * {@link Builder#slidingWindowType} chooses it: the first policy that reads
- * them all, in the order CONSECUTIVE_FAILURES, COUNT_WINDOW, TIME_WINDOW (as
- * in every binding: docs/policies.md). So resilience4j's rate options
+ * {@link Builder#slidingWindowType} chooses it: the first field set that some
+ * policy ignores chooses the first policy, in the order CONSECUTIVE_FAILURES,
+ * COUNT_WINDOW, TIME_WINDOW, that reads it, by the library's own answers
+ * ({@code cb_policy_reads}; the rule of docs/policies.md, as in every binding). So resilience4j's rate options
  * ({@code failureRateThreshold}, {@code slidingWindowSize}, {@code
  * minimumNumberOfCalls}) give a count window, as resilience4j's default
  * COUNT_BASED window; {@code failureThreshold} the consecutive policy;
  * {@code windowDuration}, {@code windowBuckets} a time window. An option the
- * chosen policy ignores, or two that no one policy reads, are an {@link
- * IllegalArgumentException} naming both.
+ * policy ignores is an {@link IllegalArgumentException} naming the option and
+ * the policy.
  *
  * <p>{@link Builder#build()} has the library validate the whole config: an
  * out-of-range value throws {@link IllegalArgumentException} in the
@@ -555,100 +556,98 @@ public final class BreakerConfig {
     }
 
     // ---- the policy: chosen, or inferred from the options set ----------------
+    // The one rule of docs/policies.md, "Which settings a policy reads", applied to the
+    // library's answers (PolicyReads), never to a table of this binding's: so equal settings
+    // give equal configurations in every language.
 
-    /** The policy an option belongs to (null: every policy reads it). */
-    private static Policy policyOf(String option) {
-      switch (option) {
-        case "failureThreshold":
-          return Policy.CONSECUTIVE_FAILURES;
-        case "windowDuration":
-        case "windowBuckets":
-          return Policy.TIME_WINDOW;
-        case "windowSize":
-        case "slidingWindowSize":
-        case "minimumNumberOfCalls":
-        case "failureRateThreshold":
-        case "failureRateThresholdRatio":
-          return Policy.COUNT_WINDOW;
-        default:
-          return null;
-      }
+    /**
+     * The field {@code option} writes under {@code p}: resilience4j's slidingWindowSize is a
+     * time window's duration (in seconds), any other window's size; null {@code p} (no policy
+     * yet) is a size.
+     */
+    private static ConfigField fieldUnder(Policy p, String option, ConfigField field) {
+      return p == Policy.TIME_WINDOW && option.equals("slidingWindowSize")
+          ? ConfigField.WINDOW_DURATION
+          : field;
     }
 
-    /** Whether {@code p} reads what {@code option} sets. */
-    private boolean uses(Policy p, String option) {
-      Policy own = policyOf(option);
-      if (own == null || own == p) return true;
-      switch (p) {
-        case CONSECUTIVE_FAILURES:
-          // Slow calls are judged over a count window of windowSize outcomes.
-          boolean slowTracked = slowCall != null && !slowCall.isZero();
-          return slowTracked
-              && (option.equals("windowSize") || option.equals("slidingWindowSize")
-                  || option.equals("minimumNumberOfCalls"));
-        case COUNT_WINDOW:
-          return false;
-        case TIME_WINDOW:
-          // A time window's size in seconds; its rate options are the count window's too.
-          return !option.equals("failureThreshold") && !option.equals("windowSize");
-        default:
-          return false;
+    /** Each option set with the field it writes under {@code p}, in the order of the fields. */
+    private List<Map.Entry<String, ConfigField>> fieldsSet(Policy p) {
+      List<Map.Entry<String, ConfigField>> out = new ArrayList<>();
+      for (Map.Entry<String, ConfigField> e : set.entrySet()) {
+        out.add(Map.entry(e.getKey(), fieldUnder(p, e.getKey(), e.getValue())));
+      }
+      out.sort(Map.Entry.comparingByValue()); // ConfigField's order is CB_CONFIG_FIELDS'
+      return out;
+    }
+
+    /**
+     * The policy chosen; else the one the first field set that some policy ignores chooses (the
+     * first of CONSECUTIVE_FAILURES, COUNT_WINDOW, TIME_WINDOW the library says reads it, with
+     * CB_FIELD_READ); with none set, the first.
+     *
+     * @throws IllegalArgumentException when the policy does not read a field set
+     */
+    private Policy resolvePolicy(boolean slowCallsTracked) {
+      if (policy != null) {
+        refuseUnread(policy, slowCallsTracked);
+        return policy;
+      }
+      for (Policy p : Policy.values()) {
+        if (fieldsSet(p).stream().allMatch(e -> PolicyReads.reads(p, e.getValue()))) return p;
+      }
+      return chosenByFirstField(slowCallsTracked);
+    }
+
+    private void refuseUnread(Policy p, boolean slowCallsTracked) {
+      for (Map.Entry<String, ConfigField> e : fieldsSet(p)) {
+        if (PolicyReads.reads(p, e.getValue(), slowCallsTracked)) continue;
+        String option = e.getKey();
+        String under = option + " does nothing under " + policyChosenBy
+            + (policyChosenBy.startsWith("policy(") ? "" : " (the " + p + " policy)");
+        if (PolicyReads.of(p, e.getValue()) == LbNativeConstants.CB_FIELD_READ_WITH_SLOW_CALLS) {
+          throw new IllegalArgumentException(under + " without slowCallDurationThreshold:"
+              + " set slowCallDurationThreshold, or leave " + option + " unset");
+        }
+        throw new IllegalArgumentException(under + ": set one of them, not both");
       }
     }
 
     /**
-     * The policy chosen, else the first that reads every option set, in the
-     * order CONSECUTIVE_FAILURES, COUNT_WINDOW, TIME_WINDOW (docs/policies.md,
-     * "Which settings a policy reads": every binding infers it so, so that
-     * equal settings give equal configurations in every language). Null when
-     * no option set is a policy's own: the library's default stands.
-     *
-     * @throws IllegalArgumentException when the chosen policy ignores an
-     *     option set, or no policy reads them all (naming two that part)
+     * No policy reads every field set (CB_FIELD_READ): the policy the first field set that some
+     * policy ignores chooses, if it reads every field set (a slow-call window's with slow calls
+     * tracked); else names it, the field that chose it and the first field it does not read.
      */
-    private Policy resolvePolicy() {
-      if (policy != null) {
-        refuseUnread(policy);
-        return policy;
-      }
-      if (set.keySet().stream().allMatch(o -> policyOf(o) == null)) return null;
-      for (Policy p : Policy.values()) {
-        if (set.keySet().stream().allMatch(o -> uses(p, o))) return p;
-      }
-      throw conflict();
-    }
-
-    private void refuseUnread(Policy p) {
-      for (String option : set.keySet()) {
-        if (uses(p, option)) continue;
-        String which = policyChosenBy.startsWith("policy(") ? "" : " (the " + p + " policy)";
-        throw new IllegalArgumentException(option + " does nothing under " + policyChosenBy
-            + which + ": set one of them, not both");
-      }
-    }
-
-    private List<Policy> readers(String option) {
-      List<Policy> out = new ArrayList<>();
-      for (Policy p : Policy.values()) if (uses(p, option)) out.add(p);
-      return out;
-    }
-
-    private IllegalArgumentException conflict() {
-      List<String> options = new ArrayList<>(set.keySet());
-      for (int i = 0; i < options.size(); i++) {
-        for (int j = i + 1; j < options.size(); j++) {
-          List<Policy> both = readers(options.get(i));
-          both.retainAll(readers(options.get(j)));
-          if (!both.isEmpty()) continue;
-          String a = options.get(i);
-          String b = options.get(j);
-          return new IllegalArgumentException(a + " and " + b + " are read by no one policy ("
-              + a + ": " + readers(a) + ", " + b + ": " + readers(b) + "): choose the policy"
-              + " with policy(...) or slidingWindowType(...), or drop one of them");
+    private Policy chosenByFirstField(boolean slowCallsTracked) {
+      Map.Entry<String, ConfigField> first = null;
+      Policy chosen = null;
+      for (Map.Entry<String, ConfigField> e : fieldsSet(null)) {
+        for (Policy p : Policy.values()) {
+          if (PolicyReads.reads(p, e.getValue())) {
+            chosen = chosen != null ? chosen : p;
+          } else if (first == null) {
+            first = e;
+          }
         }
+        if (first != null) break;
+        chosen = null;
       }
-      return new IllegalArgumentException("no one policy reads all of " + options
-          + ": choose the policy with policy(...) or slidingWindowType(...)");
+      if (first == null || chosen == null) {
+        throw new IllegalArgumentException("no one policy reads all of " + set.keySet());
+      }
+      String fix = ": set policy(...) or slidingWindowType(...), or leave one of them unset";
+      for (Map.Entry<String, ConfigField> e : fieldsSet(chosen)) {
+        if (PolicyReads.reads(chosen, e.getValue(), slowCallsTracked)) continue;
+        boolean slowCallWindow = PolicyReads.of(chosen, e.getValue())
+            == LbNativeConstants.CB_FIELD_READ_WITH_SLOW_CALLS;
+        throw new IllegalArgumentException(e.getKey() + " is ignored by " + chosen
+            + ", which " + first.getKey() + " chooses"
+            + (slowCallWindow
+                ? " (only its slow-call window reads it: set slowCallDurationThreshold)"
+                : "")
+            + fix);
+      }
+      return chosen;
     }
 
     /**
@@ -659,19 +658,20 @@ public final class BreakerConfig {
      *     bounds and the value, in the option's own type)
      */
     public BreakerConfig build() {
-      Policy resolved = resolvePolicy();
       Map<ConfigField, Named> names = new EnumMap<>(named);
       cb_config c = new cb_config();
       try {
+        long slowCallNs = slowCall != null ? slowCall.toNanos() : c.getSlow_call_ns();
+        Policy resolved = resolvePolicy(slowCallNs != 0);
         if (failureThreshold != null) c.setFailure_threshold(failureThreshold);
         if (openDuration != null) c.setOpen_duration_ns(openDuration.toNanos());
         if (halfOpenMaxCalls != null) c.setHalf_open_max_calls(halfOpenMaxCalls);
         if (halfOpenSuccessThreshold != null)
           c.setHalf_open_success_threshold(halfOpenSuccessThreshold);
         if (halfOpenTimeout != null) c.setHalf_open_timeout_ns(halfOpenTimeout.toNanos());
-        if (resolved != null) c.setPolicy(resolved.code);
+        c.setPolicy(resolved.code);
         if (slidingWindowSize != null) {
-          if (Policy.of(c.getPolicy()) == Policy.TIME_WINDOW) {
+          if (resolved == Policy.TIME_WINDOW) {
             c.setWindow_duration_ns(Durations.toNanos(
                 Duration.ofSeconds(slidingWindowSize), "slidingWindowSize"));
             names.put(ConfigField.WINDOW_DURATION,

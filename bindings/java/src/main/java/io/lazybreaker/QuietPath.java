@@ -40,17 +40,31 @@ final class QuietPath {
   static final long REJECTED_OPEN = 1;
   static final long REJECTED_FORCED_OPEN = 2;
 
+  // What the rules decide (fastpath.h's CB_FASTPATH_LIBRARY, _ADMIT, _REJECT, _SUCCESS).
+  static final int LIBRARY = 0;
+  static final int ADMIT = 1;
+  static final int REJECT = 2;
+  static final int SUCCESS = 3;
+
+  // The counters of a cell, and the numbers layout 1 fixes (fastpath.h's CB_FASTPATH_*).
   private static final int ADMITTED = 0;
   private static final int REJECTED = 1;
   private static final int SUCCESSES = 2;
-  private static final long MODE_OPEN = 1;
-  private static final long MODE_RUN = 3;
-  private static final long MODE_FORCED_OPEN = 4;
-  private static final long MODE_WINDOW = 7;
-  private static final long CALL_TICKET = 0xcL << 60;
+  private static final int MODE_OPEN = 1;
+  private static final int MODE_RUN = 3;
+  private static final int MODE_FORCED_OPEN = 4;
+  private static final int MODE_WINDOW = 7;
+  private static final int MODE_SHIFT = 60;
+  private static final long CALL_TICKET = 0xcL << MODE_SHIFT;
   private static final int INDEX_BITS = 24;
   private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
-  private static final long LIFE_TAG = 0xb0000L << 20;
+  private static final int LIFE_SHIFT = 24;
+  private static final long LIFE_TAG = 0xb0000L << 20; // above a 20-bit incarnation
+  private static final long LIFE_MASK = 0xfffff;
+  private static final long PERIOD_MASK = 0xffffff;
+  private static final int DEADLINE_SHIFT = 24;
+  private static final int DEADLINE_UNIT_SHIFT = 20;
+  private static final int COUNTER_BITS = 16;
 
   private static final VarHandle WORDS =
       MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
@@ -176,10 +190,9 @@ final class QuietPath {
     /** Counts one in counter f of slot i's cell, folding at fold_at; this thread is its writer. */
     void count(int i, long h, int f) {
       int at = i << 3;
-      int shift = f << 4;
-      long v = (long) WORDS.get(cells, at) + (1L << shift);
+      long v = countCell((long) WORDS.get(cells, at), f);
       WORDS.setRelease(cells, at, v);
-      if (((v >>> shift) & FOLD_AT) != 0) fold(stripe, h, f);
+      if (mustFold(v, f, FOLD_AT)) fold(stripe, h, f);
     }
   }
 
@@ -202,13 +215,89 @@ final class QuietPath {
     return c;
   }
 
-  private static boolean isQuiet(long h, long w) {
+  // --- fastpath.h's rules, over values only --------------------------------------
+  // The header's static inline functions in Java: isQuiet is cb_fastpath_is_quiet, and so on;
+  // admits and admittedTicket are cb_fastpath_admits with its ticket, countCell and mustFold
+  // cb_fastpath_count_cell with its fold flag. The hot path below decides with these and
+  // nothing else, and QuietVectorsTest checks them against the vectors the header's own
+  // functions computed (docs/fastpath.md).
+
+  /** The breaker is the handle's and CLOSED, and a call changes nothing shared. */
+  static boolean isQuiet(long h, long w) {
     return ((h ^ w) >>> INDEX_BITS) == 0 && w < 0;
   }
 
-  private static boolean ofLife(long h, long w) {
-    return (h >>> 24) == (LIFE_TAG | ((w >>> 24) & 0xfffff));
+  /** The word is of the breaker life the handle names, in any state. */
+  static boolean ofLife(long h, long w) {
+    return (h >>> LIFE_SHIFT) == (LIFE_TAG | ((w >>> LIFE_SHIFT) & LIFE_MASK));
   }
+
+  static int mode(long w) {
+    return (int) (w >>> MODE_SHIFT);
+  }
+
+  /** The call is admitted on w alone: quiet, or CLOSED in a window or a failure run. */
+  static boolean admits(long h, long w) {
+    if (isQuiet(h, w)) return true;
+    int mode = mode(w);
+    return (mode == MODE_WINDOW || mode == MODE_RUN) && ofLife(h, w);
+  }
+
+  /** The ticket of a call that {@link #admits} admits. */
+  static long admittedTicket(long h, long w) {
+    return isQuiet(h, w) ? h + w : h + (CALL_TICKET | (w & PERIOD_MASK));
+  }
+
+  /** A call not admitted is rejected only as the period word and the clock say (OPEN). */
+  static boolean needsClock(long h, long w, int lean) {
+    return lean != 0 && mode(w) == MODE_OPEN && ofLife(h, w);
+  }
+
+  /** The OPEN period's deadline in ns that p caches for w's period; 0 for none. */
+  static long deadline(long w, long p) {
+    if (((p ^ w) & PERIOD_MASK) != 0) return 0;
+    return (p >>> DEADLINE_SHIFT) << DEADLINE_UNIT_SHIFT;
+  }
+
+  /** A call not admitted is rejected: FORCED_OPEN, or OPEN and now (unsigned) before deadline. */
+  static boolean rejects(long h, long w, long p, int lean, long now) {
+    if (lean == 0 || !ofLife(h, w)) return false;
+    int mode = mode(w);
+    if (mode == MODE_FORCED_OPEN) return true;
+    if (mode != MODE_OPEN) return false;
+    long deadline = deadline(w, p);
+    return deadline != 0 && Long.compareUnsigned(now, deadline) < 0;
+  }
+
+  /**
+   * The allow rule whole (cb_fastpath_decide_allow): {@link #ADMIT} (ticket {@link
+   * #admittedTicket}), {@link #REJECT} or {@link #LIBRARY}. {@link #tryAllow} takes it in its two
+   * halves, so that it reads the lean byte only for a call not admitted, and the period word and
+   * the clock only when {@link #needsClock} says the rule compares them.
+   */
+  static int decideAllow(long h, long w, long p, int lean, long now) {
+    if (admits(h, w)) return ADMIT;
+    return rejects(h, w, p, lean, now) ? REJECT : LIBRARY;
+  }
+
+  /** The done rule: {@link #SUCCESS} when the report changes nothing, else {@link #LIBRARY}. */
+  static int decideDone(long h, long w, long ticket, int outcome) {
+    return outcome == LbNativeConstants.CB_SUCCESS && isQuiet(h, w) && ticket == h + w
+        ? SUCCESS
+        : LIBRARY;
+  }
+
+  /** The cell after counting one in counter f. */
+  static long countCell(long cell, int f) {
+    return cell + (1L << (COUNTER_BITS * f));
+  }
+
+  /** The writer of {@code counted}, a cell just counted in counter f, must fold f first. */
+  static boolean mustFold(long counted, int f, long foldAt) {
+    return ((counted >>> (COUNTER_BITS * f)) & foldAt) != 0;
+  }
+
+  // --- the hot path -----------------------------------------------------------------
 
   /**
    * cb_allow by the rules: a ticket (admitted and counted in {@code c}, the calling thread's
@@ -221,33 +310,25 @@ final class QuietPath {
     ByteBuffer lines = chunk(i);
     int line = (i & SLOT_IN_CHUNK) << LINE_SHIFT;
     long w = (long) WORDS.getAcquire(lines, line);
-    if (isQuiet(h, w)) {
-      // CLOSED, consecutive, no failure run.
+    if (admits(h, w)) {
       c.count(i, h, ADMITTED);
-      return h + w;
+      return admittedTicket(h, w);
     }
-    if (!ofLife(h, w)) return CROSS;
-    long mode = w >>> 60;
-    if (mode == MODE_WINDOW || mode == MODE_RUN) {
-      // CLOSED, a window or a failure run: admitted here, the outcome goes to cb_done.
-      c.count(i, h, ADMITTED);
-      return h + (CALL_TICKET | (w & 0xffffff));
-    }
-    return tryReject(h, c, i, lines, line, w, mode);
+    return tryReject(h, c, i, lines, line, w);
   }
 
-  private static long tryReject(
-      long h, Cells c, int i, ByteBuffer lines, int line, long w, long mode) {
-    if (mode != MODE_OPEN && mode != MODE_FORCED_OPEN) return CROSS;
-    if (LEAN.get(i >>> CHUNK_BITS) == 0) return CROSS;
-    if (mode == MODE_OPEN) {
+  private static long tryReject(long h, Cells c, int i, ByteBuffer lines, int line, long w) {
+    int lean = LEAN.get(i >>> CHUNK_BITS);
+    long p = 0;
+    long now = 0;
+    if (needsClock(h, w, lean)) {
       if (!OPEN_SHORTCUT) return CROSS;
-      long p = (long) WORDS.getOpaque(lines, line + OPEN_PERIOD_OFFSET);
-      long deadline = ((p ^ w) & 0xffffff) == 0 ? (p >>> 24) << 20 : 0;
-      if (deadline == 0 || Long.compareUnsigned(System.nanoTime(), deadline) >= 0) return CROSS;
+      p = (long) WORDS.getOpaque(lines, line + OPEN_PERIOD_OFFSET);
+      now = System.nanoTime();
     }
+    if (!rejects(h, w, p, lean, now)) return CROSS;
     c.count(i, h, REJECTED);
-    return mode == MODE_OPEN ? REJECTED_OPEN : REJECTED_FORCED_OPEN;
+    return mode(w) == MODE_OPEN ? REJECTED_OPEN : REJECTED_FORCED_OPEN;
   }
 
   /** Whether tryAllow's answer is a rejection (then: which state, {@link #rejectedState}). */
@@ -269,7 +350,7 @@ final class QuietPath {
     if (c.cells == null) return false;
     int i = (int) (h & INDEX_MASK);
     long w = (long) WORDS.getAcquire(chunk(i), (i & SLOT_IN_CHUNK) << LINE_SHIFT);
-    if (!isQuiet(h, w) || ticket != h + w) return false;
+    if (decideDone(h, w, ticket, LbNativeConstants.CB_SUCCESS) != SUCCESS) return false;
     c.count(i, h, SUCCESSES);
     return true;
   }

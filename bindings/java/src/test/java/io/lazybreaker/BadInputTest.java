@@ -96,29 +96,31 @@ class BadInputTest {
     // the consecutive policy's slow calls are judged over windowSize outcomes
     BreakerConfig.builder().policy(BreakerConfig.Policy.CONSECUTIVE_FAILURES).windowSize(10)
         .minimumNumberOfCalls(10).slowCallDurationThreshold(Duration.ofSeconds(1)).build();
-    assertRefused("windowSize does nothing under policy(CONSECUTIVE_FAILURES): set one of them,"
-            + " not both",
+    assertRefused("windowSize does nothing under policy(CONSECUTIVE_FAILURES) without"
+            + " slowCallDurationThreshold: set slowCallDurationThreshold, or leave windowSize"
+            + " unset",
         () -> BreakerConfig.builder().policy(BreakerConfig.Policy.CONSECUTIVE_FAILURES)
             .windowSize(10).build());
   }
 
   @Test
   void options_that_no_one_policy_reads_together_are_refused_naming_both() {
-    assertRefused("failureThreshold and failureRateThreshold are read by no one policy"
-            + " (failureThreshold: [CONSECUTIVE_FAILURES], failureRateThreshold: [COUNT_WINDOW,"
-            + " TIME_WINDOW]): choose the policy with policy(...) or slidingWindowType(...), or"
-            + " drop one of them",
-        () -> BreakerConfig.builder().failureThreshold(3).failureRateThreshold(50).build());
-    assertRefused("windowSize and windowDuration are read by no one policy (windowSize:"
-            + " [COUNT_WINDOW], windowDuration: [TIME_WINDOW]): choose the policy with"
-            + " policy(...) or slidingWindowType(...), or drop one of them",
-        () -> BreakerConfig.builder().windowSize(10).windowDuration(Duration.ofSeconds(10))
+    // The policy the first field set infers alone, and the first later option it ignores.
+    String fix = ": set policy(...) or slidingWindowType(...), or leave one of them unset";
+    assertRefused("failureRateThreshold is ignored by CONSECUTIVE_FAILURES, which"
+            + " failureThreshold chooses" + fix,
+        () -> BreakerConfig.builder().failureRateThreshold(50).failureThreshold(3).build());
+    assertRefused("windowDuration is ignored by COUNT_WINDOW, which windowSize chooses" + fix,
+        () -> BreakerConfig.builder().windowDuration(Duration.ofSeconds(10)).windowSize(10)
             .build());
-    assertRefused("failureThreshold and minimumNumberOfCalls are read by no one policy"
-            + " (failureThreshold: [CONSECUTIVE_FAILURES], minimumNumberOfCalls: [COUNT_WINDOW,"
-            + " TIME_WINDOW]): choose the policy with policy(...) or slidingWindowType(...), or"
-            + " drop one of them",
+    assertRefused("minimumNumberOfCalls is ignored by CONSECUTIVE_FAILURES, which"
+            + " failureThreshold chooses (only its slow-call window reads it: set"
+            + " slowCallDurationThreshold)" + fix,
         () -> BreakerConfig.builder().failureThreshold(3).minimumNumberOfCalls(10).build());
+    // A field every policy reads chooses nothing.
+    assertRefused("windowDuration is ignored by COUNT_WINDOW, which windowSize chooses" + fix,
+        () -> BreakerConfig.builder().waitDurationInOpenState(Duration.ofSeconds(5))
+            .windowSize(10).windowDuration(Duration.ofSeconds(10)).build());
   }
 
   @Test

@@ -113,18 +113,20 @@ class ConfigTest {
     assertEquals(Duration.ofSeconds(20), t.windowDuration());
     assertEquals(BreakerConfig.Policy.TIME_WINDOW,
         BreakerConfig.builder().windowDuration(Duration.ofSeconds(5)).build().policy());
-    // The first policy that reads them all: the consecutive policy judges slow calls over
-    // a count window of windowSize outcomes (docs/policies.md), with or without failureThreshold.
+    // windowSize alone chooses a count window, slow calls or not.
+    assertEquals(BreakerConfig.Policy.COUNT_WINDOW, BreakerConfig.builder().windowSize(4)
+        .slowCallDurationThreshold(Duration.ofSeconds(1)).build().policy());
+    // failureThreshold, the first field set, chooses the consecutive policy, which reads its
+    // slow-call window when slow calls are tracked.
     BreakerConfig s = BreakerConfig.builder().failureThreshold(3).windowSize(4)
         .minimumNumberOfCalls(4).slowCallDurationThreshold(Duration.ofSeconds(1)).build();
     assertEquals(BreakerConfig.Policy.CONSECUTIVE_FAILURES, s.policy());
-    assertEquals(BreakerConfig.Policy.CONSECUTIVE_FAILURES, BreakerConfig.builder().windowSize(4)
-        .slowCallDurationThreshold(Duration.ofSeconds(1)).build().policy());
-    // ... but the failure rate is a window's.
+    assertEquals(4, s.windowSize());
+    // The failure rate is a window's.
     assertEquals(BreakerConfig.Policy.COUNT_WINDOW, BreakerConfig.builder().windowSize(4)
         .failureRateThreshold(50).slowCallDurationThreshold(Duration.ofSeconds(1)).build()
         .policy());
-    // Options that belong to no policy leave the library's default.
+    // Options every policy reads give the first policy.
     assertEquals(BreakerConfig.Policy.CONSECUTIVE_FAILURES,
         BreakerConfig.builder().waitDurationInOpenState(Duration.ofSeconds(5)).build().policy());
   }

@@ -11,10 +11,10 @@
 -- (tests/docs) fails until all three follow a new header.
 rockspec_format = "3.0"
 package = "lazybreaker"
-version = "1.3.0-1"
+version = "1.4.0-1"
 source = {
   url = "git+https://github.com/lazybreaker/lazybreaker.git",
-  tag = "v1.3.0",
+  tag = "v1.4.0",
 }
 description = {
   summary = "A lazy, lock-free circuit breaker (C library) for Lua 5.4, LuaJIT and OpenResty",
