@@ -18,7 +18,7 @@ deps:
 # The parts `make demo` switches off in the folder it shares with this one:
 # switched on again here, before CMAKE_FLAGS, so a CMAKE_FLAGS of
 # -DLB_JAVA=OFF still wins.
-LB_PARTS = LB_BUILD_TESTS LB_JAVA LB_LUA LB_PYTHON LB_PHP LB_CSHARP LB_GO LB_CBCTL
+LB_PARTS = LB_BUILD_TESTS LB_JAVA LB_LUA LB_PYTHON LB_PHP LB_CSHARP LB_GO LB_NODE LB_CBCTL
 build: deps
 	cmake -S . -B $(BUILD) $(LB_PARTS:%=-D%=ON) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)

@@ -39,6 +39,9 @@ group java swig default-jdk-headless junit5
 group lua swig lua5.4 liblua5.4-dev luajit libluajit-5.1-dev luarocks
 # Go: Debian's toolchain (1.19), the standard library only, no module proxy
 group go swig golang-go
+# node: Debian's Node.js, its Node-API headers (node_api.h) and npm, only
+# when no node is on the PATH (a Node.js installed otherwise brings its own)
+group node $(command -v node >/dev/null || echo nodejs libnode-dev npm)
 # Python: the module for Debian's CPython 3.11 (its headers), pytest, the
 # type checker, gunicorn for the pre-fork test, the circuitbreaker package
 # for the compatibility shim's tests and the bench, and an offline wheel

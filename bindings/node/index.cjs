@@ -1,0 +1,15 @@
+'use strict';
+// lazybreaker for Node.js: docs/node.md.
+const native = require('./lib/native');
+const { CircuitBreaker, Permit } = require('./lib/breaker');
+const { Registry } = require('./lib/registry');
+const { CircuitOpenError, TimeoutError } = require('./lib/errors');
+
+module.exports = {
+  CircuitBreaker,
+  Permit,
+  Registry,
+  CircuitOpenError,
+  TimeoutError,
+  version: native.libraryVersion,
+};

@@ -1,0 +1,10 @@
+'use strict';
+// Names the package's classes share and users do not see.
+module.exports = {
+  kNative: Symbol('lazybreaker.native'),
+  kTrack: Symbol('lazybreaker.track'),
+  kDispatch: Symbol('lazybreaker.dispatch'),
+  kReport: Symbol('lazybreaker.report'),
+  kHandle: Symbol('lazybreaker.handle'),
+  kTicket: Symbol('lazybreaker.ticket'),
+};

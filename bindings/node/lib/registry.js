@@ -1,0 +1,200 @@
+'use strict';
+// Registry: where breakers live. Registry.default is the process-wide one
+// (monotonic clock, never closed); Registry.open gives a private one or a
+// shared registry file; Registry.manualClock a private one whose clock
+// moves only by advance(). It also carries this process's transitions, read
+// from the library's event queue after each call that can make one, to the
+// breakers as events and to diagnostics_channel `lazybreaker:transition`.
+const diagnostics = require('node:diagnostics_channel');
+const native = require('./native');
+const { call } = require('./errors');
+const { describe, durationNs } = require('./config');
+const { kNative, kTrack, kDispatch, kHandle } = require('./internal');
+
+const transitionChannel = diagnostics.channel('lazybreaker:transition');
+const STATE_NAMES = new Map(native.states.map(([value, name]) => [value, name]));
+const REASON_NAMES = new Map(native.reasons.map(([value, name]) => [value, name]));
+// The event each state's transitions are emitted as: opossum's words for
+// open, halfOpen and close.
+const EVENT_OF_STATE = new Map([['closed', 'close'], ['open', 'open'], ['half_open', 'halfOpen'],
+  ['forced_open', 'forcedOpen'], ['disabled', 'disabled']]);
+const { REGISTRY_CREATE, REGISTRY_EXCLUSIVE, REGISTRY_ANY_OWNER, MAX_CAPACITY, MAX_EVENT_CAPACITY } =
+  native.constants;
+
+let defaultRegistry;
+
+function count(option, value, max) {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number') throw new TypeError(`lazybreaker: ${option} must be a number, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new RangeError(`lazybreaker: ${option} must be a whole number from 1 to ${max}, got ${value}`);
+  }
+  return value;
+}
+
+function flag(option, value) {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new TypeError(`lazybreaker: ${option} must be a boolean, got ${describe(value)}`);
+  return value;
+}
+
+const OPEN_OPTIONS = new Set(['path', 'create', 'exclusive', 'anyOwner', 'capacity', 'eventCapacity', 'mode',
+  'manualClock']);
+
+class Registry {
+  #native;
+  #manual;
+  #owned;
+  #closed = false;
+  // handle -> Set of WeakRef<CircuitBreaker>: the breakers events go to.
+  #breakers = new Map();
+  #forget = new FinalizationRegistry(({ handle, ref, anonymous }) => {
+    const refs = this.#breakers.get(handle);
+    refs?.delete(ref);
+    if (refs && refs.size === 0) this.#breakers.delete(handle);
+    // An anonymous breaker is nobody else's: its slot goes back.
+    if (anonymous && !this.#closed) {
+      try {
+        native.destroy(handle);
+      } catch {
+        // already gone with its registry
+      }
+    }
+  });
+
+  constructor(token, nativeRegistry, manual, owned) {
+    if (token !== kNative) throw new TypeError('lazybreaker: use Registry.open, Registry.manualClock or Registry.default');
+    this.#native = nativeRegistry;
+    this.#manual = manual;
+    this.#owned = owned;
+  }
+
+  /** The process-wide registry: monotonic clock, never closed. */
+  static get default() {
+    defaultRegistry ??= new Registry(kNative, native.registryDefault(), false, false);
+    return defaultRegistry;
+  }
+
+  /** A private registry, or with `path` a registry file shared by every
+   * process that opens it (docs/shared-registries.md). `manualClock: true`
+   * gives it a clock that moves only by advance(), as every process that
+   * opens the same file must. */
+  static open(options = {}) {
+    return Registry.#open(options, false);
+  }
+
+  /** A private registry whose clock starts at 0 and moves only by
+   * advance(): tests without sleeps. */
+  static manualClock(options = {}) {
+    if (options !== null && typeof options === 'object' && 'path' in options) {
+      throw new TypeError('lazybreaker: a manual clock registry is private: it takes no path');
+    }
+    return Registry.#open(options, true);
+  }
+
+  static #open(options, manual) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`lazybreaker: options must be an object, got ${describe(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!OPEN_OPTIONS.has(key)) throw new TypeError(`lazybreaker: unknown registry option ${key}`);
+    }
+    const { path, mode } = options;
+    if (flag('manualClock', options.manualClock)) manual = true;
+    if (path !== undefined && typeof path !== 'string') {
+      throw new TypeError(`lazybreaker: path must be a string, got ${describe(path)}`);
+    }
+    if (path === '') throw new RangeError('lazybreaker: path must not be empty');
+    let flags = 0;
+    if (flag('create', options.create)) flags |= REGISTRY_CREATE;
+    if (flag('exclusive', options.exclusive)) flags |= REGISTRY_EXCLUSIVE;
+    if (flag('anyOwner', options.anyOwner)) flags |= REGISTRY_ANY_OWNER;
+    if ((flags & (REGISTRY_EXCLUSIVE | REGISTRY_ANY_OWNER)) && !(flags & REGISTRY_CREATE)) {
+      throw new TypeError('lazybreaker: exclusive and anyOwner apply to create: set create: true');
+    }
+    if (flags !== 0 && path === undefined) {
+      throw new TypeError('lazybreaker: create, exclusive and anyOwner apply to a registry file: give a path');
+    }
+    if (mode !== undefined && (!Number.isInteger(mode) || mode < 0 || mode > 0o777)) {
+      throw new RangeError(`lazybreaker: mode must be permission bits from 0 to 0o777, got ${describe(mode)}`);
+    }
+    const native_ = call(() => native.registryOpen({
+      path,
+      flags,
+      mode,
+      capacity: count('capacity', options.capacity, MAX_CAPACITY),
+      eventCapacity: count('eventCapacity', options.eventCapacity, MAX_EVENT_CAPACITY),
+      manualClock: manual ? 1 : 0,
+    }));
+    return new Registry(kNative, native_, manual, true);
+  }
+
+  /** The breaker `name` of this registry, created with `options` if it is
+   * new; its configuration must equal theirs if it exists. */
+  getOrCreate(name, options = {}) {
+    if (typeof name !== 'string') throw new TypeError(`lazybreaker: name must be a string, got ${describe(name)}`);
+    const { CircuitBreaker } = require('./breaker');
+    const { action = null, ...rest } = options ?? {};
+    return new CircuitBreaker(action, { ...rest, name, registry: this });
+  }
+
+  /** Moves a manual clock forward: milliseconds, or a BigInt of nanoseconds. */
+  advance(by) {
+    if (!this.#manual) throw new TypeError('lazybreaker: advance needs a manual clock (Registry.manualClock())');
+    const ns = durationNs('advance', by);
+    call(() => native.clockAdvance(this.#native, ns));
+  }
+
+  /** The registry clock, in nanoseconds. */
+  get nowNs() {
+    return call(() => native.clockNow(this.#native));
+  }
+
+  /** Every breaker's state and counters, in Prometheus' text format. */
+  metrics() {
+    return call(() => native.metrics(this.#native));
+  }
+
+  get closed() {
+    return this.#closed;
+  }
+
+  /** Closes a registry this process opened; its breakers then throw. The
+   * default registry is never closed. */
+  close() {
+    if (!this.#owned) throw new TypeError('lazybreaker: the default registry cannot be closed');
+    if (this.#closed) return;
+    call(() => native.registryClose(this.#native));
+    this.#closed = true;
+    this.#breakers.clear();
+  }
+
+  get [kNative]() {
+    return this.#native;
+  }
+
+  [kTrack](breaker, anonymous) {
+    const handle = breaker[kHandle];
+    const ref = new WeakRef(breaker);
+    let refs = this.#breakers.get(handle);
+    if (!refs) this.#breakers.set(handle, (refs = new Set()));
+    refs.add(ref);
+    this.#forget.register(breaker, { handle, ref, anonymous });
+  }
+
+  // Delivers the queued transitions, in order.
+  [kDispatch]() {
+    if (this.#closed) return;
+    const events = native.eventsPoll(this.#native);
+    for (const [handle, from, to, reason, atNs, name] of events) {
+      const transition = { name, from: STATE_NAMES.get(from), to: STATE_NAMES.get(to),
+        reason: REASON_NAMES.get(reason), atNs };
+      if (transitionChannel.hasSubscribers) transitionChannel.publish(transition);
+      const refs = this.#breakers.get(handle);
+      if (!refs) continue;
+      for (const ref of refs) ref.deref()?.emit(EVENT_OF_STATE.get(transition.to), transition);
+    }
+  }
+}
+
+module.exports = { Registry, STATE_NAMES };

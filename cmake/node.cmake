@@ -1,0 +1,100 @@
+# The Node.js binding (bindings/node, package `lazybreaker`): a Node-API
+# addon in hand-written C (bindings/node/src, NAPI_VERSION 8) built here as
+# node/lazybreaker.node, and the JavaScript layer over it (bindings/node/lib,
+# CommonJS and ESM entry points, TypeScript declarations). No node-gyp: the
+# addon needs only node_api.h, which Node.js installs with its headers
+# (Debian: libnode-dev; Node.js's own packages: include/node).
+#
+# Tests (CTest label `node`): each file of bindings/node/test/*.test.js under
+# `node --test`, the conformance streams of tests/conformance among them;
+# and the declarations under `tsc --strict`, with TypeScript installed from
+# npm into this build folder (node/typescript) at the version that
+# bindings/node/test/types/package.json pins.
+include_guard(GLOBAL)
+option(LB_NODE "Build and test the Node.js binding (Node-API addon)" ${PROJECT_IS_TOP_LEVEL})
+if(NOT LB_NODE)
+  return()
+endif()
+if(LB_SANITIZE)
+  message(STATUS "lazybreaker: Node.js binding not tested under LB_SANITIZE=${LB_SANITIZE} (node is not instrumented)")
+  return()
+endif()
+include(swig) # lb_binding_unavailable
+
+find_program(LB_NODE_EXECUTABLE node)
+if(NOT LB_NODE_EXECUTABLE)
+  lb_binding_unavailable(Node "no node on the PATH (Debian: nodejs)")
+  return()
+endif()
+execute_process(COMMAND ${LB_NODE_EXECUTABLE} -p "process.versions.node + ' ' + process.execPath"
+                OUTPUT_VARIABLE _lb_node_version OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _lb_node_rc)
+string(REGEX MATCH "^([0-9]+)\\." _lb_node_match "${_lb_node_version}")
+if(NOT _lb_node_rc EQUAL 0 OR NOT _lb_node_match OR CMAKE_MATCH_1 LESS 18)
+  lb_binding_unavailable(Node "Node.js 18 or later is needed, found '${_lb_node_version}' (Debian: nodejs)")
+  return()
+endif()
+# node_api.h: beside the running node's prefix first (include/node), then
+# the system's.
+get_filename_component(_lb_node_prefix ${LB_NODE_EXECUTABLE} REALPATH)
+get_filename_component(_lb_node_prefix ${_lb_node_prefix} DIRECTORY)
+get_filename_component(_lb_node_prefix ${_lb_node_prefix} DIRECTORY)
+find_path(LB_NODE_INCLUDE_DIR node_api.h HINTS ${_lb_node_prefix}/include/node
+          PATHS /usr/include/node /usr/local/include/node NO_CACHE)
+if(NOT LB_NODE_INCLUDE_DIR)
+  lb_binding_unavailable(Node "node_api.h not found (Debian: libnode-dev)")
+  return()
+endif()
+message(STATUS "lazybreaker: Node.js binding with node ${_lb_node_version}, headers in ${LB_NODE_INCLUDE_DIR}")
+
+set(LB_NODE_DIR ${PROJECT_SOURCE_DIR}/bindings/node)
+set(LB_NODE_WORK ${PROJECT_BINARY_DIR}/node)
+file(GLOB _lb_node_sources CONFIGURE_DEPENDS ${LB_NODE_DIR}/src/*.c)
+add_library(lazybreaker_node MODULE ${_lb_node_sources})
+target_include_directories(lazybreaker_node PRIVATE ${LB_NODE_INCLUDE_DIR} ${PROJECT_SOURCE_DIR}/include)
+target_compile_definitions(lazybreaker_node PRIVATE NODE_GYP_MODULE_NAME=lazybreaker)
+# Node resolves the napi_* symbols when it loads the addon.
+target_link_libraries(lazybreaker_node PRIVATE lazybreaker lb_build_options)
+set_target_properties(lazybreaker_node PROPERTIES PREFIX "" SUFFIX ".node" OUTPUT_NAME lazybreaker
+                      LIBRARY_OUTPUT_DIRECTORY ${LB_NODE_WORK} C_VISIBILITY_PRESET hidden)
+
+# package.json's version is the header's.
+file(READ ${LB_NODE_DIR}/package.json _lb_node_package)
+string(JSON _lb_node_package_version GET "${_lb_node_package}" version)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${LB_NODE_DIR}/package.json)
+if(NOT _lb_node_package_version STREQUAL PROJECT_VERSION)
+  message(FATAL_ERROR "lazybreaker: bindings/node/package.json has version ${_lb_node_package_version}, "
+                      "the header CB_VERSION ${PROJECT_VERSION}: set the package's version to the header's")
+endif()
+
+if(LB_BUILD_TESTS)
+  enable_testing()
+  set(_lb_node_env LAZYBREAKER_ADDON=$<TARGET_FILE:lazybreaker_node> LB_VERSION=${PROJECT_VERSION}
+      LB_CONFORMANCE_STEPS=${LB_CONFORMANCE_STEPS_DIR})
+  file(GLOB _lb_node_tests CONFIGURE_DEPENDS ${LB_NODE_DIR}/test/*.test.js)
+  set(_lb_node_test_names "")
+  foreach(_lb_test IN LISTS _lb_node_tests)
+    get_filename_component(_lb_stem ${_lb_test} NAME_WE)
+    add_test(NAME node.${_lb_stem}
+             COMMAND ${CMAKE_COMMAND} -E env ${_lb_node_env}
+                     ${LB_NODE_EXECUTABLE} --expose-gc --test ${_lb_test}
+             WORKING_DIRECTORY ${LB_NODE_DIR})
+    list(APPEND _lb_node_test_names node.${_lb_stem})
+  endforeach()
+  # tests/cross_language: the Node.js checker sees the breaker a C program
+  # tripped in a registry file, and trips one the C program then sees.
+  add_test(NAME cross_language.node_sees_the_c_trip
+    COMMAND ${PROJECT_SOURCE_DIR}/tests/cross_language/check.sh $<TARGET_FILE:lb_cross_language>
+            ${LB_CROSS_LANGUAGE_FILE} node --expect "^node: payments rejects"
+            -- ${CMAKE_COMMAND} -E env ${_lb_node_env} ${LB_NODE_EXECUTABLE} ${LB_NODE_DIR}/test/cross_language.js)
+  set_tests_properties(cross_language.node_sees_the_c_trip PROPERTIES
+    LABELS "node;cross_language" FIXTURES_REQUIRED lb_cross_language)
+  # The declarations under tsc --strict: TypeScript from npm, into the build
+  # folder only. Without npm's registry it fails under CI=true and is skipped
+  # (CTest's SKIP_RETURN_CODE) elsewhere, saying why.
+  add_test(NAME node.types
+           COMMAND ${CMAKE_COMMAND} -E env ${_lb_node_env}
+                   sh ${LB_NODE_DIR}/test/types/check.sh ${LB_NODE_DIR} ${LB_NODE_WORK}/typescript)
+  set_tests_properties(node.types PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  list(APPEND _lb_node_test_names node.types)
+  set_tests_properties(${_lb_node_test_names} PROPERTIES LABELS node)
+endif()
