@@ -65,15 +65,15 @@ public readonly struct CallOutcome
 /// (cb_policy_reads; docs/policies.md, "Which settings a policy reads").
 /// With <see cref="Policy"/> set, an option it never reads (or reads only
 /// with <see cref="SlowCallDuration"/> on, which is off) is an
-/// <see cref="ArgumentException"/> naming both. Without it, the policy is
-/// the first of <see cref="TripPolicy.Consecutive"/>,
-/// <see cref="TripPolicy.CountWindow"/> and <see cref="TripPolicy.TimeWindow"/>
-/// that reads every option set; if none does, the error names the policy
-/// the first of them chooses alone and the option it ignores. As Polly
-/// samples a duration, <see cref="FailureRatio"/> or
-/// <see cref="MinimumThroughput"/> given without a window option and
-/// without <see cref="Policy"/> set <see cref="SamplingDuration"/> to
-/// Polly's 30 s first, so they give the time window.</para>
+/// <see cref="ArgumentException"/> naming both. Without it, the first
+/// option set that some policy ignores chooses the first of
+/// <see cref="TripPolicy.Consecutive"/>, <see cref="TripPolicy.CountWindow"/>
+/// and <see cref="TripPolicy.TimeWindow"/> that reads it, and every option
+/// set must be one that policy reads (docs/policies.md). As Polly samples a
+/// duration, <see cref="FailureRatio"/> or <see cref="MinimumThroughput"/>
+/// given without a window option and without <see cref="Policy"/> count as
+/// setting <see cref="SamplingDuration"/> (at the library's default), so
+/// they give the time window.</para>
 /// <para>Unset options are otherwise the library's defaults, not Polly's: a Polly user
 /// who sets only some of Polly's four options starts from
 /// <see cref="PollyDefaults"/> (docs/csharp.md lists the differences).</para>

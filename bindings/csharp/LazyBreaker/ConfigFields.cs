@@ -53,7 +53,7 @@ internal static class ConfigFields
         ("open_duration_max_ns", nameof(CircuitBreakerOptions.MaxBreakDuration), o => o.MaxBreakDurationNs.HasValue),
         ("open_jitter", nameof(CircuitBreakerOptions.BreakDurationJitter), o => o.BreakDurationJitter.HasValue));
 
-    /// <summary>window_duration_ns, which a ratio or throughput given alone sets to Polly's sampling duration.</summary>
+    /// <summary>window_duration_ns, which a ratio or throughput given alone counts as setting, as Polly samples a duration.</summary>
     internal static readonly ConfigField WindowDuration = Named("window_duration_ns");
 
     /// <summary>The field named <paramref name="name"/> (a cb_config field's C name), or null.</summary>
