@@ -9,7 +9,9 @@
 # `node --test`, the conformance streams of tests/conformance among them;
 # and the declarations under `tsc --strict`, with TypeScript installed from
 # npm into this build folder (node/typescript) at the version that
-# bindings/node/test/types/package.json pins.
+# bindings/node/test/types/package.json pins; and the npm tarball
+# (node/lazybreaker-<version>.tgz, below) installed offline into an empty
+# folder.
 include_guard(GLOBAL)
 option(LB_NODE "Build and test the Node.js binding (Node-API addon)" ${PROJECT_IS_TOP_LEVEL})
 if(NOT LB_NODE)
@@ -66,6 +68,49 @@ if(NOT _lb_node_package_version STREQUAL PROJECT_VERSION)
                       "the header CB_VERSION ${PROJECT_VERSION}: set the package's version to the header's")
 endif()
 
+# The npm tarball, node/lazybreaker-<version>.tgz: the package's files staged
+# in node/package with a prebuilt addon in prebuilds/<platform>-<arch>/, and
+# beside it a copy of liblazybreaker.so.1, found through the addon's $ORIGIN
+# rpath; nothing is compiled where it is installed. The prebuilt addon is a
+# second link of the same sources so that it carries only $ORIGIN, not this
+# build folder's path.
+find_program(LB_NPM_EXECUTABLE npm)
+execute_process(COMMAND ${LB_NODE_EXECUTABLE} -p "process.platform + '-' + process.arch"
+                OUTPUT_VARIABLE _lb_node_platform OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(LB_NPM_EXECUTABLE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(LB_NODE_STAGE ${LB_NODE_WORK}/package)
+  set(LB_NODE_PREBUILDS ${LB_NODE_STAGE}/prebuilds/${_lb_node_platform})
+  set(LB_NODE_TARBALL ${LB_NODE_WORK}/lazybreaker-${_lb_node_package_version}.tgz)
+  add_library(lazybreaker_node_prebuilt MODULE ${_lb_node_sources})
+  target_include_directories(lazybreaker_node_prebuilt PRIVATE ${LB_NODE_INCLUDE_DIR} ${PROJECT_SOURCE_DIR}/include)
+  target_compile_definitions(lazybreaker_node_prebuilt PRIVATE NODE_GYP_MODULE_NAME=lazybreaker)
+  target_link_libraries(lazybreaker_node_prebuilt PRIVATE lazybreaker lb_build_options)
+  set_target_properties(lazybreaker_node_prebuilt PROPERTIES PREFIX "" SUFFIX ".node" OUTPUT_NAME lazybreaker
+                        LIBRARY_OUTPUT_DIRECTORY ${LB_NODE_PREBUILDS} C_VISIBILITY_PRESET hidden
+                        BUILD_WITH_INSTALL_RPATH ON INSTALL_RPATH "\$ORIGIN")
+  set(_lb_node_package_files package.json index.cjs index.mjs index.d.ts)
+  file(GLOB _lb_node_package_sources CONFIGURE_DEPENDS ${LB_NODE_DIR}/lib/*.js ${LB_NODE_DIR}/src/*.c
+       ${LB_NODE_DIR}/src/*.h)
+  list(TRANSFORM _lb_node_package_files PREPEND ${LB_NODE_DIR}/)
+  add_custom_command(OUTPUT ${LB_NODE_TARBALL}
+    COMMAND ${CMAKE_COMMAND} -E rm -rf ${LB_NODE_STAGE}/lib ${LB_NODE_STAGE}/src ${LB_NODE_TARBALL}
+    COMMAND ${CMAKE_COMMAND} -E copy ${_lb_node_package_files} ${LB_NODE_STAGE}
+    COMMAND ${CMAKE_COMMAND} -E copy_directory ${LB_NODE_DIR}/lib ${LB_NODE_STAGE}/lib
+    COMMAND ${CMAKE_COMMAND} -E copy_directory ${LB_NODE_DIR}/src ${LB_NODE_STAGE}/src
+    COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:lazybreaker>
+            ${LB_NODE_PREBUILDS}/$<TARGET_SONAME_FILE_NAME:lazybreaker>
+    # npm's cache in the build folder: packing reads nothing from the registry.
+    COMMAND ${CMAKE_COMMAND} -E env npm_config_cache=${LB_NODE_WORK}/npm-cache npm_config_update_notifier=false
+            ${LB_NPM_EXECUTABLE} pack --silent --pack-destination ${LB_NODE_WORK}
+    WORKING_DIRECTORY ${LB_NODE_STAGE}
+    DEPENDS lazybreaker lazybreaker_node_prebuilt ${_lb_node_package_files} ${_lb_node_package_sources}
+    COMMENT "npm pack: node/lazybreaker-${_lb_node_package_version}.tgz with the ${_lb_node_platform} addon"
+    VERBATIM)
+  add_custom_target(lazybreaker_node_pack ALL DEPENDS ${LB_NODE_TARBALL})
+else()
+  message(STATUS "lazybreaker: no npm tarball (it needs npm on the PATH, on Linux)")
+endif()
+
 if(LB_BUILD_TESTS)
   enable_testing()
   set(_lb_node_env LAZYBREAKER_ADDON=$<TARGET_FILE:lazybreaker_node> LB_VERSION=${PROJECT_VERSION}
@@ -96,5 +141,13 @@ if(LB_BUILD_TESTS)
                    sh ${LB_NODE_DIR}/test/types/check.sh ${LB_NODE_DIR} ${LB_NODE_WORK}/typescript)
   set_tests_properties(node.types PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
   list(APPEND _lb_node_test_names node.types)
+  # The tarball installed offline into an empty folder loads its own addon
+  # and library: no LAZYBREAKER_ADDON, no LD_LIBRARY_PATH.
+  if(TARGET lazybreaker_node_pack)
+    add_test(NAME node.pack_installs_offline COMMAND sh ${LB_NODE_DIR}/test/pack_install.sh ${LB_NODE_TARBALL}
+                                                     ${LB_NODE_EXECUTABLE} ${LB_NPM_EXECUTABLE})
+    set_tests_properties(node.pack_installs_offline PROPERTIES TIMEOUT 300)
+    list(APPEND _lb_node_test_names node.pack_installs_offline)
+  endif()
   set_tests_properties(${_lb_node_test_names} PROPERTIES LABELS node)
 endif()

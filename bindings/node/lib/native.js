@@ -1,9 +1,14 @@
 'use strict';
-// The addon (src/*.c): LAZYBREAKER_ADDON names its file; else it sits in
-// build/ beside lib/, where a built package puts it.
+// The addon (src/*.c), first found of: the file LAZYBREAKER_ADDON names;
+// the prebuilt one a packed tarball carries in prebuilds/<platform>-<arch>/;
+// build/ beside lib/, where a development build puts it.
+const fs = require('node:fs');
 const path = require('node:path');
 
-const file = process.env.LAZYBREAKER_ADDON || path.join(__dirname, '..', 'build', 'lazybreaker.node');
+const root = path.join(__dirname, '..');
+const prebuilt = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'lazybreaker.node');
+const file = process.env.LAZYBREAKER_ADDON ||
+  (fs.existsSync(prebuilt) ? prebuilt : path.join(root, 'build', 'lazybreaker.node'));
 let binding;
 try {
   binding = require(file);

@@ -12,8 +12,13 @@ typedef struct lb_registry {
   int owned;        /* 0 for the default registry */
 } lb_registry;
 
-/* Registries open now (the garbage-collection test reads it). */
+/* Registries open now (the garbage-collection test reads it). Every
+ * worker thread's instance of the addon counts here, at once. */
 static int64_t lb_open_registries;
+
+static void lb_count_registries(int64_t by) {
+  __atomic_add_fetch(&lb_open_registries, by, __ATOMIC_RELAXED);
+}
 
 static void lb_registry_finalize(napi_env env, void *data, void *hint) {
   (void)env;
@@ -21,7 +26,7 @@ static void lb_registry_finalize(napi_env env, void *data, void *hint) {
   lb_registry *r = data;
   if (r->owned && r->reg != NULL) {
     cb_registry_close(r->reg);
-    lb_open_registries--;
+    lb_count_registries(-1);
   }
   free(r);
 }
@@ -40,7 +45,7 @@ static napi_value lb_registry_wrap(napi_env env, cb_registry *reg, int owned) {
     lb_throw_napi_failure(env, "napi_create_external");
     return NULL;
   }
-  if (owned) lb_open_registries++;
+  if (owned) lb_count_registries(1);
   return out;
 }
 
@@ -128,7 +133,7 @@ static napi_value lb_close(napi_env env, napi_callback_info info) {
   if (r->reg != NULL && r->owned) {
     int status = cb_registry_close(r->reg);
     if (status != CB_OK) return lb_throw_status(env, status, "close");
-    lb_open_registries--;
+    lb_count_registries(-1);
     r->reg = NULL;
   }
   return NULL;
@@ -180,7 +185,7 @@ static napi_value lb_metrics(napi_env env, napi_callback_info info) {
 static napi_value lb_open_registry_count(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value out = NULL;
-  napi_create_int64(env, lb_open_registries, &out);
+  napi_create_int64(env, __atomic_load_n(&lb_open_registries, __ATOMIC_RELAXED), &out);
   return out;
 }
 
