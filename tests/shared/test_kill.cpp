@@ -423,8 +423,16 @@ class Parent {
                   " failures %8" PRIu64 " ignored %7" PRIu64 " trips %6" PRIu64 "\n",
                   name.c_str(), s.admitted, s.rejected, s.successes, s.failures, s.ignored,
                   s.trips);
-      if (s.trips == 0)
+      // Workers killed before they made this many calls (a sanitizer on a
+      // loaded machine: a few dozen calls a round) cannot be expected to
+      // have failed often enough to trip; a normal run makes hundreds of
+      // thousands and trips about a thousand times.
+      constexpr uint64_t kCallsToExpectATrip = 1000;
+      if (s.trips == 0 && s.admitted >= kCallsToExpectATrip)
         failed("%s: expected the run to trip it at least once, saw 0 trips", name.c_str());
+      else if (s.trips == 0)
+        std::printf("test_kill: %s: %" PRIu64 " calls, too few to expect a trip\n", name.c_str(),
+                    s.admitted);
     }
     // Each thread has at most one call in flight when its process dies, and
     // that call is either admitted without an outcome (killed before
