@@ -8,8 +8,8 @@
 # Tests (CTest label `node`): each file of bindings/node/test/*.test.js under
 # `node --test`, the conformance streams of tests/conformance among them;
 # and the declarations under `tsc --strict`, with TypeScript installed from
-# npm into this build folder (node/typescript) at the version that
-# bindings/node/test/types/package.json pins; and the npm tarball
+# npm into this build folder (node/dev) at the version that
+# bindings/node/test/dev-dependencies.json pins; and the npm tarball
 # (node/lazybreaker-<version>.tgz, below) installed offline into an empty
 # folder.
 include_guard(GLOBAL)
@@ -113,8 +113,11 @@ endif()
 
 if(LB_BUILD_TESTS)
   enable_testing()
+  # LB_NODE_DEV: where node.dev_dependencies installs the tests' npm
+  # packages; NODE_PATH lets the tests require() them.
   set(_lb_node_env LAZYBREAKER_ADDON=$<TARGET_FILE:lazybreaker_node> LB_VERSION=${PROJECT_VERSION}
-      LB_CONFORMANCE_STEPS=${LB_CONFORMANCE_STEPS_DIR})
+      LB_CONFORMANCE_STEPS=${LB_CONFORMANCE_STEPS_DIR} LB_NODE_DEV=${LB_NODE_WORK}/dev
+      NODE_PATH=${LB_NODE_WORK}/dev/node_modules)
   file(GLOB _lb_node_tests CONFIGURE_DEPENDS ${LB_NODE_DIR}/test/*.test.js)
   set(_lb_node_test_names "")
   foreach(_lb_test IN LISTS _lb_node_tests)
@@ -125,6 +128,8 @@ if(LB_BUILD_TESTS)
              WORKING_DIRECTORY ${LB_NODE_DIR})
     list(APPEND _lb_node_test_names node.${_lb_stem})
   endforeach()
+  # A test file that needs an npm package (NODE_PATH) finds it installed.
+  set_tests_properties(${_lb_node_test_names} PROPERTIES FIXTURES_REQUIRED lb_node_dev)
   # tests/cross_language: the Node.js checker sees the breaker a C program
   # tripped in a registry file, and trips one the C program then sees.
   add_test(NAME cross_language.node_sees_the_c_trip
@@ -133,13 +138,21 @@ if(LB_BUILD_TESTS)
             -- ${CMAKE_COMMAND} -E env ${_lb_node_env} ${LB_NODE_EXECUTABLE} ${LB_NODE_DIR}/test/cross_language.js)
   set_tests_properties(cross_language.node_sees_the_c_trip PROPERTIES
     LABELS "node;cross_language" FIXTURES_REQUIRED lb_cross_language)
-  # The declarations under tsc --strict: TypeScript from npm, into the build
-  # folder only. Without npm's registry it fails under CI=true and is skipped
-  # (CTest's SKIP_RETURN_CODE) elsewhere, saying why.
+  # The tests' devDependencies (bindings/node/test/dev-dependencies.json: TypeScript,
+  # a second Node major, the frameworks) from npm into node/dev, once, as a
+  # fixture; without npm's registry it fails under CI=true and is skipped
+  # elsewhere (CTest's SKIP_RETURN_CODE), saying why, and so are the tests
+  # that need it.
+  add_test(NAME node.dev_dependencies
+           COMMAND sh ${PROJECT_SOURCE_DIR}/cmake/npm-install.sh ${LB_NODE_DIR}/test/dev-dependencies.json ${LB_NODE_WORK}/dev)
+  set_tests_properties(node.dev_dependencies PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
+                       FIXTURES_SETUP lb_node_dev RESOURCE_LOCK lb_npm)
+  list(APPEND _lb_node_test_names node.dev_dependencies)
+  # The declarations under tsc --strict.
   add_test(NAME node.types
            COMMAND ${CMAKE_COMMAND} -E env ${_lb_node_env}
-                   sh ${LB_NODE_DIR}/test/types/check.sh ${LB_NODE_DIR} ${LB_NODE_WORK}/typescript)
-  set_tests_properties(node.types PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+                   sh ${LB_NODE_DIR}/test/types/check.sh ${LB_NODE_DIR} ${LB_NODE_WORK}/dev)
+  set_tests_properties(node.types PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 FIXTURES_REQUIRED lb_node_dev)
   list(APPEND _lb_node_test_names node.types)
   # The tarball installed offline into an empty folder loads its own addon
   # and library: no LAZYBREAKER_ADDON, no LD_LIBRARY_PATH.
