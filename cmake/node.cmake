@@ -161,6 +161,11 @@ if(LB_BUILD_TESTS)
                                                      ${LB_NODE_EXECUTABLE} ${LB_NPM_EXECUTABLE})
     set_tests_properties(node.pack_installs_offline PROPERTIES TIMEOUT 300)
     list(APPEND _lb_node_test_names node.pack_installs_offline)
+    # README.md's Node.js example, run as written against the packed package.
+    add_test(NAME node.readme_example
+             COMMAND sh ${LB_NODE_DIR}/test/readme_example.sh ${PROJECT_SOURCE_DIR}/README.md ${LB_NODE_STAGE}
+                        ${LB_NODE_WORK}/readme)
+    list(APPEND _lb_node_test_names node.readme_example)
   endif()
   set_tests_properties(${_lb_node_test_names} PROPERTIES LABELS node)
 endif()
