@@ -194,10 +194,26 @@ func (cb *CircuitBreaker) Trip(d time.Duration) error {
 	runtime.KeepAlive(cb)
 	if err != nil && err.field == "open_for_ns" {
 		err.Option = optionNames[err.field]
-		err.text = fmt.Sprintf("the open duration must be from %v to %v, got %v", time.Duration(C.CB_MIN_OPEN_DURATION_NS),
-			time.Duration(C.CB_MAX_DURATION_NS), d)
+		err.text = fmt.Sprintf("the open duration must be from %v to %v, got %v", minOpenDuration, maxOpenDuration, d)
 	}
 	return orNil(err)
+}
+
+// The open durations Trip accepts.
+const (
+	minOpenDuration = time.Duration(C.CB_MIN_OPEN_DURATION_NS)
+	maxOpenDuration = time.Duration(C.CB_MAX_DURATION_NS)
+)
+
+// capOpenDuration brings d into the range Trip accepts.
+func capOpenDuration(d time.Duration) time.Duration {
+	if d < minOpenDuration {
+		return minOpenDuration
+	}
+	if d > maxOpenDuration {
+		return maxOpenDuration
+	}
+	return d
 }
 
 // outcome classifies a call's error by the settings.
