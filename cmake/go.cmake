@@ -10,8 +10,9 @@
 # Tests (CTest label `go`): go vet, go test -race (the package's own tests
 # and the conformance runner over the step streams of tests/conformance/*.scn
 # that lb_conformance writes at build time), the quiet path's rules against
-# the vectors of tests/quiet_vectors, the SWIG output check, and a consumer
-# module built through pkg-config. `make bench` runs bench/go
+# the vectors of tests/quiet_vectors, the SWIG output check, a consumer
+# module built through pkg-config, and the modules of their own beside the
+# package (lbprometheus, lbgrpc) against Debian's Go packages. `make bench` runs bench/go
 # (bench/CMakeLists.txt).
 #
 # Everything Go writes (build cache, GOPATH) stays in build/go; nothing is
@@ -171,8 +172,22 @@ if(LB_BUILD_TESTS)
   set_tests_properties(cross_language.go_sees_the_c_trip PROPERTIES
     FIXTURES_REQUIRED lb_cross_language)
 
+  # The modules of their own beside the package, so that the package needs
+  # only the standard library: a prometheus.Collector (bindings/go/lbprometheus)
+  # and gRPC client interceptors (bindings/go/lbgrpc), vetted and tested
+  # against Debian's Go packages (tests/go/debian-module.sh).
+  foreach(_lb_module_imports IN ITEMS "lbprometheus github.com/prometheus/client_golang"
+                                      "lbgrpc google.golang.org/grpc")
+    separate_arguments(_lb_module_imports)
+    list(GET _lb_module_imports 0 _lb_module)
+    lb_go_command(_lb_go_module_test sh ${PROJECT_SOURCE_DIR}/tests/go/debian-module.sh ${LB_GO_WORK}
+                  ${PROJECT_SOURCE_DIR} ${_lb_module_imports})
+    add_test(NAME go.module.${_lb_module} COMMAND ${_lb_go_module_test})
+    set_tests_properties(go.module.${_lb_module} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+  endforeach()
+
   set(_lb_go_tests go.swig_output_current go.vet go.vet.swig_output go.vet.consumer go.test
-      go.quiet_vectors go.consumer cross_language.go_sees_the_c_trip)
+      go.quiet_vectors go.consumer cross_language.go_sees_the_c_trip go.module.lbprometheus go.module.lbgrpc)
   set_tests_properties(${_lb_go_tests} PROPERTIES LABELS go)
   set_tests_properties(cross_language.go_sees_the_c_trip PROPERTIES LABELS "go;cross_language")
   set_tests_properties(go.test PROPERTIES TIMEOUT 900)

@@ -37,8 +37,10 @@ group java swig default-jdk-headless junit5
 # headers (the module links neither library: the interpreter provides it);
 # and LuaRocks, to build the rock from packaging/lua/*.rockspec in a test
 group lua swig lua5.4 liblua5.4-dev luajit libluajit-5.1-dev luarocks
-# Go: Debian's toolchain (1.19), the standard library only, no module proxy
-group go swig golang-go
+# Go: Debian's toolchain (1.19), the standard library only, no module proxy;
+# the modules beside the package (bindings/go/lbprometheus, lbgrpc) build
+# against Debian's Go packages
+group go swig golang-go golang-github-prometheus-client-golang-dev golang-google-grpc-dev
 # node: Debian's Node.js, its Node-API headers (node_api.h) and npm, only
 # when no node is on the PATH (a Node.js installed otherwise brings its own)
 group node $(command -v node >/dev/null || echo nodejs libnode-dev npm)
