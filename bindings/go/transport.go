@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,8 +39,29 @@ type Transport struct {
 	// process sharing a breaker must give it the same settings.
 	Settings Settings
 
-	breakers sync.Map // name -> *CircuitBreaker
+	breakers upstreams
 }
+
+// upstreams is Transport's cache of breakers: a map replaced whole when
+// an upstream is added, so that finding a known one is a load and a
+// lookup, with no allocation and no write to shared memory.
+type upstreams struct {
+	mu sync.Mutex // adding
+	m  atomic.Pointer[map[upstreamKey]*CircuitBreaker]
+}
+
+// upstreamKey is a request's scheme class and URL host (the name is made
+// only once per key), or, with Transport.Name, the name it gives.
+type upstreamKey struct {
+	kind uint8 // keyByName, keyHTTP or keyHTTPS
+	s    string
+}
+
+const (
+	keyByName = iota
+	keyHTTP
+	keyHTTPS
+)
 
 // RoundTrip sends req through its upstream's breaker.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -79,14 +101,30 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *Transport) Breaker(req *http.Request) (*CircuitBreaker, error) { return t.breakerFor(req) }
 
 func (t *Transport) breakerFor(req *http.Request) (*CircuitBreaker, error) {
-	var name string
+	var key upstreamKey
 	if t.Name != nil {
-		name = t.Name(req)
+		key = upstreamKey{keyByName, t.Name(req)}
+	} else if defaultPort(req.URL.Scheme) == "443" {
+		key = upstreamKey{keyHTTPS, req.URL.Host}
 	} else {
-		name = BreakerName(req.URL)
+		key = upstreamKey{keyHTTP, req.URL.Host}
 	}
-	if cb, ok := t.breakers.Load(name); ok {
-		return cb.(*CircuitBreaker), nil
+	if m := t.breakers.m.Load(); m != nil {
+		if cb, ok := (*m)[key]; ok {
+			return cb, nil
+		}
+	}
+	return t.addUpstream(req, key)
+}
+
+func (t *Transport) addUpstream(req *http.Request, key upstreamKey) (*CircuitBreaker, error) {
+	t.breakers.mu.Lock()
+	defer t.breakers.mu.Unlock()
+	old := t.breakers.m.Load()
+	if old != nil {
+		if cb, ok := (*old)[key]; ok {
+			return cb, nil
+		}
 	}
 	reg := t.Registry
 	if reg == nil {
@@ -96,13 +134,24 @@ func (t *Transport) breakerFor(req *http.Request) (*CircuitBreaker, error) {
 		}
 	}
 	s := t.Settings
-	s.Name = name
+	if key.kind == keyByName {
+		s.Name = key.s
+	} else {
+		s.Name = BreakerName(req.URL)
+	}
 	cb, err := reg.GetOrCreate(s)
 	if err != nil {
 		return nil, err
 	}
-	actual, _ := t.breakers.LoadOrStore(name, cb)
-	return actual.(*CircuitBreaker), nil
+	m := make(map[upstreamKey]*CircuitBreaker, 1)
+	if old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[key] = cb
+	t.breakers.m.Store(&m)
+	return cb, nil
 }
 
 func (t *Transport) base() http.RoundTripper {

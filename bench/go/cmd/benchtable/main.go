@@ -172,6 +172,15 @@ func report(results map[key]*runs, order []string, out string) {
 		}
 	}
 
+	bare, wrapped := ns("Transport/loopback/bare", 1), ns("Transport/loopback/lazybreaker", 1)
+	added := ns("Transport/roundtrip/lazybreaker", 1) - ns("Transport/roundtrip/bare", 1)
+	if r := results[key{"Transport/roundtrip/lazybreaker", 1}]; bare > 0 && r != nil {
+		fmt.Printf("\nHTTP Transport (GOMAXPROCS 1): a loopback GET %.0f ns bare, %.0f ns through lazybreaker.Transport (%.2fx);\n",
+			bare, wrapped, wrapped/bare)
+		fmt.Printf("  RoundTrip's own added cost %.1f ns = %.3f %% of the bare loopback GET, %.0f allocs\n",
+			added, 100*added/bare, median(r.allocs))
+	}
+
 	fmt.Printf("\nThe parts: one time.Now() %.1f ns (the baseline reads two per call), one empty cgo crossing %.1f ns (ours make two)\n",
 		ns("Parts/time_now", 1), ns("Parts/cgo_crossing", 1))
 	spin := ns("Spin/serial", 2) / ns("Spin/parallel", 2)
