@@ -1,6 +1,7 @@
 package io.lazybreaker.bench;
 
 import io.lazybreaker.BreakerConfig;
+import io.lazybreaker.CallNotPermittedException;
 import io.lazybreaker.CircuitBreaker;
 import io.lazybreaker.Permit;
 import io.lazybreaker.Registry;
@@ -39,7 +40,7 @@ import java.util.function.Supplier;
 public final class Bench {
   static final String[] BENCHMARKS = {
     "floor", "pair", "pair_off", "pair_window", "pair_window_off", "execute", "rejected",
-    "rejected_nanotime", "rejected_forced", "r4j_pair0", "r4j_pair_timed", "r4j_rejected",
+    "execute_rejected", "execute_rejected_traced", "rejected_nanotime", "rejected_forced", "r4j_pair0", "r4j_pair_timed", "r4j_rejected",
     "sync_pair", "sync_rejected", "atomic_pair", "atomic_rejected"
   };
   static final Map<String, String> LABELS = new LinkedHashMap<>();
@@ -53,6 +54,8 @@ public final class Bench {
     LABELS.put("pair_window_off", "count window, quiet path off");
     LABELS.put("execute", "executeSupplier(() -> 1)");
     LABELS.put("rejected", "tryAcquire rejected (OPEN, cb_allow)");
+    LABELS.put("execute_rejected", "executeSupplier rejected, throws (OPEN)");
+    LABELS.put("execute_rejected_traced", "... with writableStackTraceEnabled(true)");
     LABELS.put("rejected_forced", "tryAcquire rejected (FORCED_OPEN)");
     LABELS.put("r4j_pair0", "r4j-shaped* acquire + onSuccess(0)");
     LABELS.put("r4j_pair_timed", "r4j-shaped* + 2 nanoTime()");
@@ -98,6 +101,18 @@ public final class Bench {
   static long executeLoop(CircuitBreaker b, long n) {
     long sink = 0;
     for (long i = 0; i < n; i++) sink += b.executeSupplier(ONE);
+    return sink;
+  }
+
+  static long executeRejectedLoop(CircuitBreaker b, long n) {
+    long sink = 0;
+    for (long i = 0; i < n; i++) {
+      try {
+        sink += b.executeSupplier(ONE);
+      } catch (CallNotPermittedException e) {
+        sink++;
+      }
+    }
     return sink;
   }
 
@@ -197,6 +212,8 @@ public final class Bench {
       case "execute":
       case "rejected":
       case "rejected_forced":
+      case "execute_rejected":
+      case "execute_rejected_traced":
         {
           Registry reg = Registry.open(RegistryOptions.defaults());
           BreakerConfig config =
@@ -206,14 +223,19 @@ public final class Bench {
                       .windowSize(100)
                       .minimumNumberOfCalls(100)
                       .build()
-                  : BreakerConfig.defaults();
+                  : name.equals("execute_rejected_traced")
+                      ? BreakerConfig.builder().writableStackTraceEnabled(true).build()
+                      : BreakerConfig.defaults();
           CircuitBreaker b = reg.create("bench", config);
-          if (name.startsWith("rejected_n") || name.equals("rejected")) b.trip(year);
+          if (name.startsWith("rejected_n") || name.equals("rejected") || name.startsWith("execute_rejected")) {
+            b.trip(year);
+          }
           if (name.equals("rejected_forced")) b.forceOpen();
           KEEP.add(reg);
           KEEP.add(b);
           if (name.startsWith("pair")) return n -> pairLoop(b, n);
           if (name.equals("execute")) return n -> executeLoop(b, n);
+          if (name.startsWith("execute_rejected")) return n -> executeRejectedLoop(b, n);
           return n -> rejectedLoop(b, n);
         }
       case "r4j_pair0":

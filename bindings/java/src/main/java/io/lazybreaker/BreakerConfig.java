@@ -343,6 +343,7 @@ public final class BreakerConfig {
     private final List<Class<? extends Throwable>> ignoreExceptions = new ArrayList<>();
     private Predicate<Throwable> recordException;
     private Predicate<Object> recordResult;
+    private boolean writableStackTrace;
 
     private Builder() {}
 
@@ -555,6 +556,18 @@ public final class BreakerConfig {
       return this;
     }
 
+    /**
+     * Whether a {@link CallNotPermittedException} records the stack it was
+     * thrown from (default false, unlike resilience4j's {@code
+     * writableStackTraceEnabled}): during an outage every call is rejected,
+     * and filling in the stack is nearly all the cost of a throwing
+     * rejection, for a trace that always says the same thing.
+     */
+    public Builder writableStackTraceEnabled(boolean enabled) {
+      writableStackTrace = enabled;
+      return this;
+    }
+
     // ---- the policy: chosen, or inferred from the options set ----------------
     // The one rule of docs/policies.md, "Which settings a policy reads", applied to the
     // library's answers (PolicyReads), never to a table of this binding's: so equal settings
@@ -709,7 +722,8 @@ public final class BreakerConfig {
                 List.copyOf(recordExceptions),
                 List.copyOf(ignoreExceptions),
                 recordException,
-                recordResult),
+                recordResult,
+                writableStackTrace),
             names);
       } finally {
         c.delete();

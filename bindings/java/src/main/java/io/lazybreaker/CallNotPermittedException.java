@@ -9,7 +9,9 @@ import java.time.Duration;
  *
  * <p>The wait is asked of the breaker only when {@link #retryAfter()} or the
  * message is first read, not at the rejection (which then costs no call to
- * the library).
+ * the library). It has no stack trace unless the breaker's configuration
+ * says {@code writableStackTraceEnabled(true)}: filling one in is nearly all
+ * the cost of a rejection that throws.
  */
 public class CallNotPermittedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -19,7 +21,11 @@ public class CallNotPermittedException extends RuntimeException {
   private transient Duration retryAfter;
 
   CallNotPermittedException(
-      String breakerName, CircuitBreaker.State state, CircuitBreaker breaker) {
+      String breakerName,
+      CircuitBreaker.State state,
+      CircuitBreaker breaker,
+      boolean writableStackTrace) {
+    super(null, null, true, writableStackTrace);
     this.breakerName = breakerName;
     this.state = state;
     this.breaker = breaker;

@@ -258,7 +258,7 @@ public final class CircuitBreaker implements AutoCloseable {
   }
 
   private CallNotPermittedException rejected(State state) {
-    return new CallNotPermittedException(name(), state, this);
+    return new CallNotPermittedException(name(), state, this, classifier.writableStackTrace);
   }
 
   /**

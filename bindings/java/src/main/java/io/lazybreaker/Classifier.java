@@ -3,24 +3,30 @@ package io.lazybreaker;
 import java.util.List;
 import java.util.function.Predicate;
 
-/** Which outcome an {@code execute*} call reports, as resilience4j decides it. */
+/**
+ * How {@code execute*} treats a call: which outcome it reports, as
+ * resilience4j decides it, and whether its rejections carry a stack trace.
+ */
 final class Classifier {
-  static final Classifier DEFAULT = new Classifier(List.of(), List.of(), null, null);
+  static final Classifier DEFAULT = new Classifier(List.of(), List.of(), null, null, false);
 
   private final List<Class<? extends Throwable>> record;
   private final List<Class<? extends Throwable>> ignore;
   private final Predicate<Throwable> recordException;
   private final Predicate<Object> recordResult;
+  final boolean writableStackTrace;
 
   Classifier(
       List<Class<? extends Throwable>> record,
       List<Class<? extends Throwable>> ignore,
       Predicate<Throwable> recordException,
-      Predicate<Object> recordResult) {
+      Predicate<Object> recordResult,
+      boolean writableStackTrace) {
     this.record = record;
     this.ignore = ignore;
     this.recordException = recordException;
     this.recordResult = recordResult;
+    this.writableStackTrace = writableStackTrace;
   }
 
   private static boolean matches(List<Class<? extends Throwable>> types, Throwable t) {

@@ -48,6 +48,20 @@ class ExecuteTest {
   }
 
   @Test
+  void a_rejection_has_no_stack_trace_unless_the_configuration_asks_for_one() {
+    CircuitBreaker quiet = breaker(BreakerConfig.builder());
+    quiet.forceOpen();
+    CallNotPermittedException e =
+        assertThrows(CallNotPermittedException.class, () -> quiet.executeRunnable(() -> {}));
+    assertEquals(0, e.getStackTrace().length);
+    CircuitBreaker traced =
+        reg.create("traced", BreakerConfig.builder().writableStackTraceEnabled(true).build());
+    traced.forceOpen();
+    e = assertThrows(CallNotPermittedException.class, () -> traced.executeRunnable(() -> {}));
+    assertTrue(e.getStackTrace().length > 0);
+  }
+
+  @Test
   void a_forced_open_breaker_rejects_with_a_retry_after_of_forever() {
     CircuitBreaker b = breaker(BreakerConfig.builder());
     b.forceOpen();
