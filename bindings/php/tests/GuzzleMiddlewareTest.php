@@ -86,6 +86,13 @@ final class GuzzleMiddlewareTest extends TestCase
         $this->assertSame(7000000000, $b->retryAfterNs(), 'the Retry-After, not the 60 s of the config');
     }
 
+    public function testARetryAfterPastTheLongestOpenDurationTripsForThatLongest(): void
+    {
+        $this->mock->append(new Response(429, ['Retry-After' => '99999999999']));
+        $this->get('http://slow.test/');
+        $this->assertSame(366 * 24 * 3600 * 1000000000, $this->registry->lookup('http/slow.test:80')->retryAfterNs());
+    }
+
     public function testTheBreakerNameIsHttpHostPort(): void
     {
         $name = static fn (string $url): string => CircuitBreakerMiddleware::breakerName(new Uri($url));

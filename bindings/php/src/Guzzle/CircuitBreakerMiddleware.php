@@ -20,12 +20,15 @@ use Psr\Http\Message\{RequestInterface, ResponseInterface, UriInterface};
  * A 5xx response and a connection error are failures; any other response
  * (4xx included: the caller's fault, not the host's) a success; a 429 or
  * 503 with Retry-After (seconds or an HTTP date) trips the host's breaker
- * for exactly that long. While a host's circuit is open, requests to it are
+ * for exactly that long (at most the library's longest open duration). While a host's circuit is open, requests to it are
  * rejected at once, the promise rejected with CircuitOpenException, and
  * nothing is sent.
  */
 final class CircuitBreakerMiddleware
 {
+    /** The library's longest open duration (CB_MAX_DURATION_NS, 366 days), which the extension does not export. */
+    private const MAX_TRIP_SECONDS = 366 * 24 * 3600;
+
     /** @var callable(UriInterface): string */
     private $name;
 
@@ -105,7 +108,7 @@ final class CircuitBreakerMiddleware
         }
         if (($status === 429 || $status === 503)
             && ($seconds = self::retryAfter($response->getHeaderLine('Retry-After'))) !== null) {
-            $breaker->trip($seconds);
+            $breaker->trip(min($seconds, self::MAX_TRIP_SECONDS));
         }
     }
 
