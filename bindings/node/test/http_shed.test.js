@@ -27,8 +27,9 @@ async function get(url) {
 }
 
 // The apps under test: `/ok` answers 200, `/fail` 500, `/throw` throws,
-// `/missing` 404, `/invalid` throws a client error (400); `runs` counts the
-// handler's runs.
+// `/missing` 404, `/invalid` throws a client error (400), `/hang` never
+// answers (calling `onArrive`, and `onClose` when its connection closes);
+// `runs` counts the handler's runs.
 const clientError = () => Object.assign(new Error('bad input'), { status: 400, statusCode: 400 });
 const apps = {
   async express(t, middleware, state) {
@@ -39,6 +40,7 @@ const apps = {
     app.get('/throw', () => { state.runs += 1; throw new Error('database down'); });
     app.get('/missing', (req, res) => { state.runs += 1; res.status(404).send('?'); });
     app.get('/invalid', () => { state.runs += 1; throw clientError(); });
+    app.get('/hang', (req) => { state.runs += 1; req.once('close', state.onClose); state.onArrive(); });
     return listen(t, app);
   },
   async connect(t, middleware, state) {
@@ -49,6 +51,11 @@ const apps = {
       const path = req.url.split('?')[0];
       if (path === '/throw') throw new Error('database down');
       if (path === '/invalid') throw clientError();
+      if (path === '/hang') {
+        req.once('close', state.onClose);
+        state.onArrive();
+        return;
+      }
       res.statusCode = { '/ok': 200, '/fail': 500, '/missing': 404 }[path] ?? 404;
       res.end('answer');
     });
@@ -62,6 +69,7 @@ const apps = {
     app.get('/throw', async () => { state.runs += 1; throw new Error('database down'); });
     app.get('/missing', async (request, reply) => { state.runs += 1; return reply.code(404).send('?'); });
     app.get('/invalid', async () => { state.runs += 1; throw clientError(); });
+    app.get('/hang', (request) => { state.runs += 1; request.raw.once('close', state.onClose); state.onArrive(); });
     t.after(() => app.close());
     return app.listen({ port: 0, host: '127.0.0.1' });
   },
@@ -117,6 +125,25 @@ for (const [framework, start] of Object.entries(apps)) {
     assert.strictEqual((await get(`${url}/invalid`)).status, 400);
     assert.strictEqual((await get(`${url}/ok`)).status, 200);
     assert.deepStrictEqual([breaker.stats().successes, breaker.stats().failures], [3, 0]);
+  });
+
+  test(`${framework}: a request whose client goes away is ignored`, async (t) => {
+    if (skipped(t)) return;
+    const registry = Registry.manualClock();
+    const breaker = registry.getOrCreate('api', { failureThreshold: 1 });
+    const state = { runs: 0 };
+    const arrived = new Promise((resolve) => { state.onArrive = resolve; });
+    const closed = new Promise((resolve) => { state.onClose = resolve; });
+    const url = await serve(t, { breaker }, state);
+    const controller = new AbortController();
+    const pending = fetch(`${url}/hang`, { signal: controller.signal });
+    await arrived;
+    controller.abort();
+    await assert.rejects(pending, { name: 'AbortError' });
+    await closed;
+    await new Promise((resolve) => setImmediate(resolve));
+    const stats = breaker.stats();
+    assert.deepStrictEqual([stats.ignored, stats.failures, stats.successes], [1, 0, 0]);
   });
 
   test(`${framework}: forced open answers 503 without Retry-After`, async (t) => {
