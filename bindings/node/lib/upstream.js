@@ -82,7 +82,7 @@ class Upstreams {
     return breaker;
   }
 
-  /** A Permit for a request to `url`, or throws CircuitOpenError. */
+  /** A Permit of `breaker` for one request, or throws CircuitOpenError. */
   admit(breaker) {
     const permit = breaker.tryAcquire();
     if (permit === null) throw new CircuitOpenError(breaker.name, breaker.state, breaker.retryAfterNs);
