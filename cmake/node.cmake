@@ -138,6 +138,17 @@ if(LB_BUILD_TESTS)
             -- ${CMAKE_COMMAND} -E env ${_lb_node_env} ${LB_NODE_EXECUTABLE} ${LB_NODE_DIR}/test/cross_language.js)
   set_tests_properties(cross_language.node_sees_the_c_trip PROPERTIES
     LABELS "node;cross_language" FIXTURES_REQUIRED lb_cross_language)
+  # With the PHP binding: a Node.js process (wrapFetch) and a PHP process
+  # (Guzzle's middleware) share one registry file and one failing upstream,
+  # each seeing the other's trip of the breaker http/127.0.0.1:<port>.
+  if(TARGET lazybreaker_php)
+    add_test(NAME node.http_cross_language
+             COMMAND ${CMAKE_COMMAND} -E env ${_lb_node_env} ${LB_NODE_EXECUTABLE} ${LB_NODE_DIR}/test/http_cross_language.js
+                     ${LB_PHP_EXECUTABLE} -d extension=$<TARGET_FILE:lazybreaker_php>
+                     ${PROJECT_SOURCE_DIR}/bindings/php/tests/http_cross_language.php)
+    set_tests_properties(node.http_cross_language PROPERTIES LABELS "node;php;cross_language" SKIP_RETURN_CODE 77
+                         RESOURCE_LOCK lb_system_packages)
+  endif()
   # The tests' devDependencies (bindings/node/test/dev-dependencies.json: TypeScript,
   # a second Node major, the frameworks) from npm into node/dev, once, as a
   # fixture; without npm's registry it fails under CI=true and is skipped

@@ -4,6 +4,11 @@ const native = require('./lib/native');
 const { CircuitBreaker, Permit } = require('./lib/breaker');
 const { Registry } = require('./lib/registry');
 const { CircuitOpenError, TimeoutError } = require('./lib/errors');
+const { httpBreakerName } = require('./lib/http_name');
+const { shed } = require('./lib/shed');
+const { fastifyShed } = require('./lib/fastify');
+const { wrapFetch } = require('./lib/fetch');
+const { interceptor } = require('./lib/undici');
 
 module.exports = {
   CircuitBreaker,
@@ -11,5 +16,10 @@ module.exports = {
   Registry,
   CircuitOpenError,
   TimeoutError,
+  httpBreakerName,
+  shed,
+  fastifyShed,
+  wrapFetch,
+  interceptor,
   version: native.libraryVersion,
 };

@@ -157,6 +157,47 @@ export class Registry {
 
 export const version: string;
 
+/** The breaker name of a URL's origin: `http/<host>:<port>` (docs/http.md). */
+export function httpBreakerName(url: string | URL): string;
+
+/** Which breaker sheds load: a CircuitBreaker, or a name made with getOrCreate in `registry` with `settings`. */
+export interface ShedOptions {
+  breaker: CircuitBreaker<any, any> | string;
+  /** With a name. Default: Registry.default. */
+  registry?: Registry;
+  /** With a name: the breaker's settings. */
+  settings?: BreakerSettings;
+}
+
+/** Express/Connect middleware: 503 with Retry-After and problem+json while the breaker is open. */
+export function shed(options: ShedOptions): (
+  req: import('node:http').IncomingMessage,
+  res: import('node:http').ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+
+/** The Fastify plugin of `shed` (for the whole app: no fastify-plugin needed). */
+export function fastifyShed(fastify: { addHook(...args: any[]): unknown }, options: ShedOptions): Promise<void>;
+
+/** One breaker per origin of outgoing requests. */
+export interface HttpClientOptions {
+  /** Default: Registry.default. */
+  registry?: Registry;
+  /** The breaker name of a request's URL. Default: httpBreakerName. */
+  name?: (url: URL) => string;
+  /** The settings of every origin's breaker. */
+  settings?: BreakerSettings;
+}
+
+/** `fetch` (default globalThis.fetch) behind one breaker per origin; rejects with CircuitOpenError while open. */
+export function wrapFetch(fetch?: typeof globalThis.fetch | null, options?: HttpClientOptions): typeof globalThis.fetch;
+
+/** undici's dispatch function. */
+export type Dispatch = (options: any, handler: any) => boolean;
+
+/** An undici 7 interceptor, for `dispatcher.compose(interceptor(options))`. */
+export function interceptor(options?: HttpClientOptions): (dispatch: Dispatch) => Dispatch;
+
 declare const lazybreaker: {
   CircuitBreaker: typeof CircuitBreaker;
   Permit: typeof Permit;
@@ -164,5 +205,10 @@ declare const lazybreaker: {
   CircuitOpenError: typeof CircuitOpenError;
   TimeoutError: typeof TimeoutError;
   version: string;
+  httpBreakerName: typeof httpBreakerName;
+  shed: typeof shed;
+  fastifyShed: typeof fastifyShed;
+  wrapFetch: typeof wrapFetch;
+  interceptor: typeof interceptor;
 };
 export default lazybreaker;

@@ -5,7 +5,7 @@ use GuzzleHttp\Client;
 use GuzzleHttp\Exception\{ClientException, ConnectException, ServerException};
 use GuzzleHttp\Handler\MockHandler;
 use GuzzleHttp\HandlerStack;
-use GuzzleHttp\Psr7\{Request, Response};
+use GuzzleHttp\Psr7\{Request, Response, Uri};
 use LazyBreaker\{CircuitOpenException, Config, Registry};
 use LazyBreaker\Guzzle\CircuitBreakerMiddleware;
 use PHPUnit\Framework\TestCase;
@@ -44,11 +44,11 @@ final class GuzzleMiddlewareTest extends TestCase
         $this->mock->append(new Response(503), new ConnectException('refused', new Request('GET', 'http://pay.test/')), new Response(200));
         $this->assertSame(503, $this->get('http://pay.test/charge'));
         $this->assertSame(ConnectException::class, $this->get('http://pay.test/charge'));
-        $this->assertSame('open', $this->registry->lookup('guzzle/pay.test')->state());
+        $this->assertSame('open', $this->registry->lookup('http/pay.test:80')->state());
         $this->assertSame(CircuitOpenException::class, $this->get('http://pay.test/charge'));
         $this->assertSame(1, $this->mock->count(), 'nothing was sent while open');
         $this->assertSame(200, $this->get('http://mail.test:8025/send'), 'another host, another breaker');
-        $this->assertSame('closed', $this->registry->lookup('guzzle/mail.test:8025')->state());
+        $this->assertSame('closed', $this->registry->lookup('http/mail.test:8025')->state());
     }
 
     public function test4xxAreNotFailures(): void
@@ -57,7 +57,7 @@ final class GuzzleMiddlewareTest extends TestCase
         foreach ([404, 400, 403] as $status) {
             $this->assertSame($status, $this->get('http://api.test/x'));
         }
-        $b = $this->registry->lookup('guzzle/api.test');
+        $b = $this->registry->lookup('http/api.test:80');
         $this->assertSame('closed', $b->state());
         $this->assertSame(0, $b->stats()['failures']);
     }
@@ -66,7 +66,7 @@ final class GuzzleMiddlewareTest extends TestCase
     {
         $this->mock->append(new Response(429, ['Retry-After' => '120']));
         $this->assertSame(429, $this->get('http://rate.test/'));
-        $b = $this->registry->lookup('guzzle/rate.test');
+        $b = $this->registry->lookup('http/rate.test:80');
         $this->assertSame('open', $b->state());
         $this->assertSame(120000000000, $b->retryAfterNs());
         $this->registry->advance(119.999);
@@ -77,12 +77,52 @@ final class GuzzleMiddlewareTest extends TestCase
         $this->assertSame('closed', $b->state());
     }
 
+    public function testA503sRetryAfterTripsForExactlyThatLong(): void
+    {
+        $this->mock->append(new Response(503, ['Retry-After' => '7']));
+        $this->assertSame(503, $this->get('http://busy.test/'));
+        $b = $this->registry->lookup('http/busy.test:80');
+        $this->assertSame('open', $b->state());
+        $this->assertSame(7000000000, $b->retryAfterNs(), 'the Retry-After, not the 60 s of the config');
+    }
+
+    public function testARetryAfterPastTheLongestOpenDurationTripsForThatLongest(): void
+    {
+        $this->mock->append(new Response(429, ['Retry-After' => '99999999999']));
+        $this->get('http://slow.test/');
+        $this->assertSame(366 * 24 * 3600 * 1000000000, $this->registry->lookup('http/slow.test:80')->retryAfterNs());
+    }
+
+    public function testTheBreakerNameIsHttpHostPort(): void
+    {
+        $name = static fn (string $url): string => CircuitBreakerMiddleware::breakerName(new Uri($url));
+        $this->assertSame('http/api.example.com:80', $name('http://API.Example.COM/v1?q=1'));
+        $this->assertSame('http/api.example.com:443', $name('https://api.example.com/'));
+        $this->assertSame('http/127.0.0.1:8080', $name('http://127.0.0.1:8080/x'));
+        $this->assertSame('http/example.com:80', $name('https://example.com:80/'));
+        $this->assertSame('http/[::1]:80', $name('http://[::1]/'));
+        $this->assertSame('http/[2001:db8::1]:8443', $name('https://[2001:DB8:0:0::1]:8443/'));
+        $this->assertSame('http/xn--bcher-kva.example:443', $name('https://xn--bcher-kva.example/'));
+        if (function_exists('idn_to_ascii')) {
+            $this->assertSame('http/xn--bcher-kva.example:443', $name('https://bücher.example/'));
+        }
+    }
+
+    public function testANameFunctionNamesTheBreakerOtherwise(): void
+    {
+        $stack = HandlerStack::create($this->mock);
+        $stack->push(new CircuitBreakerMiddleware($this->registry, null, static fn (Uri $uri): string => 'api/' . $uri->getHost()));
+        $this->mock->append(new Response(200));
+        (new Client(['handler' => $stack]))->get('http://named.test/');
+        $this->assertSame(1, $this->registry->lookup('api/named.test')->stats()['successes']);
+    }
+
     public function testA429WithoutRetryAfterIsNoFailure(): void
     {
         $this->mock->append(new Response(429), new Response(429));
         $this->get('http://rate.test/');
         $this->get('http://rate.test/');
-        $this->assertSame('closed', $this->registry->lookup('guzzle/rate.test')->state());
+        $this->assertSame('closed', $this->registry->lookup('http/rate.test:80')->state());
     }
 
     public function testRetryAfterAsAnHttpDate(): void

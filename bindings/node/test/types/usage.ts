@@ -1,6 +1,10 @@
 // Compiled by check.sh under tsc --strict: the declarations describe the
 // calls docs/node.md shows; the lines marked @ts-expect-error must fail.
-import lazybreaker, { CircuitBreaker, CircuitOpenError, Registry, Permit, type Transition } from 'lazybreaker';
+import lazybreaker, {
+  CircuitBreaker, CircuitOpenError, Registry, Permit, type Transition,
+  httpBreakerName, shed, fastifyShed, wrapFetch, interceptor, type Dispatch,
+} from 'lazybreaker';
+import * as http from 'node:http';
 
 async function main(): Promise<void> {
   const registry: Registry = Registry.manualClock({ capacity: 8 });
@@ -27,6 +31,18 @@ async function main(): Promise<void> {
   new CircuitBreaker(null, { policy: 'sliding' });
   const shared = Registry.open({ path: '/tmp/x.lbr', create: true, anyOwner: false });
   shared.close();
+  const upstream: string = httpBreakerName(new URL('https://example.com/'));
+  const middleware = shed({ breaker: 'checkout', registry, settings: { failureThreshold: 5 } });
+  http.createServer((req, res) => middleware(req, res, () => res.end('ok')));
+  shed({ breaker });
+  // @ts-expect-error the breaker is a CircuitBreaker or a name
+  shed({ breaker: 1 });
+  await fastifyShed({ addHook: () => undefined }, { breaker: 'checkout' });
+  const named = (url: URL): string => `api/${url.host}`;
+  const guarded: typeof fetch = wrapFetch(fetch, { registry, name: named, settings: { resetTimeout: 5000 } });
+  const response: Response = await wrapFetch()(`http://127.0.0.1:9/`);
+  const dispatch: Dispatch = interceptor({ registry })((opts, handler) => Boolean(opts && handler));
+  console.log(upstream, guarded, response.status, dispatch, lazybreaker.wrapFetch === wrapFetch);
   console.log(name, n, breaker.stats().stateNs, Registry.default.metrics().length, lazybreaker.version);
 }
 void main;
