@@ -57,7 +57,7 @@ group python swig python3 python3-dev python3-pytest mypy gunicorn python3-circu
 # competitors (pdo_sqlite, php-redis with a redis-server) and ab
 group php swig php8.2-dev php8.2-cli php8.2-fpm nginx-light phpunit \
   php8.2-psr php-nyholm-psr7 php-guzzlehttp-guzzle php-guzzlehttp-psr7 \
-  php8.2-sqlite3 php-redis redis-server apache2-utils
+  php8.2-sqlite3 php8.2-intl php-redis redis-server apache2-utils
 # C#: SWIG only from here: the .NET SDK (8 or later, `dotnet` on PATH) is
 # not in Debian's archive; the project's machines come with it.
 # cmake/csharp.cmake reports it missing (fatally under CI=true); NuGet

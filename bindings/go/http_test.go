@@ -24,6 +24,7 @@ func TestBreakerNameFollowsTheConvention(t *testing.T) {
 		"https://example.com:8443/a?b=c": "http/example.com:8443",
 		"http://[::1]:9000/":             "http/[::1]:9000",
 		"https://[2001:DB8::1]/":         "http/[2001:db8::1]:443",
+		"http://[2001:DB8:0:0::1]:8443/": "http/[2001:db8::1]:8443",
 		"http://127.0.0.1/":              "http/127.0.0.1:80",
 		"http://bücher.example/":         "http/xn--bcher-kva.example:80",
 		"https://MÜNCHEN.de/":            "http/xn--mnchen-3ya.de:443",

@@ -10,13 +10,17 @@ import (
 // BreakerName is the name every language's HTTP integration gives the
 // breaker of an upstream (docs/http.md): "http/<host>:<port>", the host
 // lowercased and in its ASCII form (each non-ASCII label punycode-encoded
-// with the "xn--" prefix, as IDNA's ToASCII), an IPv6 address in brackets,
+// with the "xn--" prefix, as IDNA's ToASCII), an IPv6 address in brackets
+// in its shortest form,
 // and the port always written, 80 or 443 from the scheme when the URL has
 // none. So a Go client, PHP workers and a Node process on one host, sharing
 // a registry file, share one breaker per upstream.
 func BreakerName(u *url.URL) string {
 	host := strings.ToLower(u.Hostname())
 	if strings.IndexByte(host, ':') >= 0 {
+		if ip := net.ParseIP(host); ip != nil {
+			host = ip.String() // the shortest form
+		}
 		host = "[" + host + "]"
 	} else {
 		host = asciiHost(host)
