@@ -32,8 +32,11 @@ out=$(cd "$out" && pwd)
 build_format() { # <deb|rpm> <libdir or ""> [extra cmake args...]
   local fmt=$1 libdir=$2; shift 2
   local tree=$work/$fmt
+  # C#, Go and Node.js ship through NuGet, go.mod and npm, not these
+  # packages: their parts are not built here.
   local args=(-S "$src" -B "$tree" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr
-              -DLB_PACKAGE_LAYOUT="$fmt" -DLB_BUILD_TESTS=OFF -DLB_BUILD_BENCH=OFF -DLB_WERROR=ON)
+              -DLB_PACKAGE_LAYOUT="$fmt" -DLB_BUILD_TESTS=OFF -DLB_BUILD_BENCH=OFF -DLB_WERROR=ON
+              -DLB_CSHARP=OFF -DLB_GO=OFF -DLB_NODE=OFF)
   [ -n "$libdir" ] && args+=(-DCMAKE_INSTALL_LIBDIR="$libdir")
   echo "make-packages: $fmt in $tree"
   cmake "${args[@]}" "$@" >"$work/$fmt-configure.log" 2>&1 || { cat "$work/$fmt-configure.log"; return 1; }
