@@ -1,5 +1,5 @@
 // lazybreaker for Node.js, as an ES module: the CommonJS entry's exports.
 import lazybreaker from './index.cjs';
 
-export const { CircuitBreaker, Permit, Registry, CircuitOpenError, TimeoutError, version } = lazybreaker;
+export const { CircuitBreaker, Permit, Registry, Watcher, CircuitOpenError, TimeoutError, version } = lazybreaker;
 export default lazybreaker;

@@ -1,6 +1,6 @@
 // Compiled by check.sh under tsc --strict: the declarations describe the
 // calls docs/node.md shows; the lines marked @ts-expect-error must fail.
-import lazybreaker, { CircuitBreaker, CircuitOpenError, Registry, Permit, type Transition } from 'lazybreaker';
+import lazybreaker, { CircuitBreaker, CircuitOpenError, Registry, Permit, Watcher, type Transition } from 'lazybreaker';
 
 async function main(): Promise<void> {
   const registry: Registry = Registry.manualClock({ capacity: 8 });
@@ -26,6 +26,11 @@ async function main(): Promise<void> {
   // @ts-expect-error no such policy
   new CircuitBreaker(null, { policy: 'sliding' });
   const shared = Registry.open({ path: '/tmp/x.lbr', create: true, anyOwner: false });
+  const watcher: Watcher = shared.watch({ interval: 500 });
+  breaker.on('close', (t: Transition) => console.log(t.reason === 'observed', watcher.interval, watcher.stopped));
+  watcher.stop();
+  // @ts-expect-error interval is a number of milliseconds
+  shared.watch({ interval: '1s' });
   shared.close();
   console.log(name, n, breaker.stats().stateNs, Registry.default.metrics().length, lazybreaker.version);
 }
