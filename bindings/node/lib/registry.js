@@ -234,7 +234,13 @@ class Registry {
     let name;
     for (const ref of refs) name ??= ref.deref()?.name;
     if (name === undefined) return;
-    const atNs = native.clockNow(this.#native) - native.stats(handle).state_ns;
+    let stateNs;
+    try {
+      stateNs = native.stats(handle).state_ns;
+    } catch {
+      return; // destroyed since the watcher read its state
+    }
+    const atNs = native.clockNow(this.#native) - stateNs;
     this.#deliver(refs, { name, from: STATE_NAMES.get(from), to: STATE_NAMES.get(to), reason: 'observed', atNs });
   }
 

@@ -5,8 +5,8 @@
 // watcher reads, every `interval` ms, the state of each breaker this
 // process has objects for, and reports a state that differs from the one
 // this process last saw as a transition with reason 'observed'. It is the
-// package's one timer: one per registry, unref'd, so it never keeps the
-// process alive.
+// package's one standing timer (the `timeout` option's are per call): one
+// per registry, unref'd, so it never keeps the process alive.
 const native = require('./native');
 const { describe } = require('./config');
 const { kNative, kTracked, kObserved, kSaw, kRestart } = require('./internal');
@@ -94,7 +94,12 @@ class Watcher {
     // Every state is read before any listener runs.
     const changed = [];
     for (const [handle, breaker] of registry[kTracked]()) {
-      const state = native.state(handle);
+      let state;
+      try {
+        state = native.state(handle);
+      } catch {
+        continue; // destroyed elsewhere (another process, cbctl): no state to report
+      }
       const last = this.#seen.get(breaker);
       if (last === state) continue;
       this.#seen.set(breaker, state);

@@ -13,6 +13,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { Registry } = require('..');
+const native = require('../lib/native');
+const { kHandle } = require('../lib/internal');
 
 const TRANSITIONS = ['open', 'halfOpen', 'close', 'forcedOpen', 'disabled'];
 const OPTIONS = { failureThreshold: 1, resetTimeout: 1000 };
@@ -126,6 +128,20 @@ test('a breaker taken while watched is looked at from its state then', (t) => {
   assert.deepStrictEqual(seen.map(({ from, to }) => [from, to]), [['forced_open', 'closed']]);
 });
 
+test('a breaker destroyed elsewhere is skipped, not thrown about in the timer', (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const { here, there } = sharedFile(t);
+  const gone = here.getOrCreate('gone', OPTIONS);
+  const kept = here.getOrCreate('kept', OPTIONS);
+  const seen = record(kept);
+  here.watch({ interval: 100 });
+  native.destroy(there.getOrCreate('gone', OPTIONS)[kHandle]);
+  assert.throws(() => gone.state, { code: 'CB_EHANDLE' });
+  there.getOrCreate('kept', OPTIONS).trip(10);
+  t.mock.timers.tick(100);
+  assert.deepStrictEqual(seen.map(({ to }) => to), ['open']);
+});
+
 test('stop() ends the looks; watch() again is the same watcher, from the states as they are', (t) => {
   t.mock.timers.enable({ apis: ['setInterval'] });
   const { here, there } = sharedFile(t);
@@ -163,7 +179,8 @@ test('a bad interval is refused by name and changes nothing', () => {
   const registry = Registry.manualClock();
   const watcher = registry.watch({ interval: 200 });
   for (const [options, error] of [
-    [{ interval: 0 }, /RangeError: lazybreaker: interval must be a whole number of milliseconds from 1 to 2147483647, got 0/],
+    [{ interval: 0 },
+      /RangeError: lazybreaker: interval must be a whole number of milliseconds from 1 to 2147483647, got 0/],
     [{ interval: 1.5 }, /RangeError: .*interval.*got 1\.5/],
     [{ interval: 2 ** 31 }, /RangeError: .*interval.*got 2147483648/],
     [{ interval: '100' }, /TypeError: lazybreaker: interval must be a number of milliseconds, got "100"/],
