@@ -31,6 +31,16 @@ function intervalOption(options) {
   return interval;
 }
 
+// The breaker's state value; undefined for one destroyed elsewhere (by
+// another process, by cbctl), which has no state to report.
+function stateOf(handle) {
+  try {
+    return native.state(handle);
+  } catch {
+    return undefined;
+  }
+}
+
 class Watcher {
   #registry;
   #interval;
@@ -76,7 +86,10 @@ class Watcher {
   // was stopped is not reported.
   [kRestart](interval) {
     if (this.#timer === null) {
-      for (const [handle, breaker] of this.#registry.deref()[kTracked]()) this.#seen.set(breaker, native.state(handle));
+      for (const [handle, breaker] of this.#registry.deref()[kTracked]()) {
+        const state = stateOf(handle);
+        if (state !== undefined) this.#seen.set(breaker, state);
+      }
     } else {
       clearInterval(this.#timer);
     }
@@ -94,14 +107,9 @@ class Watcher {
     // Every state is read before any listener runs.
     const changed = [];
     for (const [handle, breaker] of registry[kTracked]()) {
-      let state;
-      try {
-        state = native.state(handle);
-      } catch {
-        continue; // destroyed elsewhere (another process, cbctl): no state to report
-      }
+      const state = stateOf(handle);
       const last = this.#seen.get(breaker);
-      if (last === state) continue;
+      if (state === undefined || last === state) continue;
       this.#seen.set(breaker, state);
       if (last !== undefined) changed.push([handle, last, state]);
     }
