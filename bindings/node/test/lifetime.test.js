@@ -76,7 +76,7 @@ test('100,000 breakers made and dropped leave no breaker, registry or memory beh
   };
   // V8's heap and the allocator's arenas grow to their working size over
   // the first batches; RSS is compared from then on.
-  const WARM_UP = 3;
+  const WARM_UP = 5;
   const BATCHES = WARM_UP + 100000 / BATCH;
   let first;
   let warm;
