@@ -3,8 +3,8 @@
 // and one registry file, and call a failing upstream through its breaker
 // 'upstream' (cluster_worker.js). The primary runs the upstream, counting
 // the requests it receives, and moves the file's manual clock: no sleeps.
-// A trip in one worker rejects in all; a restarted worker finds the breaker
-// OPEN; when the open period ends, exactly one probe reaches the upstream;
+// A trip in one worker rejects in all (and their watchers report it); a
+// restarted worker finds the breaker OPEN; when the open period ends, exactly one probe reaches the upstream;
 // and a worker killed (SIGKILL) while it holds the probe holds nothing the
 // others wait for: after the probe's lease, another worker probes.
 const test = require('node:test');
@@ -61,6 +61,8 @@ test('cluster workers share one breaker through a registry file', { timeout: 120
   // Workers by id; the primary replaces a worker that dies.
   const workers = new Map();
   const ready = new Map(); // worker id -> the state it found at start
+  const transitions = []; // { worker, event, reason } as the workers heard them
+  const news = new EventEmitter();
   let shuttingDown = false;
   cluster.setupPrimary({ exec: path.join(__dirname, 'cluster_worker.js'), execArgv: [] });
   const env = { LB_CLUSTER_FILE: file, LB_CLUSTER_OPTIONS: JSON.stringify(OPTIONS),
@@ -69,8 +71,12 @@ test('cluster workers share one breaker through a registry file', { timeout: 120
     const worker = cluster.fork(env);
     workers.set(worker.id, worker);
     worker.on('message', (message) => {
-      ready.set(message.ready, message.state);
-      cluster.emit('lb-ready', message.ready);
+      if (message.transition) {
+        transitions.push(message.transition);
+      } else {
+        ready.set(message.ready, message.state);
+      }
+      news.emit('message');
     });
     return worker;
   };
@@ -91,7 +97,7 @@ test('cluster workers share one breaker through a registry file', { timeout: 120
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const readyOf = async (id) => {
-    while (!ready.has(id)) await once(cluster, 'lb-ready');
+    while (!ready.has(id)) await once(news, 'message');
     return ready.get(id);
   };
   const killAndReplace = async (id) => {
@@ -130,6 +136,12 @@ test('cluster workers share one breaker through a registry file', { timeout: 120
     const answers = await askEach([...workers.keys()]);
     assert.ok(answers.every(({ status, state }) => status === 503 && state === 'open'), JSON.stringify(answers));
     assert.strictEqual(upstream.requests, OPTIONS.failureThreshold, 'no rejected request reached the upstream');
+
+    // The tripper heard its own trip; the others' watchers saw it.
+    const opens = () => transitions.filter(({ event }) => event === 'open');
+    while (opens().length < WORKERS) await once(news, 'message');
+    assert.deepStrictEqual(opens().map(({ worker, reason }) => [worker, reason]).sort(),
+      firstIds.map((id) => [id, id === failed.at(-1).worker ? 'consecutive_failures' : 'observed']));
   });
 
   await t.test('a worker restarted after SIGKILL finds the breaker open', async () => {

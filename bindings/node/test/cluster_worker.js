@@ -5,7 +5,8 @@
 // upstream server through it: 200 when the upstream answered 200, 502 when
 // it failed, 503 when the breaker rejected. Each answer says which worker
 // gave it and the breaker's state then. It tells the primary it is ready,
-// with the state it found the breaker in.
+// with the state it found the breaker in, and each transition it hears:
+// its own calls', and, through its registry's watcher, the others'.
 const cluster = require('node:cluster');
 const http = require('node:http');
 const { Registry, CircuitOpenError } = require('..');
@@ -13,6 +14,10 @@ const { Registry, CircuitOpenError } = require('..');
 const registry = Registry.open({ path: process.env.LB_CLUSTER_FILE, manualClock: true });
 const upstream = registry.getOrCreate('upstream', JSON.parse(process.env.LB_CLUSTER_OPTIONS));
 const worker = cluster.worker.id;
+registry.watch({ interval: 20 });
+for (const event of ['open', 'halfOpen', 'close']) {
+  upstream.on(event, ({ reason }) => process.send({ transition: { worker, event, reason } }));
+}
 
 function callUpstream() {
   return new Promise((resolve, reject) => {
