@@ -3,6 +3,7 @@
 const native = require('./lib/native');
 const { CircuitBreaker, Permit } = require('./lib/breaker');
 const { Registry } = require('./lib/registry');
+const { Watcher } = require('./lib/watcher');
 const { CircuitOpenError, TimeoutError } = require('./lib/errors');
 const { httpBreakerName } = require('./lib/http_name');
 const { shed } = require('./lib/shed');
@@ -14,6 +15,7 @@ module.exports = {
   CircuitBreaker,
   Permit,
   Registry,
+  Watcher,
   CircuitOpenError,
   TimeoutError,
   httpBreakerName,

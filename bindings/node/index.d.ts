@@ -8,7 +8,9 @@ export type PolicyName = 'consecutive' | 'count_window' | 'time_window';
 export type StateName = 'closed' | 'open' | 'half_open' | 'forced_open' | 'disabled';
 export type ReasonName =
   | 'consecutive_failures' | 'failure_rate' | 'slow_call_rate' | 'open_elapsed' | 'probe_failed'
-  | 'probe_lease_expired' | 'probes_succeeded' | 'manual' | 'tripped' | 'rejected';
+  | 'probe_lease_expired' | 'probes_succeeded' | 'manual' | 'tripped' | 'rejected'
+  /** Seen by a registry's watcher: another process (or thread) made it. */
+  | 'observed';
 
 /** Every setting of a breaker; a setting left out keeps the library's default. */
 export interface BreakerSettings {
@@ -61,6 +63,11 @@ export interface RegistryOpenOptions {
   eventCapacity?: number;
   mode?: number;
   manualClock?: boolean;
+}
+
+export interface WatchOptions {
+  /** Milliseconds between two looks: a whole number from 1 to 2147483647 (default 1000). */
+  interval?: number;
 }
 
 export interface Transition {
@@ -142,6 +149,14 @@ export class CircuitBreaker<A extends unknown[] = unknown[], R = unknown> extend
   off<K extends keyof CircuitBreakerEvents<A, R>>(event: K, listener: (...args: CircuitBreakerEvents<A, R>[K]) => void): this;
 }
 
+/** A registry's watcher (registry.watch()): one unref'd timer. */
+export class Watcher {
+  private constructor();
+  readonly interval: number;
+  readonly stopped: boolean;
+  stop(): void;
+}
+
 export class Registry {
   private constructor();
   static readonly default: Registry;
@@ -152,6 +167,8 @@ export class Registry {
   readonly nowNs: bigint;
   readonly closed: boolean;
   metrics(): string;
+  /** Reports the states other processes change as transitions with reason 'observed'. */
+  watch(options?: WatchOptions): Watcher;
   close(): void;
 }
 
@@ -202,6 +219,7 @@ declare const lazybreaker: {
   CircuitBreaker: typeof CircuitBreaker;
   Permit: typeof Permit;
   Registry: typeof Registry;
+  Watcher: typeof Watcher;
   CircuitOpenError: typeof CircuitOpenError;
   TimeoutError: typeof TimeoutError;
   version: string;

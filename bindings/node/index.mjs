@@ -2,7 +2,7 @@
 import lazybreaker from './index.cjs';
 
 export const {
-  CircuitBreaker, Permit, Registry, CircuitOpenError, TimeoutError, version,
+  CircuitBreaker, Permit, Registry, Watcher, CircuitOpenError, TimeoutError, version,
   httpBreakerName, shed, fastifyShed, wrapFetch, interceptor,
 } = lazybreaker;
 export default lazybreaker;

@@ -7,4 +7,8 @@ module.exports = {
   kReport: Symbol('lazybreaker.report'),
   kHandle: Symbol('lazybreaker.handle'),
   kTicket: Symbol('lazybreaker.ticket'),
+  kTracked: Symbol('lazybreaker.tracked'),
+  kObserved: Symbol('lazybreaker.observed'),
+  kSaw: Symbol('lazybreaker.saw'),
+  kRestart: Symbol('lazybreaker.restart'),
 };

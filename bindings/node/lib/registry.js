@@ -4,12 +4,15 @@
 // shared registry file; Registry.manualClock a private one whose clock
 // moves only by advance(). It also carries this process's transitions, read
 // from the library's event queue after each call that can make one, to the
-// breakers as events and to diagnostics_channel `lazybreaker:transition`.
+// breakers as events and to diagnostics_channel `lazybreaker:transition`;
+// and, when watched (watch(), lib/watcher.js), the transitions other
+// processes made.
 const diagnostics = require('node:diagnostics_channel');
 const native = require('./native');
 const { call } = require('./errors');
 const { describe, durationNs } = require('./config');
-const { kNative, kTrack, kDispatch, kHandle } = require('./internal');
+const { Watcher, intervalOption } = require('./watcher');
+const { kNative, kTrack, kDispatch, kHandle, kTracked, kObserved, kSaw, kRestart } = require('./internal');
 
 const transitionChannel = diagnostics.channel('lazybreaker:transition');
 const STATE_NAMES = new Map(native.states.map(([value, name]) => [value, name]));
@@ -46,6 +49,7 @@ class Registry {
   #manual;
   #owned;
   #closed = false;
+  #watcher = null;
   // handle -> Set of WeakRef<CircuitBreaker>: the breakers events go to.
   #breakers = new Map();
   #forget = new FinalizationRegistry(({ handle, ref, anonymous }) => {
@@ -159,6 +163,20 @@ class Registry {
     return this.#closed;
   }
 
+  /** Starts this registry's watcher, or sets its interval: every `interval`
+   * ms it reads the state of each breaker this process has objects for,
+   * and emits a state another process (or thread) changed as a transition
+   * with reason 'observed'. One unref'd timer per registry. */
+  watch(options = {}) {
+    const interval = intervalOption(options);
+    if (this.#closed) {
+      throw Object.assign(new Error('lazybreaker: the registry is closed'), { code: 'ERR_LAZYBREAKER_CLOSED' });
+    }
+    if (this.#watcher === null) this.#watcher = new Watcher(kNative, this, interval);
+    else this.#watcher[kRestart](interval);
+    return this.#watcher;
+  }
+
   /** Closes a registry this process opened; its breakers then throw. The
    * default registry is never closed. */
   close() {
@@ -166,6 +184,7 @@ class Registry {
     if (this.#closed) return;
     call(() => native.registryClose(this.#native));
     this.#closed = true;
+    this.#watcher?.stop();
     this.#breakers.clear();
   }
 
@@ -177,23 +196,58 @@ class Registry {
     const handle = breaker[kHandle];
     const ref = new WeakRef(breaker);
     let refs = this.#breakers.get(handle);
-    if (!refs) this.#breakers.set(handle, (refs = new Set()));
+    if (!refs) {
+      this.#breakers.set(handle, (refs = new Set()));
+      if (this.#watching) this.#watcher[kSaw](refs, native.state(handle));
+    }
     refs.add(ref);
     this.#forget.register(breaker, { handle, ref, anonymous });
+  }
+
+  get #watching() {
+    return this.#watcher !== null && !this.#watcher.stopped;
+  }
+
+  // [handle, its objects] of each breaker this process has objects for.
+  [kTracked]() {
+    return this.#breakers.entries();
   }
 
   // Delivers the queued transitions, in order.
   [kDispatch]() {
     if (this.#closed) return;
     const events = native.eventsPoll(this.#native);
+    const watching = this.#watching;
     for (const [handle, from, to, reason, atNs, name] of events) {
-      const transition = { name, from: STATE_NAMES.get(from), to: STATE_NAMES.get(to),
-        reason: REASON_NAMES.get(reason), atNs };
-      if (transitionChannel.hasSubscribers) transitionChannel.publish(transition);
       const refs = this.#breakers.get(handle);
-      if (!refs) continue;
-      for (const ref of refs) ref.deref()?.emit(EVENT_OF_STATE.get(transition.to), transition);
+      if (watching && refs) this.#watcher[kSaw](refs, to);
+      this.#deliver(refs, { name, from: STATE_NAMES.get(from), to: STATE_NAMES.get(to),
+        reason: REASON_NAMES.get(reason), atNs });
     }
+  }
+
+  // A state the watcher found changed since this process last saw it. It
+  // went into that state stateNs ago (cb_stats), maybe through others.
+  [kObserved](handle, from, to) {
+    const refs = this.#breakers.get(handle);
+    if (this.#closed || !refs) return;
+    let name;
+    for (const ref of refs) name ??= ref.deref()?.name;
+    if (name === undefined) return;
+    let stateNs;
+    try {
+      stateNs = native.stats(handle).state_ns;
+    } catch {
+      return; // destroyed since the watcher read its state
+    }
+    const atNs = native.clockNow(this.#native) - stateNs;
+    this.#deliver(refs, { name, from: STATE_NAMES.get(from), to: STATE_NAMES.get(to), reason: 'observed', atNs });
+  }
+
+  // To diagnostics_channel, and to each live object of the breaker (refs).
+  #deliver(refs, transition) {
+    if (transitionChannel.hasSubscribers) transitionChannel.publish(transition);
+    for (const ref of refs ?? []) ref.deref()?.emit(EVENT_OF_STATE.get(transition.to), transition);
   }
 }
 

@@ -1,7 +1,8 @@
 'use strict';
 // Lifetimes: a process with 10,000 breakers exits by itself (nothing keeps
 // it alive), and what a program drops is given back when it is collected:
-// an anonymous breaker's slot, an unclosed registry.
+// an anonymous breaker's slot, an unclosed registry; over 100,000 breakers
+// made and dropped, neither the registry nor the process keeps growing.
 const test = require('node:test');
 const assert = require('node:assert');
 const { spawnSync } = require('node:child_process');
@@ -12,11 +13,16 @@ const native = require('../lib/native');
 assert.ok(global.gc, 'run with --expose-gc (cmake/node.cmake does)');
 
 // FinalizationRegistry callbacks run in a later task than the collection.
-async function collect() {
-  for (let i = 0; i < 3; i++) {
+async function collect(rounds = 3) {
+  for (let i = 0; i < rounds; i++) {
     global.gc();
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+// The registry's live breakers: its metrics' lazybreaker_breakers gauge.
+function liveBreakers(registry) {
+  return Number(/^lazybreaker_breakers (\d+)$/m.exec(registry.metrics())[1]);
 }
 
 test('a script with 10,000 breakers exits by itself', () => {
@@ -52,4 +58,41 @@ test('dropped registries are closed when collected', async () => {
   assert.ok(native.openRegistries() >= before + 1);
   await collect();
   assert.strictEqual(native.openRegistries(), before);
+});
+
+test('100,000 breakers made and dropped leave no breaker, registry or memory behind', { timeout: 120000 }, async () => {
+  const BATCH = 10000;
+  const NAMED = 1000;
+  // The anonymous breakers' registry holds one batch: a batch whose slots
+  // were not given back would leave no room for the next (CB_EFULL).
+  const registry = Registry.open({ capacity: BATCH });
+  await collect();
+  const registries = native.openRegistries();
+  const batch = () => {
+    for (let i = 0; i < BATCH; i++) new CircuitBreaker(null, { registry, failureThreshold: 3 }).tryAcquire().success();
+    const named = Registry.manualClock({ capacity: NAMED });
+    for (let i = 0; i < NAMED; i++) named.getOrCreate(`named-${i}`, { failureThreshold: 1 }).tryAcquire().failure();
+    named.close();
+  };
+  // V8's heap and the allocator's arenas grow to their working size over
+  // the first batches; RSS is compared from then on.
+  const WARM_UP = 5;
+  const BATCHES = WARM_UP + 100000 / BATCH;
+  let first;
+  let warm;
+  for (let made = 1; made <= BATCHES; made++) {
+    batch();
+    await collect(6);
+    assert.strictEqual(liveBreakers(registry), 0, `after ${made * BATCH} breakers`);
+    assert.strictEqual(native.openRegistries(), registries);
+    if (made === 1) first = process.memoryUsage();
+    if (made === WARM_UP) warm = process.memoryUsage();
+  }
+  const last = process.memoryUsage();
+  const MB = 1e6;
+  // A leak of 100 bytes a breaker would be 9 MB of heap and 10 MB of RSS.
+  assert.ok(last.heapUsed - first.heapUsed < 2 * MB,
+    `heapUsed grew from ${first.heapUsed / MB} MB to ${last.heapUsed / MB} MB`);
+  assert.ok(last.rss - warm.rss < 6 * MB, `rss grew from ${warm.rss / MB} MB to ${last.rss / MB} MB`);
+  registry.close();
 });

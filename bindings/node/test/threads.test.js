@@ -3,7 +3,9 @@
 // name taken from Registry.default in the main thread and in two workers is
 // one breaker. One worker trips it; the main thread and the other worker
 // then see it open. The threads wait on messages and on a shared flag with
-// Atomics.wait, never on time.
+// Atomics.wait, never on time. The transition event goes to the thread
+// whose call drained the queue (the tripper); the main thread's watcher
+// reports it as observed.
 const test = require('node:test');
 const assert = require('node:assert');
 const { once } = require('node:events');
@@ -17,11 +19,16 @@ async function next(worker) {
   return message;
 }
 
-test('workers and the main thread share Registry.default by name', async () => {
+test('workers and the main thread share Registry.default by name', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
   const name = `threads-${process.pid}`;
   const options = { failureThreshold: 3, resetTimeout: 600000 };
   const breaker = Registry.default.getOrCreate(name, options);
   assert.strictEqual(breaker.state, 'closed');
+  const opened = [];
+  breaker.on('open', (transition) => opened.push(transition));
+  const looks = Registry.default.watch({ interval: 100 });
+  t.after(() => looks.stop());
 
   const flag = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
   const script = path.join(__dirname, 'threads_worker.js');
@@ -37,6 +44,9 @@ test('workers and the main thread share Registry.default by name', async () => {
   assert.deepStrictEqual(await next(tripper), { failures: 3, state: 'open' });
 
   assert.strictEqual(breaker.state, 'open');
+  assert.deepStrictEqual(opened, [], 'the tripper\'s call drained the event');
+  t.mock.timers.tick(100);
+  assert.deepStrictEqual(opened.map(({ from, to, reason }) => [from, to, reason]), [['closed', 'open', 'observed']]);
   assert.ok(breaker.retryAfter > 0, `retryAfter ${breaker.retryAfter}`);
   assert.strictEqual(breaker.tryAcquire(), null);
   await assert.rejects(breaker.execute(async () => 'admitted'), CircuitOpenError);

@@ -1,7 +1,7 @@
 // Compiled by check.sh under tsc --strict: the declarations describe the
 // calls docs/node.md shows; the lines marked @ts-expect-error must fail.
 import lazybreaker, {
-  CircuitBreaker, CircuitOpenError, Registry, Permit, type Transition,
+  CircuitBreaker, CircuitOpenError, Registry, Permit, Watcher, type Transition,
   httpBreakerName, shed, fastifyShed, wrapFetch, interceptor, type Dispatch,
 } from 'lazybreaker';
 import * as http from 'node:http';
@@ -30,6 +30,11 @@ async function main(): Promise<void> {
   // @ts-expect-error no such policy
   new CircuitBreaker(null, { policy: 'sliding' });
   const shared = Registry.open({ path: '/tmp/x.lbr', create: true, anyOwner: false });
+  const watcher: Watcher = shared.watch({ interval: 500 });
+  breaker.on('close', (t: Transition) => console.log(t.reason === 'observed', watcher.interval, watcher.stopped));
+  watcher.stop();
+  // @ts-expect-error interval is a number of milliseconds
+  shared.watch({ interval: '1s' });
   shared.close();
   const upstream: string = httpBreakerName(new URL('https://example.com/'));
   const middleware = shed({ breaker: 'checkout', registry, settings: { failureThreshold: 5 } });
