@@ -44,7 +44,7 @@ class Client:
         if not isinstance(session, aiohttp.ClientSession):
             raise TypeError(f"lazybreaker: session: expected an aiohttp.ClientSession, got {type(session).__name__}")
         self.session = session
-        self.upstreams: Upstreams[URL] = Upstreams(registry, config, name, url_breaker_name)
+        self.upstreams: Upstreams[URL] = Upstreams(registry, config, name, url_breaker_name, str)
 
     def request(self, method: str, url: str | URL, **kwargs: Any) -> RequestContext:
         return RequestContext(self._request(method, url, kwargs))
@@ -81,13 +81,12 @@ class Client:
         except aiohttp.ClientResponseError as e:
             # raise_for_status: the answer is still the upstream's (a 4xx
             # is the caller's fault, a 5xx the host's)
-            headers = e.headers or {}
-            Upstreams.settle(breaker, permit, e.status, headers.get("Retry-After"))
+            Upstreams.settle(breaker, permit, e.status, e.headers or {})
             raise
         except BaseException as e:
             report_raised(permit, e)
             raise
-        Upstreams.settle(breaker, permit, response.status, response.headers.get("Retry-After"))
+        Upstreams.settle(breaker, permit, response.status, response.headers)
         return response
 
 

@@ -27,6 +27,10 @@ def request_breaker_name(request: httpx.Request) -> str:
     return breaker_name_of(url.scheme, url.host, url.port)
 
 
+def _url_text(request: httpx.Request) -> str:
+    return str(request.url)
+
+
 class Transport(httpx.BaseTransport):
     """An httpx transport that sends through `transport` by the breaker of
     each request's upstream: named by `name(request)` (default
@@ -37,7 +41,8 @@ class Transport(httpx.BaseTransport):
                  name: Callable[[httpx.Request], str] | None = None, config: Config | None = None) -> None:
         if transport is not None and not isinstance(transport, httpx.BaseTransport):
             raise TypeError(f"lazybreaker: transport: expected an httpx.BaseTransport, got {type(transport).__name__}")
-        self.upstreams: Upstreams[httpx.Request] = Upstreams(registry, config, name, request_breaker_name)
+        self.upstreams: Upstreams[httpx.Request] = Upstreams(registry, config, name, request_breaker_name,
+                                                                     _url_text)
         self._transport = transport or httpx.HTTPTransport()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -48,7 +53,7 @@ class Transport(httpx.BaseTransport):
         except BaseException as e:
             report_raised(permit, e)
             raise
-        Upstreams.settle(breaker, permit, response.status_code, response.headers.get("retry-after"))
+        Upstreams.settle(breaker, permit, response.status_code, response.headers)
         return response
 
     def close(self) -> None:
@@ -64,7 +69,8 @@ class AsyncTransport(httpx.AsyncBaseTransport):
         if transport is not None and not isinstance(transport, httpx.AsyncBaseTransport):
             raise TypeError(f"lazybreaker: transport: expected an httpx.AsyncBaseTransport, "
                             f"got {type(transport).__name__}")
-        self.upstreams: Upstreams[httpx.Request] = Upstreams(registry, config, name, request_breaker_name)
+        self.upstreams: Upstreams[httpx.Request] = Upstreams(registry, config, name, request_breaker_name,
+                                                                     _url_text)
         self._transport = transport or httpx.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -75,7 +81,7 @@ class AsyncTransport(httpx.AsyncBaseTransport):
         except BaseException as e:
             report_raised(permit, e)
             raise
-        Upstreams.settle(breaker, permit, response.status_code, response.headers.get("retry-after"))
+        Upstreams.settle(breaker, permit, response.status_code, response.headers)
         return response
 
     async def aclose(self) -> None:

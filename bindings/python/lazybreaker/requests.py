@@ -28,6 +28,10 @@ def request_breaker_name(request: requests.PreparedRequest) -> str:
     return breaker_name(str(request.url))
 
 
+def _url_text(request: requests.PreparedRequest) -> str:
+    return str(request.url)
+
+
 class Adapter(requests.adapters.HTTPAdapter):  # type: ignore[misc]
     """requests' HTTPAdapter (every keyword it takes, such as
     pool_maxsize and max_retries, passes through), sending by the breaker
@@ -39,7 +43,7 @@ class Adapter(requests.adapters.HTTPAdapter):  # type: ignore[misc]
                  name: Callable[[requests.PreparedRequest], str] | None = None,
                  config: Config | None = None, **kwargs: Any) -> None:
         self.upstreams: Upstreams[requests.PreparedRequest] = Upstreams(registry, config, name,
-                                                                         request_breaker_name)
+                                                                         request_breaker_name, _url_text)
         super().__init__(**kwargs)
 
     def send(self, request: requests.PreparedRequest, stream: bool = False,
@@ -54,7 +58,7 @@ class Adapter(requests.adapters.HTTPAdapter):  # type: ignore[misc]
         except BaseException as e:
             report_raised(permit, e)
             raise
-        Upstreams.settle(breaker, permit, response.status_code, response.headers.get("Retry-After"))
+        Upstreams.settle(breaker, permit, response.status_code, response.headers)
         return response
 
 

@@ -141,6 +141,17 @@ def test_the_breaker_of_a_request_is_named_http_host_port(make_client: Any, upst
     assert breaker(reg, upstream.breaker_name).stats().successes == 1
 
 
+def test_requests_to_one_upstream_share_its_breaker_however_written(make_client: Any, upstream: Upstream,
+                                                                     reg: lb.Registry) -> None:
+    client = make_client()
+    port = upstream.server_address[1]
+    for url in (f"http://127.0.0.1:{port}/status/200", f"http://127.0.0.1:{port}/status/201?x=1",
+                f"HTTP://127.0.0.1:{port}/status/200", f"http://user@127.0.0.1:{port}/status/200"):
+        client.get(url)
+    assert [b.name for b in reg.breakers()] == [upstream.breaker_name]
+    assert breaker(reg, upstream.breaker_name).stats().successes == 4
+
+
 def test_a_5xx_is_a_failure_and_an_open_breaker_sends_nothing(make_client: Any, upstream: Upstream,
                                                               reg: lb.Registry) -> None:
     client = make_client(failure_threshold=2)
