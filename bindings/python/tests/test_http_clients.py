@@ -223,6 +223,25 @@ def test_a_retry_after_beyond_the_librarys_maximum_is_capped(make_client: Any, u
     assert breaker(reg, upstream.breaker_name).retry_after_ns == lb.FIELDS["open_duration"].hi
 
 
+@pytest.mark.parametrize("kind", sorted(CLIENTS))
+def test_clients_opening_one_registry_file_share_each_upstreams_breaker(kind: str, upstream: Upstream,
+                                                                        tmp_path: Any) -> None:
+    path = tmp_path / "http.lbr"
+    config = lb.Config(failure_threshold=5, open_duration=10)
+    # two registries on one file: what two processes of any language do
+    with lb.Registry.open(path) as first_registry, lb.Registry.open(path) as second_registry:
+        first = CLIENTS[kind](first_registry, config, None)
+        second = CLIENTS[kind](second_registry, config, None)
+        assert first.get(upstream.base + "/status/429?retry_after=60") == 429
+        with pytest.raises(lb.CircuitOpenError) as e:
+            second.get(upstream.base + "/status/200")
+        assert e.value.breaker == upstream.breaker_name
+        assert timedelta(seconds=59) < e.value.retry_after <= timedelta(seconds=60)  # type: ignore[operator]
+        assert upstream.hits == ["/status/429"]
+        first.close()
+        second.close()
+
+
 def test_a_name_function_names_the_breaker(make_client: Any, upstream: Upstream, reg: lb.Registry) -> None:
     make_client(name=lambda _: "inventory").get(upstream.base + "/status/200")
     assert [b.name for b in reg.breakers()] == ["inventory"]

@@ -1,5 +1,6 @@
 """The convention's two readable rules (lazybreaker.http): an upstream's
-breaker name, as Go's BreakerName writes it, and Retry-After."""
+breaker name, as Go's BreakerName writes it (the same vectors as
+bindings/go/http_test.go), and Retry-After."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
     ("https://[2001:DB8::1]/", "http/[2001:db8::1]:443"),
     ("http://127.0.0.1/", "http/127.0.0.1:80"),
     ("http://Bücher.example/", "http/xn--bcher-kva.example:80"),
-    ("https://münchen.de/", "http/xn--mnchen-3ya.de:443"),
+    ("https://MÜNCHEN.de/", "http/xn--mnchen-3ya.de:443"),
+    ("http://例え.テスト/", "http/xn--r8jz45g.xn--zckzah:80"),
     ("https://user:pw@api.example.com:444/", "http/api.example.com:444"),
 ])
 def test_an_upstream_is_named_http_host_port(url: str, name: str) -> None:
