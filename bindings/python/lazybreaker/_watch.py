@@ -11,12 +11,14 @@ import threading
 from typing import TYPE_CHECKING, Callable
 
 from ._config import Duration, duration_ns
+from ._errors import ClosedError
 
 if TYPE_CHECKING:
     from ._registry import Event, Registry
 
 Listener = Callable[["Event"], object]
 _log = logging.getLogger("lazybreaker")
+_BATCH = 256  # events per poll: a full batch means more may be queued
 
 
 def every_seconds(every: Duration) -> float:
@@ -35,20 +37,21 @@ def drain(registry: Registry, listener: Listener) -> None:
     """Hands every queued event to the listener, oldest first; a listener
     that raises is logged and the next event still delivered."""
     while True:
-        events = registry.poll_events(256)
+        events = registry.poll_events(_BATCH)
         for event in events:
             try:
                 listener(event)
             except Exception:
                 _log.exception("lazybreaker: event listener %r raised on %r", listener, event)
-        if len(events) < 256:
+        if len(events) < _BATCH:
             return
 
 
 class EventWatcher(threading.Thread):
     """A daemon thread draining a registry's events every `every` seconds
     until stop(), which drains once more: every event recorded before
-    stop() reaches the listener."""
+    stop() reaches the listener. It ends by itself when the registry is
+    closed."""
 
     def __init__(self, registry: Registry, listener: Listener, every: float) -> None:
         super().__init__(name="lazybreaker-events", daemon=True)
@@ -58,9 +61,12 @@ class EventWatcher(threading.Thread):
         self._stopping = threading.Event()
 
     def run(self) -> None:
-        while not self._stopping.wait(self._every):
+        try:
+            while not self._stopping.wait(self._every):
+                drain(self._registry, self._listener)
             drain(self._registry, self._listener)
-        drain(self._registry, self._listener)
+        except ClosedError:
+            return  # the registry was closed: nothing more will come
 
     def stop(self) -> None:
         """Stops the thread after a last drain, and waits for it."""
@@ -71,13 +77,16 @@ class EventWatcher(threading.Thread):
 
 async def watch_async(registry: Registry, listener: Listener, every: float) -> None:
     """Drains every `every` seconds until cancelled; a cancelled watch
-    drains once more before it ends."""
+    drains once more before it ends; a closed registry ends it."""
     try:
         while True:
             drain(registry, listener)
             await asyncio.sleep(every)
+    except ClosedError:
+        return  # the registry was closed: nothing more will come
     finally:
-        drain(registry, listener)
+        if not registry.closed:
+            drain(registry, listener)
 
 
 class EventLog:

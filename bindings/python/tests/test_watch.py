@@ -103,6 +103,25 @@ def test_event_log_takes_a_logger_and_a_level(reg: lb.Registry, caplog: pytest.L
     assert [(r.name, r.levelno) for r in caplog.records] == [("app.breakers", logging.DEBUG)]
 
 
+def test_closing_the_registry_ends_the_watchers(monkeypatch: pytest.MonkeyPatch) -> None:
+    died: list[Any] = []
+    monkeypatch.setattr(threading, "excepthook", died.append)
+    reg = lb.Registry.manual_clock()
+    watcher = reg.watch_events(print, every=0.01)
+
+    async def run() -> None:
+        task = asyncio.create_task(reg.watch_events_async(print, every=0.01))
+        await asyncio.sleep(0)
+        reg.close()
+        await asyncio.wait_for(task, 60)  # ends by itself, without an error
+
+    asyncio.run(run())
+    watcher.join(60)
+    assert not watcher.is_alive()
+    watcher.stop()
+    assert died == []  # ended, not killed by an exception
+
+
 @pytest.mark.parametrize("every", [0, -1, "1s"])
 def test_a_bad_period_is_refused_by_name_and_nothing_starts(reg: lb.Registry, every: Any) -> None:
     threads = threading.active_count()
