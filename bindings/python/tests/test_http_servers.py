@@ -249,3 +249,15 @@ def test_wsgi_the_body_is_closed_and_reported_once(api: lb.Breaker) -> None:
     body.close()  # type: ignore[attr-defined]
     body.close()  # type: ignore[attr-defined]
     assert closed == [True, True] and api.stats().successes == 1
+
+
+def test_starlettes_add_middleware_takes_the_asgi_shed(api: lb.Breaker) -> None:
+    app = asgi_app([])
+    app.add_middleware(lb_asgi.Shed, breaker=api)  # as FastAPI's app.add_middleware
+    api.force_open()
+
+    async def run() -> httpx.Response:
+        async with httpx.AsyncClient(app=app, base_url="http://test") as client:
+            return await client.get("/status/200")
+
+    assert asyncio.run(run()).status_code == 503
