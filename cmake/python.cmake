@@ -31,9 +31,12 @@ if(NOT Python3_Interpreter_FOUND OR NOT Python3_Development.Module_FOUND)
   lb_binding_unavailable(Python "no CPython 3.11 interpreter with its headers (Debian: python3 and python3-dev)")
   return()
 endif()
-# The tests' tools, Debian's packages for this interpreter.
+# The tests' tools and the frameworks the integrations wrap, Debian's
+# packages for this interpreter.
 set(_lb_missing "")
-foreach(_lb_mod pytest:python3-pytest mypy:mypy gunicorn:gunicorn circuitbreaker:python3-circuitbreaker)
+foreach(_lb_mod pytest:python3-pytest mypy:mypy gunicorn:gunicorn circuitbreaker:python3-circuitbreaker
+                httpx:python3-httpx requests:python3-requests aiohttp:python3-aiohttp
+                starlette:python3-starlette prometheus_client:python3-prometheus-client)
   string(REPLACE ":" ";" _lb_mod "${_lb_mod}")
   list(GET _lb_mod 0 _lb_import)
   list(GET _lb_mod 1 _lb_deb)

@@ -46,10 +46,13 @@ group go swig golang-go golang-github-prometheus-client-golang-dev golang-google
 group node $(command -v node >/dev/null || echo nodejs libnode-dev npm)
 # Python: the module for Debian's CPython 3.11 (its headers), pytest, the
 # type checker, gunicorn for the pre-fork test, the circuitbreaker package
-# for the compatibility shim's tests and the bench, and an offline wheel
-# build (python3-build, setuptools, wheel) tried in a fresh venv
+# for the compatibility shim's tests and the bench, an offline wheel build
+# (python3-build, setuptools, wheel) tried in a fresh venv, and the
+# frameworks the HTTP and metrics integrations wrap (httpx, requests,
+# aiohttp; Starlette for the ASGI test; prometheus_client)
 group python swig python3 python3-dev python3-pytest mypy gunicorn python3-circuitbreaker \
-  python3-build python3-setuptools python3-wheel python3-venv
+  python3-build python3-setuptools python3-wheel python3-venv \
+  python3-httpx python3-requests python3-aiohttp python3-starlette python3-prometheus-client
 # PHP 8.2: the extension's headers and php-config, the interpreters it is
 # tested in (cli; fpm behind nginx in the PHP-FPM test), PHPUnit; PSR-7
 # and PSR-15's interfaces (php8.2-psr) with Nyholm's PSR-7 for the

@@ -22,6 +22,7 @@ from ._breaker import Breaker, Permit, Stats
 from ._config import FIELDS, Config, Duration, PolicyName
 from ._errors import CircuitOpenError, ClosedError, Error
 from ._registry import Event, Registry
+from ._watch import EventLog, EventWatcher
 
 __version__: str = _core.cb_version_string()
 
@@ -33,6 +34,8 @@ __all__ = [
     "Duration",
     "Error",
     "Event",
+    "EventLog",
+    "EventWatcher",
     "FIELDS",
     "Permit",
     "PolicyName",

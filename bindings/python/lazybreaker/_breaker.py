@@ -333,3 +333,13 @@ class Breaker:
         """Destroys the breaker in its registry (every process sharing the
         file loses it); its name becomes free."""
         self._manual(_core.cb_destroy)
+
+
+def report_raised(permit: Permit, error: BaseException) -> None:
+    """Reports a call that raised, by the default rule: an Exception is a
+    failure; a BaseException that is no Exception (asyncio.CancelledError,
+    KeyboardInterrupt) is the caller giving up, ignored."""
+    if isinstance(error, Exception):
+        permit.failure()
+    else:
+        permit.ignore()

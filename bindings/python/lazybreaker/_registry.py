@@ -12,6 +12,7 @@ from . import _core
 from ._breaker import Breaker, Classifier, default_classifier, exception_types
 from ._config import Config, Duration, duration_ns
 from ._errors import ClosedError, Error, file_error, invalid
+from ._watch import EventWatcher, check_listener, every_seconds, watch_async
 
 if TYPE_CHECKING:
     _Maker = Callable[[_core.cb_registry, str | None, _core.cb_config | None], int]
@@ -264,6 +265,27 @@ class Registry:
             out.append(Event(e.sequence, e.name, _STATES.get(e._from, str(e._from)), _STATES.get(e.to, str(e.to)),
                              _core.cb_reason_name(e.reason) or str(e.reason), e.at_ns))
         return out
+
+    def watch_events(self, listener: Callable[[Event], object], every: Duration = 1.0) -> EventWatcher:
+        """Starts a daemon thread handing each event to `listener` (a
+        function of an Event, or lazybreaker.EventLog() for `logging`),
+        polled every `every` (a timedelta or seconds), outside any lock of
+        the library. Its stop() drains once more and waits for it."""
+        check_listener(listener)
+        seconds = every_seconds(every)
+        self._check_open()
+        watcher = EventWatcher(self, listener, seconds)
+        watcher.start()
+        return watcher
+
+    async def watch_events_async(self, listener: Callable[[Event], object], every: Duration = 1.0) -> None:
+        """watch_events as a coroutine, for an asyncio task the application
+        starts (asyncio.create_task) and cancels: it drains once more when
+        cancelled."""
+        check_listener(listener)
+        seconds = every_seconds(every)
+        self._check_open()
+        await watch_async(self, listener, seconds)
 
     def events_dropped(self) -> int:
         """Events the full queue dropped (it keeps the newest)."""

@@ -6,8 +6,11 @@ the same answers."""
 from __future__ import annotations
 
 import asyncio
+import inspect
+import re
+import types
 from datetime import timedelta
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import circuitbreaker as real
 import pytest
@@ -185,6 +188,317 @@ def test_the_shim_answers_as_the_real_package_does(reg: lb.Registry) -> None:
         return out
 
     assert run(shim) == run(real)
+
+
+# ---- the drop-in beside the real package, clock and all --------------------------------
+
+@pytest.fixture
+def clocks(reg: lb.Registry, monkeypatch: pytest.MonkeyPatch) -> Callable[[Any, float], None]:
+    """advance(module, seconds): the shim's registry clock, or the real
+    package's (its module-level monotonic, replaced by a manual one)."""
+    now = [1000.0]
+    monkeypatch.setattr(real, "monotonic", lambda: now[0])
+
+    def advance(mod: Any, seconds: float) -> None:
+        if mod is shim:
+            reg.advance(seconds)
+        else:
+            now[0] += seconds
+
+    return advance
+
+
+def _open_until_free(text: str) -> str:
+    return re.sub(r"OPEN until [^(]*\(", "OPEN until <t> (", text)
+
+
+def test_the_shims_properties_read_as_the_real_packages_through_a_recovery(
+        reg: lb.Registry, clocks: Callable[[Any, float], None]) -> None:
+    def run(mod: Any) -> list[Any]:
+        c = mod.CircuitBreaker(failure_threshold=2, recovery_timeout=10, expected_exception=IOError,
+                               name="props")
+        out: list[Any] = []
+
+        def look(step: str) -> None:
+            out.append((step, c.state, c.closed, c.opened, c.open_remaining, c.failure_count, repr(c.last_failure)))
+
+        def attempt(exc: type[BaseException] | None) -> None:
+            try:
+                with c:
+                    if exc is not None:
+                        raise exc("x")
+            except (IOError, KeyError):
+                pass
+
+        look("fresh")
+        clocks(mod, 4)
+        look("4 s after it was made")
+        attempt(IOError)
+        look("one failure")
+        attempt(KeyError)
+        look("an exception not expected: a success")
+        attempt(IOError)
+        attempt(IOError)
+        look("tripped")
+        try:
+            c.decorate(lambda: None)()
+        except mod.CircuitBreakerError as e:
+            out.append(("rejected", _open_until_free(str(e)), e.args))
+        clocks(mod, 3.5)
+        look("3.5 s later")
+        clocks(mod, 6.5)
+        look("at the recovery timeout")
+        clocks(mod, 2.5)
+        look("2.5 s past it")
+        attempt(None)
+        look("the probe succeeded")
+        return out
+
+    assert run(shim) == run(real)
+
+
+def test_the_error_and_an_unnamed_circuit_read_as_the_real_packages(reg: lb.Registry,
+                                                                    clocks: Callable[[Any, float], None]) -> None:
+    def run(mod: Any) -> list[Any]:
+        unnamed = mod.CircuitBreaker(failure_threshold=1)
+        out: list[Any] = []
+        try:
+            str(unnamed)
+        except TypeError as e:
+            out.append(("str", type(e).__name__))
+        with pytest.raises(OSError):
+            with unnamed:
+                raise OSError("disk")
+        e = mod.CircuitBreakerError(unnamed)
+        out.append((_open_until_free(str(e)), e.args, unnamed.name))
+        return out
+
+    assert run(shim) == run(real)
+
+
+def test_the_fallback_gets_the_calls_arguments_as_in_the_real_package(reg: lb.Registry) -> None:
+    def run(mod: Any) -> Any:
+        @mod.circuit(failure_threshold=1, fallback_function=lambda *a, **k: ("fallback", a, k), name=f"fa-{mod}")
+        def f(x: int, *, y: int) -> None:
+            raise IOError()
+
+        with pytest.raises(IOError):
+            f(1, y=2)
+        return f(3, y=4)
+
+    assert run(shim) == run(real) == ("fallback", (3,), {"y": 4})
+
+
+def _module_with_fetch(mod: Any, module_name: str) -> Any:
+    """A module of its own defining a decorated `fetch`, as two packages of
+    one application would."""
+    module = types.ModuleType(module_name)
+    module.circuit = mod.circuit  # type: ignore[attr-defined]
+    exec("@circuit(failure_threshold=1)\ndef fetch(fail):\n    if fail:\n        raise IOError()\n    return 'ok'\n",
+         module.__dict__)
+    return module
+
+
+def test_functions_of_one_name_in_two_modules_each_have_their_own_circuit(reg: lb.Registry) -> None:
+    def run(mod: Any) -> list[str]:
+        a = _module_with_fetch(mod, "orders.client")
+        b = _module_with_fetch(mod, "billing.client")
+        out = []
+        with pytest.raises(IOError):
+            a.fetch(True)
+        for fetch in (a.fetch, b.fetch):
+            try:
+                out.append(fetch(False))
+            except mod.CircuitBreakerError:
+                out.append("OPEN")
+        return out
+
+    assert run(shim) == run(real) == ["OPEN", "ok"]
+
+
+def test_two_circuits_given_one_name_are_two_circuits_as_in_the_real_package(reg: lb.Registry) -> None:
+    def run(mod: Any) -> list[bool]:
+        first = mod.CircuitBreaker(failure_threshold=1, name="same")
+        second = mod.CircuitBreaker(failure_threshold=1, name="same")
+        with pytest.raises(IOError):
+            with first:
+                raise IOError()
+        return [first.opened, second.opened]
+
+    assert run(shim) == run(real) == [True, False]
+
+
+def test_a_second_circuit_of_a_name_is_named_in_making_order_so_workers_share_each(reg: lb.Registry) -> None:
+    shim.CircuitBreaker(name="same")
+    shim.CircuitBreaker(name="same")
+    assert sorted(b.name for b in reg.breakers()) == ["same", "same#2"]
+
+
+def test_a_decorated_function_keeps_its_kind(reg: lb.Registry) -> None:
+    @shim.circuit
+    def gen() -> Iterator[int]:
+        yield 1
+
+    @shim.circuit
+    async def agen() -> AsyncIterator[int]:
+        yield 1
+
+    @shim.circuit
+    async def co() -> int:
+        return 1
+
+    assert inspect.isgeneratorfunction(gen)
+    assert inspect.isasyncgenfunction(agen)
+    assert inspect.iscoroutinefunction(co)
+
+
+def test_a_generator_is_admitted_when_iterated_and_its_failure_counts(reg: lb.Registry) -> None:
+    @shim.circuit(failure_threshold=1, name="gen-fail")
+    def gen() -> Iterator[int]:
+        yield 1
+        raise IOError()
+
+    items = gen()
+    assert next(items) == 1
+    with pytest.raises(IOError):
+        next(items)
+    rejected = gen()  # nothing happens until it is iterated
+    with pytest.raises(shim.CircuitBreakerError):
+        next(rejected)
+
+
+def test_an_open_generator_circuit_yields_the_fallbacks_items(reg: lb.Registry) -> None:
+    @shim.circuit(failure_threshold=1, name="gen-fb", fallback_function=lambda n: iter(["cached", n]))
+    def gen(n: int) -> Iterator[Any]:
+        raise IOError()
+        yield n
+
+    with pytest.raises(IOError):
+        list(gen(1))
+    assert list(gen(2)) == ["cached", 2]
+
+
+def test_an_async_generator_circuit_counts_and_falls_back(reg: lb.Registry) -> None:
+    async def cached(n: int) -> AsyncIterator[Any]:
+        yield "cached"
+        yield n
+
+    @shim.circuit(failure_threshold=1, name="agen", fallback_function=cached)
+    async def agen(n: int) -> AsyncIterator[int]:
+        yield n
+        raise IOError()
+
+    async def main() -> list[Any]:
+        got = []
+        with pytest.raises(IOError):
+            async for x in agen(1):
+                got.append(x)
+        return got + [x async for x in agen(2)]
+
+    assert asyncio.run(main()) == [1, "cached", 2]
+
+
+def test_an_async_fallback_is_awaited(reg: lb.Registry) -> None:
+    async def cached(n: int) -> str:
+        return f"cached {n}"
+
+    @shim.circuit(failure_threshold=1, name="co-fb", fallback_function=cached)
+    async def co(n: int) -> str:
+        raise IOError()
+
+    async def main() -> str:
+        with pytest.raises(IOError):
+            await co(1)
+        return await co(2)
+
+    assert asyncio.run(main()) == "cached 2"
+
+
+def test_call_call_generator_call_async_and_call_async_generator(reg: lb.Registry) -> None:
+    c = shim.CircuitBreaker(failure_threshold=4, name="forms")
+
+    async def co(x: int) -> int:
+        return x
+
+    async def agen(x: int) -> AsyncIterator[int]:
+        yield x
+
+    async def main() -> list[int]:
+        return [await c.call_async(co, 3)] + [x async for x in c.call_async_generator(agen, 4)]
+
+    assert c.call(lambda x: x, 1) == 1
+    assert list(c.call_generator(lambda x: iter([x]), 2)) == [2]
+    assert asyncio.run(main()) == [3, 4]
+    assert c.breaker.stats().successes == 4
+
+
+def test_half_open_admits_one_probe_unless_half_open_max_calls_says_more(reg: lb.Registry) -> None:
+    def second_caller_while_probing(**kwargs: Any) -> str:
+        c = shim.CircuitBreaker(failure_threshold=1, recovery_timeout=10, **kwargs)
+        with pytest.raises(IOError):
+            with c:
+                raise IOError()
+        reg.advance(10)
+        with c:  # the probe, still running when
+            try:
+                with c:  # another caller comes
+                    return "admitted"
+            except shim.CircuitBreakerError:
+                return "rejected"
+
+    assert second_caller_while_probing() == "rejected"
+    assert second_caller_while_probing(half_open_max_calls=2) == "admitted"
+
+    @shim.circuit(half_open_max_calls=32)
+    def f() -> None:
+        pass
+
+    assert shim.CircuitBreakerMonitor.get(f.__qualname__).breaker.config().half_open_max_calls == 32  # type: ignore
+
+
+def test_bad_arguments_are_refused_by_name(reg: lb.Registry) -> None:
+    with pytest.raises(ValueError, match="half_open_max_calls"):
+        shim.CircuitBreaker(half_open_max_calls=1000)
+    with pytest.raises(ValueError, match="open_duration"):
+        shim.CircuitBreaker(recovery_timeout=-1)
+    with pytest.raises(TypeError, match="lazybreaker: registry: "):
+        shim.use_registry("/dev/shm/app.lbr")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="expected_exception cannot be a string"):
+        shim.CircuitBreaker(expected_exception="IOError")
+
+
+def test_a_cancelled_call_counts_as_nothing(reg: lb.Registry) -> None:
+    @shim.circuit(failure_threshold=1, name="cancel")
+    async def co() -> None:
+        raise asyncio.CancelledError()
+
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(co())
+    c = shim.CircuitBreakerMonitor.get("cancel")
+    assert c is not None and c.closed and c.breaker.stats().ignored == 1
+
+
+def test_with_and_call_are_admitted_by_the_breaker_as_the_decorator_is(reg: lb.Registry) -> None:
+    c = shim.CircuitBreaker(failure_threshold=1, name="with-open")
+    with pytest.raises(IOError):
+        c.call(lambda: (_ for _ in ()).throw(IOError()))
+    ran: list[bool] = []
+    with pytest.raises(shim.CircuitBreakerError):
+        with c:
+            ran.append(True)
+    with pytest.raises(shim.CircuitBreakerError):
+        c.call(ran.append, True)
+    assert ran == []
+
+
+def test_a_circuit_forced_open_reads_open_with_no_end(reg: lb.Registry) -> None:
+    c = shim.CircuitBreaker(name="forced")
+    c.breaker.force_open()
+    assert (c.state, c.opened, c.open_remaining) == ("open", True, 2**31 - 1)
+    with pytest.raises(shim.CircuitBreakerError) as e:
+        with c:
+            pass
+    assert e.value.retry_after is None
 
 
 # ---- pybreaker -> lazybreaker --------------------------------------------------------
