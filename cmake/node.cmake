@@ -160,7 +160,8 @@ if(LB_BUILD_TESTS)
     # elsewhere (CTest's SKIP_RETURN_CODE), saying why, and so are the tests
     # that need it.
     add_test(NAME node.dev_dependencies
-             COMMAND sh ${PROJECT_SOURCE_DIR}/cmake/npm-install.sh ${LB_NODE_DIR}/test/dev-dependencies.json ${LB_NODE_WORK}/dev)
+             COMMAND sh ${PROJECT_SOURCE_DIR}/cmake/npm-install.sh ${LB_NODE_DIR}/test/dev-dependencies.json
+                        ${LB_NODE_WORK}/dev)
     set_tests_properties(node.dev_dependencies PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
                          FIXTURES_SETUP lb_node_dev RESOURCE_LOCK lb_npm)
     list(APPEND _lb_node_test_names node.dev_dependencies)
