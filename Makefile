@@ -59,6 +59,8 @@ demo:
 #   -asan build and the sanitizers' runtimes in every test binary; the
 #   release run has the Go tests under -race (cmake/go.cmake);
 # - java: below.
+# node runs in the ASan run, with the runtimes preloaded into the system
+# node, and not in the TSan one (cmake/node.cmake says why).
 # The library under them is covered there by the C, C++ and Lua suites.
 # Last, the fuzz targets (tests/fuzz) for a minute each.
 test: test-release test-asan test-tsan test-fuzz
