@@ -117,7 +117,7 @@ if(LB_BUILD_TESTS)
   # keeps until exit are not leaks of ours (detect_leaks=0).
   if(LB_SANITIZE)
     lb_sanitizer_preload(_lb_preload)
-    list(APPEND _lb_node_env "LD_PRELOAD=${_lb_preload}" "ASAN_OPTIONS=detect_leaks=0")
+    list(APPEND _lb_node_env "LD_PRELOAD=${_lb_preload}" "ASAN_OPTIONS=detect_leaks=0" "LB_SANITIZE=${LB_SANITIZE}")
   endif()
   file(GLOB _lb_node_tests CONFIGURE_DEPENDS ${LB_NODE_DIR}/test/*.test.js)
   set(_lb_node_test_names "")
