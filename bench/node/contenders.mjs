@@ -20,7 +20,9 @@ export function modulesDir() {
 
 export async function load() {
   const modules = modulesDir();
-  const lazybreaker = require(path.join(here, '..', '..', 'bindings', 'node', 'index.cjs'));
+  // LB_BENCH_NODE_PACKAGE: another copy of bindings/node, to compare two versions.
+  const packageDir = process.env.LB_BENCH_NODE_PACKAGE || path.join(here, '..', '..', 'bindings', 'node');
+  const lazybreaker = require(path.join(packageDir, 'index.cjs'));
   const opossum = require(path.join(modules, 'opossum'));
   const cockatiel = await import(pathToFileURL(path.join(modules, 'cockatiel', 'dist', 'index.js')).href);
   // The versions the table names: what is installed.

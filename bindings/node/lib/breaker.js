@@ -6,10 +6,10 @@
 // `disabled`) as Registry delivers them, synchronously and in order.
 const { EventEmitter } = require('node:events');
 const native = require('./native');
-const { CircuitOpenError, TimeoutError, call } = require('./errors');
+const { CircuitOpenError, TimeoutError, call, callNative } = require('./errors');
 const { toConfig, fieldOption, durationNs, describe } = require('./config');
 const { Registry, STATE_NAMES } = require('./registry');
-const { kNative, kTrack, kDispatch, kReport, kHandle, kTicket } = require('./internal');
+const { kNative, kTrack, kDispatch, kDeliver, kEvents, kReport, kHandle, kTicket } = require('./internal');
 
 const { SUCCESS, FAILURE, IGNORED, MAX_NAME_BYTES } = native.constants;
 const OUTCOME_EVENTS = new Map([[SUCCESS, 'success'], [FAILURE, 'failure']]);
@@ -104,14 +104,14 @@ class CircuitBreaker extends EventEmitter {
   get [kHandle]() { return this.#handle; }
 
   /** 'closed', 'open', 'half_open', 'forced_open' or 'disabled'. */
-  get state() { return STATE_NAMES.get(call(() => native.state(this.#handle))); }
+  get state() { return STATE_NAMES.get(callNative(native.state, this.#handle)); }
   get opened() { return this.state === 'open'; }
   get halfOpen() { return this.state === 'half_open'; }
   get closed() { return this.state === 'closed'; }
 
   /** How long until a call may be admitted, in ms (Infinity: until reset). */
   get retryAfter() { return new CircuitOpenError(this.#name, this.state, this.retryAfterNs).retryAfter; }
-  get retryAfterNs() { return call(() => native.retryAfter(this.#handle)); }
+  get retryAfterNs() { return callNative(native.retryAfter, this.#handle); }
 
   /** The library's counters (cb_stats), counts as numbers, stateNs a BigInt. */
   stats() {
@@ -143,8 +143,8 @@ class CircuitBreaker extends EventEmitter {
 
   /** The two-step form: a Permit to report, or null when rejected. */
   tryAcquire() {
-    const ticket = call(() => native.allow(this.#handle));
-    this.#registry[kDispatch]();
+    const ticket = this.#allow();
+    this.#registry[kDeliver]();
     if (ticket === null) {
       if (this.listenerCount('reject') > 0) this.emit('reject', this.#openError());
       return null;
@@ -152,14 +152,22 @@ class CircuitBreaker extends EventEmitter {
     return new Permit(kNative, this, ticket);
   }
 
+  // A ticket, or null when rejected; the transitions it found wait in
+  // the registry for kDeliver.
+  #allow() {
+    const registry = this.#registry;
+    return callNative(native.allow, this.#handle, registry[kNative], registry[kEvents]);
+  }
+
   [kReport](ticket, outcome, value) {
-    call(() => native.done(this.#handle, ticket, outcome));
+    const registry = this.#registry;
+    callNative(native.done, this.#handle, ticket, outcome, registry[kNative], registry[kEvents]);
     const event = OUTCOME_EVENTS.get(outcome);
     try {
       if (event) this.emit(event, value);
     } finally {
       // the transitions this outcome made, even when a listener threw
-      this.#registry[kDispatch]();
+      registry[kDeliver]();
     }
   }
 
@@ -194,11 +202,11 @@ class CircuitBreaker extends EventEmitter {
     this.emit('fire', args);
     let ticket;
     try {
-      ticket = call(() => native.allow(this.#handle));
+      ticket = this.#allow();
     } catch (error) {
       return Promise.reject(error);
     }
-    this.#registry[kDispatch]();
+    this.#registry[kDeliver]();
     if (ticket === null) {
       const error = this.#openError();
       this.emit('reject', error);

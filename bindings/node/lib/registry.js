@@ -9,7 +9,7 @@ const diagnostics = require('node:diagnostics_channel');
 const native = require('./native');
 const { call } = require('./errors');
 const { describe, durationNs } = require('./config');
-const { kNative, kTrack, kDispatch, kHandle } = require('./internal');
+const { kNative, kTrack, kDispatch, kDeliver, kEvents, kHandle } = require('./internal');
 
 const transitionChannel = diagnostics.channel('lazybreaker:transition');
 const STATE_NAMES = new Map(native.states.map(([value, name]) => [value, name]));
@@ -46,6 +46,9 @@ class Registry {
   #manual;
   #owned;
   #closed = false;
+  // Transitions taken from the library's queue, not yet delivered: the
+  // addon appends to it in the call that found them (native.allow, done).
+  #events = [];
   // handle -> Set of WeakRef<CircuitBreaker>: the breakers events go to.
   #breakers = new Map();
   #forget = new FinalizationRegistry(({ handle, ref, anonymous }) => {
@@ -182,10 +185,23 @@ class Registry {
     this.#forget.register(breaker, { handle, ref, anonymous });
   }
 
+  // The array the addon appends this registry's queued transitions to.
+  get [kEvents]() {
+    return this.#events;
+  }
+
   // Delivers the queued transitions, in order.
   [kDispatch]() {
     if (this.#closed) return;
-    const events = native.eventsPoll(this.#native);
+    for (const event of native.eventsPoll(this.#native)) this.#events.push(event);
+    this[kDeliver]();
+  }
+
+  // Delivers the transitions the addon appended to [kEvents], in order; a
+  // listener's own calls deliver the ones after them.
+  [kDeliver]() {
+    if (this.#events.length === 0) return;
+    const events = this.#events.splice(0);
     for (const [handle, from, to, reason, atNs, name] of events) {
       const transition = { name, from: STATE_NAMES.get(from), to: STATE_NAMES.get(to),
         reason: REASON_NAMES.get(reason), atNs };
