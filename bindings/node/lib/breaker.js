@@ -212,6 +212,7 @@ class CircuitBreaker extends EventEmitter {
       this.emit('reject', error);
       return Promise.reject(error);
     }
+    if (signal === undefined && this.#timeout === 0) return this.#settle(ticket, fn, args);
     return new Promise((resolve, reject) => {
       let settled = false;
       let timer = null;
@@ -244,21 +245,52 @@ class CircuitBreaker extends EventEmitter {
       Promise.resolve(result).then(
         (value) => finish(SUCCESS, value, resolve),
         (error) => {
-          let outcome;
-          try {
-            outcome = this.#filtered(error) ? IGNORED : FAILURE;
-          } catch (filterError) {
-            // a throwing errorFilter: the call failed, and the caller hears why
-            finish(FAILURE, filterError, reject);
-            return;
-          }
-          finish(outcome, error, reject);
+          const [outcome, reason] = this.#failed(error);
+          finish(outcome, reason, reject);
         });
     });
   }
 
-  #filtered(error) {
-    return this.#errorFilter !== null && Boolean(this.#errorFilter(error));
+  // #run without a signal or a timer, where nothing can settle the call
+  // but the call itself: no closure per call. The same ticks and order as
+  // the Promise above (a synchronous throw is still reported a tick later).
+  async #settle(ticket, fn, args) {
+    let result;
+    try {
+      result = fn(...args);
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    let value;
+    try {
+      value = await result;
+    } catch (error) {
+      const [outcome, reason] = this.#failed(error);
+      this.#reportSettling(ticket, outcome, reason);
+      throw reason;
+    }
+    this.#reportSettling(ticket, SUCCESS, value);
+    return value;
+  }
+
+  // As `finish` above: the call's Promise settles as the call did even when
+  // a listener throws, whose error then goes unhandled.
+  #reportSettling(ticket, outcome, value) {
+    try {
+      this[kReport](ticket, outcome, value);
+    } catch (listenerError) {
+      Promise.reject(listenerError);
+    }
+  }
+
+  // A call that threw `error`: its outcome, and what its Promise rejects
+  // with. A throwing errorFilter fails the call, and the caller hears why.
+  #failed(error) {
+    try {
+      return [this.#errorFilter !== null && Boolean(this.#errorFilter(error)) ? IGNORED : FAILURE, error];
+    } catch (filterError) {
+      return [FAILURE, filterError];
+    }
   }
 }
 
