@@ -49,20 +49,26 @@ class Registry {
   // Transitions taken from the library's queue, not yet delivered: the
   // addon appends to it in the call that found them (native.allow, done).
   #events = [];
-  // handle -> Set of WeakRef<CircuitBreaker>: the breakers events go to.
+  // handle -> the breakers its events go to: a WeakRef<CircuitBreaker> for
+  // an anonymous breaker (it has one object), a Set of them for a named one.
   #breakers = new Map();
-  #forget = new FinalizationRegistry(({ handle, ref, anonymous }) => {
-    const refs = this.#breakers.get(handle);
-    refs?.delete(ref);
-    if (refs && refs.size === 0) this.#breakers.delete(handle);
-    // An anonymous breaker is nobody else's: its slot goes back.
-    if (anonymous && !this.#closed) {
-      try {
-        native.destroy(handle);
-      } catch {
-        // already gone with its registry
+  // Held: an anonymous breaker's handle, or a named one's { handle, ref }.
+  #forget = new FinalizationRegistry((held) => {
+    if (typeof held === 'bigint') {
+      this.#breakers.delete(held);
+      // An anonymous breaker is nobody else's: its slot goes back.
+      if (!this.#closed) {
+        try {
+          native.destroy(held);
+        } catch {
+          // already gone with its registry
+        }
       }
+      return;
     }
+    const refs = this.#breakers.get(held.handle);
+    refs?.delete(held.ref);
+    if (refs && refs.size === 0) this.#breakers.delete(held.handle);
   });
 
   constructor(token, nativeRegistry, manual, owned) {
@@ -179,10 +185,15 @@ class Registry {
   [kTrack](breaker, anonymous) {
     const handle = breaker[kHandle];
     const ref = new WeakRef(breaker);
+    if (anonymous) {
+      this.#breakers.set(handle, ref);
+      this.#forget.register(breaker, handle);
+      return;
+    }
     let refs = this.#breakers.get(handle);
     if (!refs) this.#breakers.set(handle, (refs = new Set()));
     refs.add(ref);
-    this.#forget.register(breaker, { handle, ref, anonymous });
+    this.#forget.register(breaker, { handle, ref });
   }
 
   // The array the addon appends this registry's queued transitions to.
@@ -207,8 +218,9 @@ class Registry {
         reason: REASON_NAMES.get(reason), atNs };
       if (transitionChannel.hasSubscribers) transitionChannel.publish(transition);
       const refs = this.#breakers.get(handle);
-      if (!refs) continue;
-      for (const ref of refs) ref.deref()?.emit(EVENT_OF_STATE.get(transition.to), transition);
+      const event = EVENT_OF_STATE.get(transition.to);
+      if (refs instanceof WeakRef) refs.deref()?.emit(event, transition);
+      else if (refs) for (const ref of refs) ref.deref()?.emit(event, transition);
     }
   }
 }
