@@ -13,14 +13,12 @@ static napi_value lb_event_value(napi_env env, const cb_event *e) {
 }
 
 int lb_events_append(napi_env env, cb_registry *reg, napi_value sink) {
-  uint32_t total = 0;
-  if (napi_get_array_length(env, sink, &total) != napi_ok) {
-    lb_throw_napi_failure(env, "events sink");
-    return 0;
-  }
-  /* One event first: the queue is empty after almost every call. */
+  /* One event first: the queue is empty after almost every call, and then
+   * the sink is not touched. */
   size_t max = 1;
   cb_event batch[LB_EVENT_BATCH];
+  uint32_t total = 0;
+  int counted = 0;
   for (;;) {
     for (size_t i = 0; i < max; i++) batch[i].struct_size = sizeof batch[i];
     size_t count = 0;
@@ -28,6 +26,13 @@ int lb_events_append(napi_env env, cb_registry *reg, napi_value sink) {
     if (status != CB_OK) {
       lb_throw_status(env, status, "events");
       return 0;
+    }
+    if (count > 0 && !counted) {
+      if (napi_get_array_length(env, sink, &total) != napi_ok) {
+        lb_throw_napi_failure(env, "events sink");
+        return 0;
+      }
+      counted = 1;
     }
     for (size_t i = 0; i < count; i++) {
       napi_value event = lb_event_value(env, &batch[i]);
