@@ -152,6 +152,8 @@ binding_section "PHP (bench/php)" bench-php LB_PHP PHP "cmake/php.cmake"
 binding_section "Java (bench/java)" bench-java LB_JAVA Java "cmake/java.cmake"
 binding_section "C# (bench/csharp)" bench-csharp LB_CSHARP CSharp "cmake/csharp.cmake"
 binding_section "Go (bench/go)" bench-go LB_GO Go "cmake/go.cmake"
+binding_section "Node.js against opossum and cockatiel (bench/node)" bench-node LB_NODE Node \
+  "cmake/node.cmake, bench/node/CMakeLists.txt"
 binding_section "Fleet: the agent against Redis (bench/fleet)" bench-fleet LB_CBCTL "cbctl (tool)" \
   "it needs lazybreaker-agent, redis-server and python3: bench/CMakeLists.txt, tests/fleet/CMakeLists.txt"
 

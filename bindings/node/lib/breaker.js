@@ -6,10 +6,10 @@
 // `disabled`) as Registry delivers them, synchronously and in order.
 const { EventEmitter } = require('node:events');
 const native = require('./native');
-const { CircuitOpenError, TimeoutError, call } = require('./errors');
+const { CircuitOpenError, TimeoutError, call, callNative } = require('./errors');
 const { toConfig, fieldOption, durationNs, describe } = require('./config');
 const { Registry, STATE_NAMES } = require('./registry');
-const { kNative, kTrack, kDispatch, kReport, kHandle, kTicket } = require('./internal');
+const { kNative, kTrack, kDispatch, kDeliver, kEvents, kReport, kHandle, kTicket } = require('./internal');
 
 const { SUCCESS, FAILURE, IGNORED, MAX_NAME_BYTES } = native.constants;
 const OUTCOME_EVENTS = new Map([[SUCCESS, 'success'], [FAILURE, 'failure']]);
@@ -104,14 +104,14 @@ class CircuitBreaker extends EventEmitter {
   get [kHandle]() { return this.#handle; }
 
   /** 'closed', 'open', 'half_open', 'forced_open' or 'disabled'. */
-  get state() { return STATE_NAMES.get(call(() => native.state(this.#handle))); }
+  get state() { return STATE_NAMES.get(callNative(native.state, this.#handle)); }
   get opened() { return this.state === 'open'; }
   get halfOpen() { return this.state === 'half_open'; }
   get closed() { return this.state === 'closed'; }
 
   /** How long until a call may be admitted, in ms (Infinity: until reset). */
   get retryAfter() { return new CircuitOpenError(this.#name, this.state, this.retryAfterNs).retryAfter; }
-  get retryAfterNs() { return call(() => native.retryAfter(this.#handle)); }
+  get retryAfterNs() { return callNative(native.retryAfter, this.#handle); }
 
   /** The library's counters (cb_stats), counts as numbers, stateNs a BigInt. */
   stats() {
@@ -143,8 +143,8 @@ class CircuitBreaker extends EventEmitter {
 
   /** The two-step form: a Permit to report, or null when rejected. */
   tryAcquire() {
-    const ticket = call(() => native.allow(this.#handle));
-    this.#registry[kDispatch]();
+    const ticket = this.#allow();
+    this.#registry[kDeliver]();
     if (ticket === null) {
       if (this.listenerCount('reject') > 0) this.emit('reject', this.#openError());
       return null;
@@ -152,14 +152,22 @@ class CircuitBreaker extends EventEmitter {
     return new Permit(kNative, this, ticket);
   }
 
+  // A ticket, or null when rejected; the transitions it found wait in
+  // the registry for kDeliver.
+  #allow() {
+    const registry = this.#registry;
+    return callNative(native.allow, this.#handle, registry[kNative], registry[kEvents]);
+  }
+
   [kReport](ticket, outcome, value) {
-    call(() => native.done(this.#handle, ticket, outcome));
+    const registry = this.#registry;
+    callNative(native.done, this.#handle, ticket, outcome, registry[kNative], registry[kEvents]);
     const event = OUTCOME_EVENTS.get(outcome);
     try {
       if (event) this.emit(event, value);
     } finally {
       // the transitions this outcome made, even when a listener threw
-      this.#registry[kDispatch]();
+      registry[kDeliver]();
     }
   }
 
@@ -194,16 +202,17 @@ class CircuitBreaker extends EventEmitter {
     this.emit('fire', args);
     let ticket;
     try {
-      ticket = call(() => native.allow(this.#handle));
+      ticket = this.#allow();
     } catch (error) {
       return Promise.reject(error);
     }
-    this.#registry[kDispatch]();
+    this.#registry[kDeliver]();
     if (ticket === null) {
       const error = this.#openError();
       this.emit('reject', error);
       return Promise.reject(error);
     }
+    if (signal === undefined && this.#timeout === 0) return this.#settle(ticket, fn, args);
     return new Promise((resolve, reject) => {
       let settled = false;
       let timer = null;
@@ -236,21 +245,52 @@ class CircuitBreaker extends EventEmitter {
       Promise.resolve(result).then(
         (value) => finish(SUCCESS, value, resolve),
         (error) => {
-          let outcome;
-          try {
-            outcome = this.#filtered(error) ? IGNORED : FAILURE;
-          } catch (filterError) {
-            // a throwing errorFilter: the call failed, and the caller hears why
-            finish(FAILURE, filterError, reject);
-            return;
-          }
-          finish(outcome, error, reject);
+          const [outcome, reason] = this.#failed(error);
+          finish(outcome, reason, reject);
         });
     });
   }
 
-  #filtered(error) {
-    return this.#errorFilter !== null && Boolean(this.#errorFilter(error));
+  // #run without a signal or a timer, where nothing can settle the call
+  // but the call itself: no closure per call. The same ticks and order as
+  // the Promise above (a synchronous throw is still reported a tick later).
+  async #settle(ticket, fn, args) {
+    let result;
+    try {
+      result = fn(...args);
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    let value;
+    try {
+      value = await result;
+    } catch (error) {
+      const [outcome, reason] = this.#failed(error);
+      this.#reportSettling(ticket, outcome, reason);
+      throw reason;
+    }
+    this.#reportSettling(ticket, SUCCESS, value);
+    return value;
+  }
+
+  // As `finish` above: the call's Promise settles as the call did even when
+  // a listener throws, whose error then goes unhandled.
+  #reportSettling(ticket, outcome, value) {
+    try {
+      this[kReport](ticket, outcome, value);
+    } catch (listenerError) {
+      Promise.reject(listenerError);
+    }
+  }
+
+  // A call that threw `error`: its outcome, and what its Promise rejects
+  // with. A throwing errorFilter fails the call, and the caller hears why.
+  #failed(error) {
+    try {
+      return [this.#errorFilter !== null && Boolean(this.#errorFilter(error)) ? IGNORED : FAILURE, error];
+    } catch (filterError) {
+      return [FAILURE, filterError];
+    }
   }
 }
 

@@ -51,4 +51,14 @@ function call(fn, fieldName) {
   }
 }
 
-module.exports = { CircuitOpenError, TimeoutError, libraryError, call, UINT64_MAX };
+/** fn(a, b, c, d, e), rethrowing a library status in the user's words: the
+ * calls of every admission and report, where `call` would make a closure. */
+function callNative(fn, a, b, c, d, e) {
+  try {
+    return fn(a, b, c, d, e);
+  } catch (error) {
+    throw libraryError(error);
+  }
+}
+
+module.exports = { CircuitOpenError, TimeoutError, libraryError, call, callNative, UINT64_MAX };

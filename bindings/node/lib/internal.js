@@ -4,6 +4,8 @@ module.exports = {
   kNative: Symbol('lazybreaker.native'),
   kTrack: Symbol('lazybreaker.track'),
   kDispatch: Symbol('lazybreaker.dispatch'),
+  kDeliver: Symbol('lazybreaker.deliver'),
+  kEvents: Symbol('lazybreaker.events'),
   kReport: Symbol('lazybreaker.report'),
   kHandle: Symbol('lazybreaker.handle'),
   kTicket: Symbol('lazybreaker.ticket'),

@@ -12,7 +12,8 @@ const native = require('./native');
 const { call } = require('./errors');
 const { describe, durationNs } = require('./config');
 const { Watcher, intervalOption } = require('./watcher');
-const { kNative, kTrack, kDispatch, kHandle, kTracked, kObserved, kSaw, kRestart } = require('./internal');
+const { kNative, kTrack, kDispatch, kDeliver, kEvents, kHandle, kTracked, kObserved, kSaw, kRestart } =
+  require('./internal');
 
 const transitionChannel = diagnostics.channel('lazybreaker:transition');
 const STATE_NAMES = new Map(native.states.map(([value, name]) => [value, name]));
@@ -49,21 +50,30 @@ class Registry {
   #manual;
   #owned;
   #closed = false;
+  // Transitions taken from the library's queue, not yet delivered: the
+  // addon appends to it in the call that found them (native.allow, done).
+  #events = [];
   #watcher = null;
-  // handle -> Set of WeakRef<CircuitBreaker>: the breakers events go to.
+  // handle -> the breakers its events go to: a WeakRef<CircuitBreaker> for
+  // an anonymous breaker (it has one object), a Set of them for a named one.
   #breakers = new Map();
-  #forget = new FinalizationRegistry(({ handle, ref, anonymous }) => {
-    const refs = this.#breakers.get(handle);
-    refs?.delete(ref);
-    if (refs && refs.size === 0) this.#breakers.delete(handle);
-    // An anonymous breaker is nobody else's: its slot goes back.
-    if (anonymous && !this.#closed) {
-      try {
-        native.destroy(handle);
-      } catch {
-        // already gone with its registry
+  // Held: an anonymous breaker's handle, or a named one's { handle, ref }.
+  #forget = new FinalizationRegistry((held) => {
+    if (typeof held === 'bigint') {
+      this.#breakers.delete(held);
+      // An anonymous breaker is nobody else's: its slot goes back.
+      if (!this.#closed) {
+        try {
+          native.destroy(held);
+        } catch {
+          // already gone with its registry
+        }
       }
+      return;
     }
+    const refs = this.#breakers.get(held.handle);
+    refs?.delete(held.ref);
+    if (refs && refs.size === 0) this.#breakers.delete(held.handle);
   });
 
   constructor(token, nativeRegistry, manual, owned) {
@@ -159,10 +169,6 @@ class Registry {
     return call(() => native.metrics(this.#native));
   }
 
-  get closed() {
-    return this.#closed;
-  }
-
   /** Starts this registry's watcher, or sets its interval: every `interval`
    * ms it reads the state of each breaker this process has objects for,
    * and emits a state another process (or thread) changed as a transition
@@ -177,14 +183,18 @@ class Registry {
     return this.#watcher;
   }
 
+  get closed() {
+    return this.#closed;
+  }
+
   /** Closes a registry this process opened; its breakers then throw. The
    * default registry is never closed. */
   close() {
     if (!this.#owned) throw new TypeError('lazybreaker: the default registry cannot be closed');
     if (this.#closed) return;
+    this.#watcher?.stop();
     call(() => native.registryClose(this.#native));
     this.#closed = true;
-    this.#watcher?.stop();
     this.#breakers.clear();
   }
 
@@ -195,28 +205,48 @@ class Registry {
   [kTrack](breaker, anonymous) {
     const handle = breaker[kHandle];
     const ref = new WeakRef(breaker);
+    if (anonymous) {
+      this.#breakers.set(handle, ref);
+      if (this.#watching) this.#watcher[kSaw](ref, native.state(handle));
+      this.#forget.register(breaker, handle);
+      return;
+    }
     let refs = this.#breakers.get(handle);
     if (!refs) {
       this.#breakers.set(handle, (refs = new Set()));
       if (this.#watching) this.#watcher[kSaw](refs, native.state(handle));
     }
     refs.add(ref);
-    this.#forget.register(breaker, { handle, ref, anonymous });
+    this.#forget.register(breaker, { handle, ref });
   }
 
   get #watching() {
     return this.#watcher !== null && !this.#watcher.stopped;
   }
 
-  // [handle, its objects] of each breaker this process has objects for.
+  // [handle, its objects (a WeakRef, or a Set of them)] of each breaker
+  // this process has objects for.
   [kTracked]() {
     return this.#breakers.entries();
+  }
+
+  // The array the addon appends this registry's queued transitions to.
+  get [kEvents]() {
+    return this.#events;
   }
 
   // Delivers the queued transitions, in order.
   [kDispatch]() {
     if (this.#closed) return;
-    const events = native.eventsPoll(this.#native);
+    for (const event of native.eventsPoll(this.#native)) this.#events.push(event);
+    this[kDeliver]();
+  }
+
+  // Delivers the transitions the addon appended to [kEvents], in order; a
+  // listener's own calls deliver the ones after them.
+  [kDeliver]() {
+    if (this.#events.length === 0) return;
+    const events = this.#events.splice(0);
     const watching = this.#watching;
     for (const [handle, from, to, reason, atNs, name] of events) {
       const refs = this.#breakers.get(handle);
@@ -232,7 +262,7 @@ class Registry {
     const refs = this.#breakers.get(handle);
     if (this.#closed || !refs) return;
     let name;
-    for (const ref of refs) name ??= ref.deref()?.name;
+    for (const breaker of objects(refs)) name ??= breaker.name;
     if (name === undefined) return;
     let stateNs;
     try {
@@ -247,7 +277,21 @@ class Registry {
   // To diagnostics_channel, and to each live object of the breaker (refs).
   #deliver(refs, transition) {
     if (transitionChannel.hasSubscribers) transitionChannel.publish(transition);
-    for (const ref of refs ?? []) ref.deref()?.emit(EVENT_OF_STATE.get(transition.to), transition);
+    const event = EVENT_OF_STATE.get(transition.to);
+    for (const breaker of objects(refs)) breaker.emit(event, transition);
+  }
+}
+
+// The live objects of a breaker's entry: one WeakRef (anonymous) or a Set.
+function* objects(refs) {
+  if (refs instanceof WeakRef) {
+    const breaker = refs.deref();
+    if (breaker) yield breaker;
+  } else if (refs) {
+    for (const ref of refs) {
+      const breaker = ref.deref();
+      if (breaker) yield breaker;
+    }
   }
 }
 

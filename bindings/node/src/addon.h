@@ -43,6 +43,10 @@ int lb_args(napi_env env, napi_callback_info info, size_t max, napi_value *argv)
 cb_registry *lb_registry_arg(napi_env env, napi_value value);
 napi_value lb_registry_exports(napi_env env, napi_value exports);
 
+/* events.c: appends every event queued now in `reg` to the array `sink`,
+ * each as eventsPoll gives it; 0 with an exception pending on failure. */
+int lb_events_append(napi_env env, cb_registry *reg, napi_value sink);
+
 /* breaker.c, permit.c, events.c, tables.c */
 napi_value lb_breaker_exports(napi_env env, napi_value exports);
 napi_value lb_permit_exports(napi_env env, napi_value exports);

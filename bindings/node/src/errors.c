@@ -85,6 +85,7 @@ int lb_handle_arg(napi_env env, napi_value value, cb_handle *out) {
 int lb_args(napi_env env, napi_callback_info info, size_t max, napi_value *argv) {
   size_t argc = max;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return 0;
+  if (argc >= max) return 1;
   napi_value undefined = NULL;
   napi_get_undefined(env, &undefined);
   for (size_t i = argc; i < max; i++) argv[i] = undefined;

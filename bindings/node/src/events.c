@@ -12,6 +12,41 @@ static napi_value lb_event_value(napi_env env, const cb_event *e) {
   return out;
 }
 
+int lb_events_append(napi_env env, cb_registry *reg, napi_value sink) {
+  /* One event first: the queue is empty after almost every call, and then
+   * the sink is not touched. */
+  size_t max = 1;
+  cb_event batch[LB_EVENT_BATCH];
+  uint32_t total = 0;
+  int counted = 0;
+  for (;;) {
+    for (size_t i = 0; i < max; i++) batch[i].struct_size = sizeof batch[i];
+    size_t count = 0;
+    int status = cb_events_poll(reg, batch, max, &count);
+    if (status != CB_OK) {
+      lb_throw_status(env, status, "events");
+      return 0;
+    }
+    if (count > 0 && !counted) {
+      if (napi_get_array_length(env, sink, &total) != napi_ok) {
+        lb_throw_napi_failure(env, "events sink");
+        return 0;
+      }
+      counted = 1;
+    }
+    for (size_t i = 0; i < count; i++) {
+      napi_value event = lb_event_value(env, &batch[i]);
+      if (event == NULL) return 0;
+      if (napi_set_element(env, sink, total++, event) != napi_ok) {
+        lb_throw_napi_failure(env, "events sink");
+        return 0;
+      }
+    }
+    if (count < max) return 1;
+    max = LB_EVENT_BATCH;
+  }
+}
+
 /* eventsPoll(registry) -> [[handle, from, to, reason, atNs, name], ...]:
  * everything queued now. */
 static napi_value lb_events_poll(napi_env env, napi_callback_info info) {
@@ -21,20 +56,7 @@ static napi_value lb_events_poll(napi_env env, napi_callback_info info) {
   if (reg == NULL) return NULL;
   napi_value out = NULL;
   LB_NAPI(env, napi_create_array(env, &out));
-  uint32_t total = 0;
-  cb_event batch[LB_EVENT_BATCH];
-  for (;;) {
-    for (size_t i = 0; i < LB_EVENT_BATCH; i++) batch[i].struct_size = sizeof batch[i];
-    size_t count = 0;
-    int status = cb_events_poll(reg, batch, LB_EVENT_BATCH, &count);
-    if (status != CB_OK) return lb_throw_status(env, status, "events");
-    for (size_t i = 0; i < count; i++) {
-      napi_value event = lb_event_value(env, &batch[i]);
-      if (event == NULL) return NULL;
-      LB_NAPI(env, napi_set_element(env, out, total++, event));
-    }
-    if (count < LB_EVENT_BATCH) return out;
-  }
+  return lb_events_append(env, reg, out) ? out : NULL;
 }
 
 static napi_value lb_events_dropped(napi_env env, napi_callback_info info) {

@@ -50,10 +50,9 @@ static napi_value lb_registry_wrap(napi_env env, cb_registry *reg, int owned) {
 }
 
 static lb_registry *lb_registry_data(napi_env env, napi_value value) {
-  napi_valuetype type = napi_undefined;
   void *data = NULL;
-  if (napi_typeof(env, value, &type) != napi_ok || type != napi_external ||
-      napi_get_value_external(env, value, &data) != napi_ok) {
+  /* napi_invalid_arg for any value that is not an external */
+  if (napi_get_value_external(env, value, &data) != napi_ok) {
     lb_throw_type(env, "lazybreaker: expected a registry");
     return NULL;
   }
