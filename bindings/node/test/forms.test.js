@@ -203,3 +203,17 @@ test('the package: version is the header\'s, entry points agree', async () => {
   assert.strictEqual(esm.default, lazybreaker);
   assert.strictEqual(require('lazybreaker'), lazybreaker); // the package's own name, through exports
 });
+
+test('a rejection carries no stack frames and leaves Error.stackTraceLimit as it was', async () => {
+  const registry = Registry.manualClock();
+  const breaker = registry.getOrCreate('stackless', { failureThreshold: 1 });
+  breaker.forceOpen();
+  const before = Error.stackTraceLimit;
+  const error = await breaker.execute(async () => 'never').catch((e) => e);
+  assert.ok(error instanceof CircuitOpenError);
+  assert.strictEqual(error.stack.split('\n').length, 1, error.stack);
+  assert.match(error.stack, /^CircuitOpenError: lazybreaker: the breaker 'stackless' is forced_open/);
+  assert.strictEqual(Error.stackTraceLimit, before);
+  assert.ok(new Error('mine').stack.split('\n').length > 1, 'other errors keep their frames');
+  registry.close();
+});
