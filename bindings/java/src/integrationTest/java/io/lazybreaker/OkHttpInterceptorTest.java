@@ -97,4 +97,14 @@ class OkHttpInterceptorTest extends UpstreamConventionRules {
     assertTrue(e instanceof CircuitOpenIOException, String.valueOf(e));
     assertEquals(Duration.ofSeconds(20), ((CircuitOpenIOException) e).retryAfter());
   }
+
+  @Test
+  void a_call_timeout_is_a_failure_although_okhttp_cancels_the_call() throws Exception {
+    upstream.holding();
+    OkHttpClient timed = client.newBuilder().callTimeout(300, TimeUnit.MILLISECONDS).build();
+    org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> status(timed, upstream.uri("/slow")));
+    upstream.release();
+    assertEquals(1, breaker().stats().failures);
+    assertEquals(0, breaker().stats().ignored);
+  }
 }

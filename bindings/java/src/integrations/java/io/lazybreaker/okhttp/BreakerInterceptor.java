@@ -38,12 +38,20 @@ public final class BreakerInterceptor implements Interceptor {
     } catch (CallNotPermittedException rejected) {
       throw new CircuitOpenIOException(rejected);
     }
+    // OkHttp ends a call that ran past its call timeout by cancelling it, so a
+    // cancelled call is the caller's only if that timeout has not passed. The
+    // timeout started before this interceptor ran, and OkHttp tells no one that
+    // it fired: a cancel within the timeout's last tenth (50 ms at most) is
+    // taken for the timeout.
+    long callTimeoutNanos = chain.call().timeout().timeoutNanos(); // 0: none
+    long start = callTimeoutNanos > 0 ? System.nanoTime() : 0;
     Response response;
     try {
       response = chain.proceed(request);
     } catch (Throwable t) {
-      // OkHttp tells a cancelled call by the call, not by the exception it ends with
-      if (chain.call().isCanceled()) permit.ignore();
+      boolean timedOut = callTimeoutNanos > 0
+          && System.nanoTime() - start >= callTimeoutNanos - Math.min(callTimeoutNanos / 10, 50_000_000L);
+      if (chain.call().isCanceled() && !timedOut) permit.ignore();
       else UpstreamOutcomes.unanswered(permit, t);
       throw t;
     }
