@@ -51,7 +51,8 @@ public final class BreakerInterceptor implements Interceptor {
     } catch (Throwable t) {
       boolean timedOut = callTimeoutNanos > 0
           && System.nanoTime() - start >= callTimeoutNanos - Math.min(callTimeoutNanos / 10, 50_000_000L);
-      if (chain.call().isCanceled() && !timedOut) permit.ignore();
+      if (timedOut) permit.failure();
+      else if (chain.call().isCanceled()) permit.ignore();
       else UpstreamOutcomes.unanswered(permit, t);
       throw t;
     }

@@ -48,8 +48,7 @@ public final class UpstreamOutcomes {
     }
     if (t instanceof HttpTimeoutException || t instanceof SocketTimeoutException) return false;
     if (t instanceof CancellationException || t instanceof InterruptedException) return true;
-    // an interrupted blocking read or a cancelled OkHttp call ("Canceled")
-    if (t instanceof InterruptedIOException) return true;
-    return t instanceof java.io.IOException && "Canceled".equals(t.getMessage());
+    // a blocking read the caller's thread interrupt ended
+    return t instanceof InterruptedIOException;
   }
 }
