@@ -107,4 +107,9 @@ class OkHttpInterceptorTest extends UpstreamConventionRules {
     assertEquals(1, breaker().stats().failures);
     assertEquals(0, breaker().stats().ignored);
   }
+
+  @Test
+  void bad_input_is_refused() {
+    org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> new BreakerInterceptor(null));
+  }
 }

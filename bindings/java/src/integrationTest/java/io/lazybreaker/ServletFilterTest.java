@@ -153,4 +153,9 @@ class ServletFilterTest {
     assertEquals(200, get("/?status=200").statusCode());
     assertEquals(CircuitBreaker.State.CLOSED, breaker.state());
   }
+
+  @Test
+  void bad_input_is_refused() {
+    org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> new CircuitBreakerFilter(null));
+  }
 }

@@ -76,4 +76,9 @@ class JmxTest {
     Jmx.register(a); // registered again: replaced, not refused
     assertTrue(server.isRegistered(Jmx.objectName(a)));
   }
+
+  @Test
+  void bad_input_is_refused() {
+    org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> Jmx.register(null));
+  }
 }
