@@ -31,8 +31,9 @@ group test doctest-dev libbenchmark-dev valgrind file
 group packaging abigail-tools lintian rpm rpmlint dpkg-dev fakeroot unzip
 # the language bindings: SWIG for all but Go (whose SWIG output is committed;
 # SWIG checks that it is current); Java: a JDK and JUnit 5 (Debian's jars
-# only, no Maven Central)
-group java swig default-jdk-headless junit5
+# only, no Maven Central), OkHttp and the javax servlet API for the
+# integrations jar, Jetty 9.4 to test its servlet filter in
+group java swig default-jdk-headless junit5 libokhttp-java libservlet-api-java libjetty9-java
 # Lua: both interpreters the module is built and tested for, and their
 # headers (the module links neither library: the interpreter provides it);
 # and LuaRocks, to build the rock from packaging/lua/*.rockspec in a test

@@ -8,7 +8,12 @@ import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -238,6 +243,18 @@ public final class CircuitBreaker implements AutoCloseable {
   }
 
   /**
+   * As {@link #tryAcquire()}, throwing when rejected (resilience4j's {@code
+   * acquirePermission}): for an integration that reports the outcome itself
+   * and whose caller expects the rejection as an exception.
+   *
+   * @throws CallNotPermittedException when the breaker rejects the call
+   */
+  public Permit acquirePermission() {
+    QuietPath.Cells cells = QuietPath.cells();
+    return new Permit(this, acquireOrThrow(cells), cells);
+  }
+
+  /**
    * A ticket, 0 (rejected by the library) or one of QuietPath's rejections: the quiet path's
    * answer when it has one, else cb_allow's.
    */
@@ -328,6 +345,142 @@ public final class CircuitBreaker implements AutoCloseable {
       throw t;
     }
     done(ticket, LbNativeConstants.CB_SUCCESS, cells);
+  }
+
+  /**
+   * As {@link #executeSupplier}, and when the call is rejected or throws, the
+   * fallback's answer to that exception instead (the outcome is reported
+   * first, as without a fallback).
+   */
+  public <T> T executeSupplier(
+      Supplier<T> supplier, Function<? super Throwable, ? extends T> fallback) {
+    Objects.requireNonNull(fallback, "fallback");
+    try {
+      return executeSupplier(supplier);
+    } catch (RuntimeException e) { // an Error (out of memory, ...) is no answer to fall back from
+      return fallback.apply(e);
+    }
+  }
+
+  /**
+   * Starts the asynchronous call {@code supplier} makes if the breaker admits
+   * it, and reports its outcome when its stage completes: a result as {@link
+   * #executeSupplier} classifies it, an exceptional completion as a thrown
+   * exception (a {@link CompletionException}'s cause is classified), a
+   * cancellation ({@link CancellationException}) as ignored: the caller gave
+   * up, the dependency did nothing wrong.
+   *
+   * @return a stage completed as the call's; completed exceptionally with
+   *     {@link CallNotPermittedException} when rejected ({@code supplier} is
+   *     not called), or with what {@code supplier} threw instead of returning
+   *     a stage (a failure)
+   */
+  public <T> CompletionStage<T> executeCompletionStage(Supplier<? extends CompletionStage<T>> supplier) {
+    Objects.requireNonNull(supplier, "supplier");
+    QuietPath.Cells cells = QuietPath.cells();
+    long ticket = allow(cells);
+    if (ticket == 0) return CompletableFuture.failedFuture(rejected(state()));
+    if (QuietPath.isRejection(ticket)) {
+      return CompletableFuture.failedFuture(rejected(QuietPath.rejectedState(ticket)));
+    }
+    CompletionStage<T> stage;
+    try {
+      stage = Objects.requireNonNull(supplier.get(), "the stage supplier returned null");
+    } catch (Throwable t) {
+      reportException(ticket, t, cells);
+      return CompletableFuture.failedFuture(t);
+    }
+    // The stage may complete on any thread: done() then counts in that
+    // thread's stripe, as a Permit reported from another thread does.
+    CompletableFuture<T> answer = new CompletableFuture<>();
+    stage.whenComplete(
+        (result, thrown) -> {
+          try {
+            if (thrown == null) {
+              reportResult(ticket, result, cells);
+            } else {
+              Throwable cause = thrown instanceof CompletionException && thrown.getCause() != null
+                  ? thrown.getCause()
+                  : thrown;
+              if (cause instanceof CancellationException) {
+                done(ticket, LbNativeConstants.CB_IGNORED, cells);
+              } else {
+                reportException(ticket, cause, cells);
+              }
+            }
+          } catch (Throwable reporting) {
+            // a user predicate threw, or the breaker was closed meanwhile
+            answer.completeExceptionally(reporting);
+            return;
+          }
+          if (thrown == null) answer.complete(result);
+          else answer.completeExceptionally(thrown);
+        });
+    return answer;
+  }
+
+  /**
+   * As {@link #executeCompletionStage(Supplier)}, and when the call is
+   * rejected or completes exceptionally (cancellation included), the stage
+   * completes with the fallback's answer to that exception instead.
+   */
+  public <T> CompletionStage<T> executeCompletionStage(
+      Supplier<? extends CompletionStage<T>> supplier,
+      Function<? super Throwable, ? extends T> fallback) {
+    Objects.requireNonNull(fallback, "fallback");
+    return executeCompletionStage(supplier)
+        .exceptionally(
+            thrown -> fallback.apply(
+                thrown instanceof CompletionException && thrown.getCause() != null
+                    ? thrown.getCause()
+                    : thrown));
+  }
+
+  /** {@code supplier} behind this breaker, each call through {@link #executeCompletionStage}. */
+  public <T> Supplier<CompletionStage<T>> decorateCompletionStage(
+      Supplier<? extends CompletionStage<T>> supplier) {
+    Objects.requireNonNull(supplier, "supplier");
+    return () -> executeCompletionStage(supplier);
+  }
+
+  // resilience4j's static decorators, with its signatures, so that code
+  // written against them (or composing them with resilience4j's own Retry)
+  // needs only its import changed.
+
+  /** {@code supplier} behind {@code breaker}: each call through {@link #executeSupplier}. */
+  public static <T> Supplier<T> decorateSupplier(CircuitBreaker breaker, Supplier<T> supplier) {
+    Objects.requireNonNull(breaker, "breaker");
+    Objects.requireNonNull(supplier, "supplier");
+    return () -> breaker.executeSupplier(supplier);
+  }
+
+  /** {@code callable} behind {@code breaker}: each call through {@link #executeCallable}. */
+  public static <T> Callable<T> decorateCallable(CircuitBreaker breaker, Callable<T> callable) {
+    Objects.requireNonNull(breaker, "breaker");
+    Objects.requireNonNull(callable, "callable");
+    return () -> breaker.executeCallable(callable);
+  }
+
+  /** {@code function} behind {@code breaker}: each application through {@link #executeSupplier}. */
+  public static <T, R> Function<T, R> decorateFunction(
+      CircuitBreaker breaker, Function<T, R> function) {
+    Objects.requireNonNull(breaker, "breaker");
+    Objects.requireNonNull(function, "function");
+    return t -> breaker.executeSupplier(() -> function.apply(t));
+  }
+
+  /** {@code runnable} behind {@code breaker}: each run through {@link #executeRunnable}. */
+  public static Runnable decorateRunnable(CircuitBreaker breaker, Runnable runnable) {
+    Objects.requireNonNull(breaker, "breaker");
+    Objects.requireNonNull(runnable, "runnable");
+    return () -> breaker.executeRunnable(runnable);
+  }
+
+  /** {@code supplier} behind {@code breaker}: each call through {@link #executeCompletionStage}. */
+  public static <T> Supplier<CompletionStage<T>> decorateCompletionStage(
+      CircuitBreaker breaker, Supplier<CompletionStage<T>> supplier) {
+    Objects.requireNonNull(breaker, "breaker");
+    return breaker.decorateCompletionStage(supplier);
   }
 
   /**

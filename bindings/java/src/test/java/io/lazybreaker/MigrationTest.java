@@ -284,4 +284,84 @@ class MigrationTest {
         LbNativeConstants.CB_STATE_HALF_OPEN));
     assertEquals("half_open", CircuitBreaker.State.HALF_OPEN.label());
   }
+
+  @Test
+  void static_decorate_supplier_callable_function_runnable_keep_their_signatures() throws Exception {
+    CircuitBreaker b = reg.create("decorated", trips(1));
+    java.util.function.Supplier<Integer> s = CircuitBreaker.decorateSupplier(b, () -> 1);
+    java.util.concurrent.Callable<Integer> c = CircuitBreaker.decorateCallable(b, () -> 2);
+    java.util.function.Function<Integer, Integer> f = CircuitBreaker.decorateFunction(b, x -> x * 3);
+    Runnable r = CircuitBreaker.decorateRunnable(b, () -> {});
+    assertEquals(1, s.get());
+    assertEquals(2, c.call());
+    assertEquals(6, f.apply(2));
+    r.run();
+    assertEquals(4, b.stats().successes);
+  }
+
+  @Test
+  void execute_and_decorate_completion_stage_report_on_completion_and_ignore_a_cancel()
+      throws Exception {
+    CircuitBreaker b = reg.create("stages", trips(1));
+    java.util.concurrent.CompletableFuture<String> pending = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletionStage<String> s = b.executeCompletionStage(() -> pending);
+    pending.cancel(true);
+    assertEquals(1, b.stats().ignored);
+    assertEquals("x", CircuitBreaker.decorateCompletionStage(b,
+        () -> java.util.concurrent.CompletableFuture.completedFuture("x")).get().toCompletableFuture().get());
+    assertEquals(1, b.stats().successes);
+    assertTrue(s.toCompletableFuture().isCancelled());
+  }
+
+  @Test
+  void decorators_with_fallback_is_an_overload() throws Exception {
+    CircuitBreaker b = reg.create("fallback", trips(1));
+    assertEquals("cached", b.executeSupplier(() -> { throw new IllegalStateException(); }, e -> "cached"));
+    assertEquals("open", b.executeSupplier(() -> "not run",
+        e -> e instanceof CallNotPermittedException ? "open" : "other"));
+    assertEquals("open", b.executeCompletionStage(
+        () -> java.util.concurrent.CompletableFuture.completedFuture("not run"),
+        e -> e instanceof CallNotPermittedException ? "open" : "other").toCompletableFuture().get());
+  }
+
+  @Test
+  void acquire_permission_throws_and_gives_the_permit() {
+    CircuitBreaker b = reg.create("acquire", trips(1));
+    b.acquirePermission().failure();
+    assertThrows(CallNotPermittedException.class, b::acquirePermission);
+  }
+
+  @Test
+  void spring_boot_properties_configs_and_instances_are_breaker_configs_from_properties() {
+    java.util.Properties p = new java.util.Properties();
+    p.setProperty("resilience4j.circuitbreaker.configs.default.failure-rate-threshold", "30");
+    p.setProperty("resilience4j.circuitbreaker.configs.slow.waitDurationInOpenState", "PT1M");
+    p.setProperty("resilience4j.circuitbreaker.instances.pay.baseConfig", "slow");
+    p.setProperty("resilience4j.circuitbreaker.instances.pay.slow-call-duration-threshold", "2s");
+    BreakerConfigs c = BreakerConfigs.fromProperties(p, "resilience4j.circuitbreaker");
+    assertEquals(30f, c.config("pay").failureRateThreshold());
+    assertEquals(Duration.ofMinutes(1), c.config("pay").waitDurationInOpenState());
+    assertEquals(Duration.ofSeconds(2), c.config("pay").slowCallDurationThreshold());
+  }
+
+  @Test
+  void properties_this_library_does_not_apply_are_errors_naming_them() {
+    for (String key : new String[] {"automaticTransitionFromOpenToHalfOpenEnabled",
+             "registerHealthIndicator", "eventConsumerBufferSize", "enableExponentialBackoff"}) {
+      java.util.Properties p = new java.util.Properties();
+      p.setProperty("resilience4j.circuitbreaker.instances.a." + key, "true");
+      String m = assertThrows(IllegalArgumentException.class,
+          () -> BreakerConfigs.fromProperties(p, "resilience4j.circuitbreaker")).getMessage();
+      assertTrue(m.startsWith("resilience4j.circuitbreaker.instances.a." + key + " is not applied"), m);
+    }
+  }
+
+  @Test
+  void registry_circuit_breaker_by_name_from_properties_is_configs_get_or_create() {
+    java.util.Properties p = new java.util.Properties();
+    p.setProperty("resilience4j.circuitbreaker.instances.pay.failureThreshold", "2");
+    BreakerConfigs c = BreakerConfigs.fromProperties(p, "resilience4j.circuitbreaker");
+    assertEquals(2, c.getOrCreate(reg, "pay").config().failureThreshold());
+    assertEquals(5, c.getOrCreate(reg, "other").config().failureThreshold(), "the default for an unlisted name");
+  }
 }
