@@ -1,8 +1,9 @@
 namespace LazyBreaker.Extensions;
 
 /// <summary>A state as the library's Prometheus text and logs write it (docs/observability.md).</summary>
-internal static class StateLabel
+public static class StateLabel
 {
+    /// <summary>closed, open, half_open, forced_open or disabled.</summary>
     public static string Of(CircuitState state) => state switch
     {
         CircuitState.Closed => "closed",
@@ -13,6 +14,6 @@ internal static class StateLabel
         _ => state.ToString(),
     };
 
-    public static readonly CircuitState[] All =
+    internal static readonly CircuitState[] All =
         { CircuitState.Closed, CircuitState.Open, CircuitState.HalfOpen, CircuitState.Isolated, CircuitState.Disabled };
 }
