@@ -87,7 +87,7 @@ public sealed class LazyBreakerHandler : DelegatingHandler
     {
         if ((int)response.StatusCode >= 500) permit.Failure();
         else permit.Success();
-        if (RetryAfterHeader.WaitOf(response, DateTimeOffset.UtcNow) is TimeSpan wait) breaker.Trip(wait);
+        if (RetryAfterHeader.WaitOf(response) is TimeSpan wait) breaker.Trip(wait);
     }
 
     // The caller's cancellation says nothing of the upstream; every other
