@@ -286,6 +286,12 @@ public sealed class CircuitBreaker : IDisposable
     /// <summary>CLOSED with a fresh failure run, from any state (Polly: CloseAsync).</summary>
     public void Reset() => Call(() => LbNative.cb_reset(_handle));
 
+    /// <summary>The shortest <see cref="Trip"/> the library takes (1 µs).</summary>
+    public static TimeSpan MinTripDuration { get; } = CircuitBreakerOptions.ToTimeSpan(LbNative.CB_MIN_OPEN_DURATION_NS);
+
+    /// <summary>The longest <see cref="Trip"/> the library takes (366 days): a longer wait is capped to it by whoever reads one from outside (an HTTP Retry-After).</summary>
+    public static TimeSpan MaxTripDuration { get; } = CircuitBreakerOptions.ToTimeSpan(LbNative.CB_MAX_DURATION_NS);
+
     /// <summary>
     /// Opens now for exactly <paramref name="openFor"/> (e.g. a "429, Retry-After: 20"
     /// answer), then probes as usual. Counts as a trip.
@@ -323,7 +329,7 @@ public sealed class CircuitBreaker : IDisposable
     private ulong Admit()
     {
         if (TryAcquireTicket(out ulong ticket)) return ticket;
-        throw Rejection();
+        throw CreateRejection();
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -341,7 +347,13 @@ public sealed class CircuitBreaker : IDisposable
         throw Failed(status);
     }
 
-    internal BrokenCircuitException Rejection()
+    /// <summary>
+    /// The exception a rejected call throws, for code that rejects on
+    /// <see cref="TryAcquire"/>'s false (an HTTP handler): an
+    /// <see cref="IsolatedCircuitException"/> while isolated, else a
+    /// <see cref="BrokenCircuitException"/> with <see cref="RetryAfter"/>.
+    /// </summary>
+    public BrokenCircuitException CreateRejection()
     {
         ulong ns;
         try
