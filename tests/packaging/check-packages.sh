@@ -311,7 +311,8 @@ case $mode in
     # interpreter's site-packages under lib64), and nothing else.
     if [ -f "$python_deb" ] || [ -f "$python_rpm" ]; then
       py_pkg='(/usr/lib/python3/dist-packages|/usr/lib(64)?/python3\.[0-9]+/site-packages)/lazybreaker'
-      py_pat=("$py_pkg/(__init__|_breaker|_config|_errors|_registry|circuitbreaker|_core)\.py" "$py_pkg/_core\.pyi"
+      py_pat=("$py_pkg/(__init__|_breaker|_config|_errors|_registry|_shed|_upstreams|_watch|aiohttp|asgi|circuitbreaker|http|httpx|prometheus|requests|wsgi|_core)\.py"
+              "$py_pkg/_core\.pyi"
               "$py_pkg/py\.typed" "$py_pkg/_core\.cpython-3[0-9]+-[a-z0-9_]+-linux-gnu\.so")
       [ -f "$python_deb" ] && check_set "$(basename "$python_deb")" "$(deb_files "$python_deb" | grep -vE "^$doc$")" "${py_pat[@]}"
       [ -f "$python_rpm" ] && check_set "$(basename "$python_rpm")" "$(rpm_files "$python_rpm" | grep -vE "^$doc$")" "${py_pat[@]}"
