@@ -1,5 +1,6 @@
 #include "redis.hpp"
 
+#include <poll.h>
 #include <sys/time.h>
 
 #include <cstring>
@@ -70,6 +71,36 @@ std::vector<Reply> Redis::pipeline(const std::vector<Command> &commands) {
   for (size_t i = 0; i < commands.size(); ++i) replies.push_back(read());
   return replies;
 }
+
+void Redis::send(const Command &argv) {
+  append(argv);
+  ++round_trips_;
+  int done = 0;
+  while (done == 0)
+    if (redisBufferWrite(ctx_.get(), &done) != REDIS_OK)
+      throw RedisDown(std::string("cannot send: ") + ctx_->errstr);
+}
+
+Reply Redis::try_read() {
+  void *raw = nullptr;
+  if (redisGetReplyFromReader(ctx_.get(), &raw) != REDIS_OK)
+    throw RedisDown(std::string("bad reply: ") + ctx_->errstr);
+  if (raw != nullptr) return Reply(static_cast<redisReply *>(raw));
+  pollfd p{ctx_->fd, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0) return nullptr;
+  if (redisBufferRead(ctx_.get()) != REDIS_OK)
+    throw RedisDown(ctx_->err != 0 ? std::string("lost the connection: ") + ctx_->errstr
+                                   : std::string("lost the connection"));
+  if (redisGetReplyFromReader(ctx_.get(), &raw) != REDIS_OK)
+    throw RedisDown(std::string("bad reply: ") + ctx_->errstr);
+  return Reply(static_cast<redisReply *>(raw));
+}
+
+bool Redis::has_buffered() const {
+  return ctx_->reader != nullptr && ctx_->reader->len > ctx_->reader->pos;
+}
+
+int Redis::fd() const { return ctx_->fd; }
 
 std::string Redis::load(const std::string &script) {
   for (const auto &[text, sha] : scripts_)

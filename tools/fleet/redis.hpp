@@ -46,6 +46,16 @@ class Redis {
   Reply eval(const std::string &script, const std::vector<std::string> &keys,
              const std::vector<std::string> &args);
 
+  // One command whose reply comes later (XREAD BLOCK, SUBSCRIBE): the
+  // caller polls fd() for POLLIN and calls try_read(), which never blocks
+  // and gives the reply once it is whole (nullptr before). has_buffered():
+  // bytes already read (or decrypted) that may hold a reply, so the caller
+  // calls try_read() before it polls again.
+  void send(const Command &argv);
+  Reply try_read();
+  bool has_buffered() const;
+  int fd() const;
+
   // Round trips and commands sent on this connection (for the bench).
   uint64_t round_trips() const { return round_trips_; }
   uint64_t commands() const { return commands_; }
