@@ -1,0 +1,17 @@
+#include "connection.hpp"
+
+namespace lazybreaker::fleet {
+
+Connector::Connector(ConnectionOptions options) : options_(std::move(options)) {}
+Connector::~Connector() = default;
+
+std::unique_ptr<Redis> Connector::primary(int timeout_ms) {
+  return std::make_unique<Redis>(options_.url, options_.password, timeout_ms);
+}
+
+int Connector::failover_fd() { return -1; }
+bool Connector::failover_announced() { return false; }
+
+std::string Connector::describe() const { return redacted(options_.url); }
+
+}  // namespace lazybreaker::fleet
