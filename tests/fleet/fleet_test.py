@@ -644,6 +644,73 @@ def password(f):
 
 
 @scenario
+def publication_slack(f):
+    """Who wins when hosts trip one after another: a host that has heard
+    the fleet's period drops its own trip when it ends no later than the
+    fleet's plus the slack (1 s at this interval); one that ends later
+    still extends the fleet's period, and every host follows it."""
+    f.start_redis()
+    a, b, c = hosts = f.add_hosts(3, ["pay"], "--open-for", "30s")
+    for h in hosts:
+        h.start_agent()
+    r = f.redis.client()
+    a.cb("trip", "pay", "--for", "20s")
+    for h in (b, c):
+        wait_state(h, "pay", "OPEN", 1 * SLACK + 1)
+    before = r.hgetall(f.key("b:pay"))
+    b.cb("trip", "pay", "--for", "20500ms")
+    time.sleep(0.6 * SLACK)
+    after = r.hgetall(f.key("b:pay"))
+    check(after.get("epoch") == before.get("epoch") and after.get("until_ms") == before.get("until_ms"),
+          "B's trip ending 0.5 s after the fleet's was dropped: epoch %s -> %s, until %s -> %s" % (
+              before.get("epoch"), after.get("epoch"), before.get("until_ms"), after.get("until_ms")))
+    check(not [l for l in b.log_lines("published") + b.log_lines("absorbed") if "breaker=pay" in l],
+          "B told the fleet nothing of its covered trip")
+    t = wall_ms()
+    c.cb("trip", "pay", "--for", "60s")
+    wait_for(lambda: r.hgetall(f.key("b:pay")).get("by") == c.id, 2 * SLACK, 0.02,
+             "C's later-ending trip to extend the fleet's period")
+    until = int(r.hgetall(f.key("b:pay"))["until_ms"])
+    check(abs(until - (t + 60000)) <= 300 * SLACK, "the fleet's period is C's (%+d ms)" % (until - t - 60000))
+    check(r.hgetall(f.key("b:pay")).get("trips") == "1", "still one fleet trip (an extension counts none)")
+    for h in (a, b):
+        wait_for(lambda: abs(h.deadline_ms("pay") - until) <= 150 * SLACK, 2 * SLACK, 0.05,
+                 "%s to hold pay OPEN to C's end" % h.id)
+
+
+@scenario
+def lease_demand(f):
+    """Only hosts whose calls wait for a probe claim the lease: with calls
+    on A alone, every period's lease is A's, B and C never claim and never
+    probe, and they follow A's verdicts."""
+    f.start_redis()
+    a, b, c = hosts = f.add_hosts(3, ["pay"], "--open-for", "800ms", "--failure-threshold", "3")
+    for h in hosts:
+        h.start_agent(interval="50")
+    flag = os.path.join(f.work, "failing")
+    open(flag, "w").close()
+    load = f.load(a, "pay", flag, rate=100, duration=30)
+    r = f.redis.client()
+    holders = set()
+
+    def periods():
+        holder = r.command("GET", f.key("lease:pay"))
+        if holder:
+            holders.add(holder)
+        return int(r.hgetall(f.key("b:pay")).get("epoch", "0")) >= 4
+    wait_for(periods, 12 * SLACK, 0.005, "four fleet periods")
+    check(holders == {a.id}, "every lease was A's (%s)" % sorted(holders))
+    for h in (b, c):
+        check(not h.log_lines("lease"), "%s never claimed a lease" % h.id)
+        check(h.state("pay") in ("OPEN", "HALF_OPEN"), "%s follows the fleet (%s)" % (h.id, h.state("pay")))
+    os.remove(flag)
+    for h in hosts:
+        wait_state(h, "pay", "CLOSED", 8 * SLACK)
+    check(True, "A's successful probe closed every host")
+    load.end()
+
+
+@scenario
 def counters(f):
     """Counts stay out of Redis unless an agent is started with
     --fleet-counts: by default each agent's --listen serves its host's
