@@ -11,6 +11,7 @@ scenario bounds its own waits and stops what it started (fleetlib.Fleet).
 """
 
 import os
+import re
 import signal
 import sys
 import time
@@ -641,6 +642,26 @@ def password(f):
     check(rc == 7 and err.strip(), "cbctl fleet list with a wrong password: status %d, '%s'" % (rc, err.strip()))
     rc, out, err = f.fleet_cmd("list")
     check(rc == 7 and err.strip(), "cbctl fleet list without the password: status %d, '%s'" % (rc, err.strip()))
+    # The ACL docs/fleet.md gives, as written there, is enough for the fleet.
+    doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "fleet.md")).read()
+    acl = re.search(r"ACL SETUSER lazybreaker on >PASSWORD\s+([^`]*)`", doc)
+    check(acl, "docs/fleet.md gives the agents' ACL")
+    rules = acl.group(1).replace("{payments}", "{default}").split()
+    f.redis.client(password="s3cret-pw").command("ACL", "SETUSER", "lazybreaker", "on", ">acl-pw", *rules)
+    e, g = f.add_hosts(2, ["pay", "ledger"], "--open-for", "1s", "--failure-threshold", "2")
+    for h in (e, g):
+        h.start_agent(redis=f.redis.url("lazybreaker:acl-pw"))
+    flag = os.path.join(f.work, "failing")
+    open(flag, "w").close()
+    load = f.load(e, "ledger", flag, rate=100, duration=20)
+    wait_state(g, "ledger", "OPEN", 3 * SLACK)
+    e.wait_log("lease", 5 * SLACK)
+    os.remove(flag)
+    wait_state(g, "ledger", "CLOSED", 5 * SLACK)
+    load.end()
+    for h in (e, g):
+        check(not h.log_lines("ignored") and len(h.log_lines("connected")) == 1,
+              "%s ran as the ACL user without a refusal: %s" % (h.id, h.log_lines("ignored")[:2]))
 
 
 @scenario
