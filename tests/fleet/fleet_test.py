@@ -12,6 +12,7 @@ scenario bounds its own waits and stops what it started (fleetlib.Fleet).
 
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -729,6 +730,57 @@ def lease_demand(f):
         wait_state(h, "pay", "CLOSED", 8 * SLACK)
     check(True, "A's successful probe closed every host")
     load.end()
+
+
+@scenario
+def grafana(f):
+    """A real Prometheus (Debian's) scrapes two agents' --listen: each of the
+    Grafana dashboard's "Fleet:" panels returns data, and the fleet's
+    rejected calls are the sum of the hosts'."""
+    import json as jsonlib
+    import urllib.parse
+    import urllib.request
+    from fleetlib import free_port
+    prometheus = shutil.which("prometheus") or "/usr/bin/prometheus"
+    check(os.access(prometheus, os.X_OK), "prometheus is installed (packaging/install-deps.sh, group fleet)")
+    f.start_redis()
+    a, b = hosts = f.add_hosts(2, ["pay"], "--open-for", "2s", "--failure-threshold", "3")
+    ports = [free_port() for _ in hosts]
+    for h, port in zip(hosts, ports):
+        h.start_agent("--listen", "127.0.0.1:%d" % port)
+    flag = os.path.join(f.work, "failing")
+    open(flag, "w").close()
+    loads = [f.load(h, "pay", flag, rate=50, duration=40, tag="-g") for h in hosts]
+    prom_port = free_port()
+    conf = os.path.join(f.work, "prometheus.yml")
+    with open(conf, "w") as c:
+        c.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
+                "  - job_name: lazybreaker-agent\n    static_configs:\n      - targets: [%s]\n"
+                % ", ".join("'127.0.0.1:%d'" % p for p in ports))
+    f.spawn([prometheus, "--config.file=" + conf, "--storage.tsdb.path=" + os.path.join(f.work, "tsdb"),
+             "--web.listen-address=127.0.0.1:%d" % prom_port], "prometheus.log")
+
+    def query(expr):
+        url = "http://127.0.0.1:%d/api/v1/query?%s" % (prom_port, urllib.parse.urlencode({"query": expr}))
+        try:
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                d = jsonlib.load(resp)
+        except (OSError, ValueError):
+            return None
+        return d["data"]["result"] if d.get("status") == "success" and d["data"]["result"] else None
+    dash = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "packaging", "grafana",
+                        "lazybreaker.json")
+    panels = [p for p in jsonlib.load(open(dash))["panels"] if p["title"].startswith("Fleet:")]
+    check(len(panels) >= 5, "the dashboard has its fleet panels (%d)" % len(panels))
+    for p in panels:
+        for t in p["targets"]:
+            wait_for(lambda: query(t["expr"]), 40 * SLACK, 0.5, "data for the panel '%s': %s" % (p["title"], t["expr"]))
+    total = query('sum(lazybreaker_calls_rejected_total{breaker="pay"})')
+    per_host = query('lazybreaker_calls_rejected_total{breaker="pay"}')
+    check(total and per_host and len(per_host) == 2, "two hosts' rejected counters (%s)" % per_host)
+    print("     every fleet panel has data; rejected calls: %s over %d hosts" % (total[0]["value"][1], len(per_host)))
+    for load in loads:
+        load.end()
 
 
 @scenario
