@@ -24,8 +24,9 @@ from fleetlib import SLACK, Failure, Fleet, prog  # noqa: E402
 def main(argv):
     with Fleet("sim") as f:
         f.start_redis()
+        log = os.path.join(f.work, "agents.log")
         cmd = [prog("FLEET_SIM"), "--redis-port", str(f.redis.port), "--control",
-               "--slack", str(SLACK), "--agent-log", os.path.join(f.work, "agents.log")] + argv
+               "--slack", str(SLACK), "--agent-log", log] + argv
         sim = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                bufsize=1)
         try:
@@ -49,6 +50,15 @@ def main(argv):
                 except subprocess.TimeoutExpired:
                     sim.kill()
                     sim.wait()
+        # The agents' lines and a sanitizer's report (build-asan, build-tsan)
+        # both go to fd 2 of fleet_sim, that is to agents.log.
+        with open(log, "r", errors="replace") as lf:
+            text = lf.read()
+        for mark in f.SANITIZER_MARKS:
+            if mark in text:
+                at = text.find(mark)
+                sys.stderr.write(text[max(0, at - 2000):at + 6000])
+                raise Failure("fleet_sim: %s (agents.log)" % mark)
         if rc != 0:  # keeps the folder (agents.log) under KEEP_FLEET_TEST
             raise Failure("fleet_sim ended with status %d" % rc)
         return 0
