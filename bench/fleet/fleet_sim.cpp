@@ -634,8 +634,17 @@ void Sim::restart_phase() {
   };
   const int64_t wait =
       int64_t(a_.slack * double(std::max<int64_t>(10 * kSec, 20 * a_.interval_ms * kMs)));
-  if (!run_until(mono_ns() + wait, [&] { return all_open(a); }))
-    say("breaker %s did not reach every host before the restart", breaker_name(a).c_str());
+  if (!run_until(mono_ns() + wait, [&] { return all_open(a); })) {
+    std::map<std::string, int> states;
+    for (const auto &h : hosts_) {
+      const char *name = cb_state_name(cb_state(h->breakers[a]));
+      ++states[name != nullptr ? name : "unknown"];
+    }
+    std::string seen;
+    for (const auto &[state, count] : states) seen += fmt(" %s=%d", state.c_str(), count);
+    say("a trip of %s did not reach every host before the restart:%s", breaker_name(a).c_str(),
+        seen.c_str());
+  }
   std::vector<uint64_t> reconnects;
   for (const auto &h : hosts_) reconnects.push_back(h->gauges.reconnects.load());
   redis_.reset();
@@ -644,7 +653,10 @@ void Sim::restart_phase() {
   control("start-redis");
   const int64_t t_start = mono_ns();
   connect_redis();
-  const Mark r0 = mark();
+  // Every command the new Redis ran counts, those before this mark too:
+  // its counters started at zero with it.
+  Mark r0 = mark();
+  r0.info.calls.clear();
   auto reconnected = [&] {
     for (size_t i = 0; i < hosts_.size(); ++i)
       if (!hosts_[i]->gauges.connected || hosts_[i]->gauges.reconnects <= reconnects[i])
