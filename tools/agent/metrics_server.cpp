@@ -6,8 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "fleet_view.hpp"
+#include "host_check.hpp"
 #include "listen_address.hpp"
 
 namespace lazybreaker::agent {
@@ -39,7 +42,8 @@ std::string agent_text(const AgentGauges &g, const std::string &host) {
 
 class HttpMetrics final : public MetricsServer {
  public:
-  HttpMetrics(const Options &opts, const AgentGauges &gauges) : opts_(opts), gauges_(gauges) {}
+  HttpMetrics(const Options &opts, const AgentGauges &gauges, std::vector<std::string> allow_hosts)
+      : opts_(opts), gauges_(gauges), allow_hosts_(std::move(allow_hosts)) {}
   bool bind(std::string *why) {
     std::string host;
     int port = 0;
@@ -66,6 +70,7 @@ class HttpMetrics final : public MetricsServer {
       *why = errno != 0 ? std::strerror(errno) : "cannot bind";
       return false;
     }
+    fleet::HostCheck(host, port, allow_hosts_).install(server_);
     address_ = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                std::to_string(port);
     listener_ = std::thread([this] { server_.listen_after_bind(); });
@@ -81,6 +86,7 @@ class HttpMetrics final : public MetricsServer {
  private:
   const Options &opts_;
   const AgentGauges &gauges_;
+  std::vector<std::string> allow_hosts_;
   httplib::Server server_;
   std::thread listener_;
   std::string address_;
@@ -89,8 +95,9 @@ class HttpMetrics final : public MetricsServer {
 }  // namespace
 
 std::unique_ptr<MetricsServer> MetricsServer::start(const Options &opts, const AgentGauges &gauges,
+                                                    std::vector<std::string> allow_hosts,
                                                     std::string *why) {
-  auto server = std::make_unique<HttpMetrics>(opts, gauges);
+  auto server = std::make_unique<HttpMetrics>(opts, gauges, std::move(allow_hosts));
   if (!server->bind(why)) return nullptr;
   return server;
 }
