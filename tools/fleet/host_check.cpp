@@ -89,8 +89,12 @@ HostCheck::HostCheck(const std::string &listen_host, int port,
                      const std::vector<std::string> &allowed)
     : port_(port) {
   const std::string bound = canonical(listen_host);
-  any_address_ = bound == "0.0.0.0" || bound == "::";
-  if (!any_address_) {
+  unsigned char bytes[16];
+  one_address_ = bound != "0.0.0.0" && bound != "::" &&
+                 (inet_pton(AF_INET, bound.c_str(), bytes) == 1 ||
+                  inet_pton(AF_INET6, bound.c_str(), bytes) == 1);
+  if (bound != "0.0.0.0" && bound != "::") {
+    // The name --listen gave (its owner's choice), or its one address.
     allowed_.push_back({bound, port, false});
     // A browser resolves localhost to the loopback itself (RFC 6761), so
     // no other site can answer to it.
@@ -108,8 +112,10 @@ bool HostCheck::admits(const std::string &host, int port, bool https,
   const std::string h = canonical(host);
   for (const Allowed &a : allowed_)
     if (a.host == h && (a.port < 0 || a.port == port) && (a.https || !https)) return true;
-  if (!any_address_ || https || port != req.local_port) return false;
-  // Bound to every address: the one this connection came in on.
+  if (https || port != req.local_port) return false;
+  // The address this connection came in on, as a literal: what a browser
+  // sends only for a page of this very server, whatever name --listen
+  // gave or however many addresses it covers.
   const std::string local = canonical(req.local_addr);
   return h == local || (h == "localhost" && loopback(local));
 }
@@ -117,7 +123,7 @@ bool HostCheck::admits(const std::string &host, int port, bool https,
 std::string HostCheck::expected() const {
   std::string out;
   for (const Allowed &a : allowed_) out += (out.empty() ? "" : ", ") + with_port(a.host, a.port);
-  if (any_address_)
+  if (!one_address_)
     out += (out.empty() ? "" : ", ") + std::string("the address the request came in on, ") +
            "with port " + std::to_string(port_);
   return out;

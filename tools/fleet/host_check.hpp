@@ -25,9 +25,11 @@ bool valid_allow_host(const std::string &text, std::string *why);
 
 class HostCheck {
  public:
-  // listen_host: the address bound, IPv6 without brackets ("0.0.0.0" and
+  // listen_host: --listen's host, IPv6 without brackets ("0.0.0.0" and
   // "::" are every address); port: the port bound; allowed: the
-  // --allow-host values, each valid_allow_host().
+  // --allow-host values, each valid_allow_host(). Admitted besides those:
+  // the address a request came in on, and localhost when that is a
+  // loopback address.
   HostCheck(const std::string &listen_host, int port, const std::vector<std::string> &allowed);
 
   // Empty when the request may be served; else why it is refused (403).
@@ -46,7 +48,7 @@ class HostCheck {
   bool admits(const std::string &host, int port, bool https, const httplib::Request &req) const;
   std::string expected() const;
   std::vector<Allowed> allowed_;
-  bool any_address_ = false;
+  bool one_address_ = false;  // --listen named one IP address (not every one, not a name)
   int port_ = 0;
 };
 
