@@ -56,7 +56,7 @@ url=http://127.0.0.1:$serve_port
 token=$(sed -n 's/.*control token: \([0-9a-f]*\).*/\1/p' "$work/guard.log")
 for path in /api/breakers /metrics /; do
   out=$(curl -s --max-time 10 -H "Host: rebound.example:$serve_port" -w ' %{http_code} %{content_type}' "$url$path")
-  [[ $out == "refused: Host 'rebound.example:$serve_port' is not this server"*" 403 text/plain"* ]] ||
+  [[ $out == "refused: Host 'rebound.example:$serve_port' is not this server's address"*" 403 text/plain"* ]] ||
     fail "GET $path with a foreign Host: $out"
   [[ $out != *lazybreaker_state* && $out != *payments* ]] || fail "a foreign Host got data: $out"
 done

@@ -83,6 +83,9 @@ def web(f):
         check(status == 403 and ctype.startswith("text/plain") and body.startswith("refused: ")
               and "lazybreaker" not in body,
               "Host %r: 403 text/plain, no metrics: %s" % (host, body.strip()[:90]))
+    status, _, body = ask(port, "GET", "rebound.example:%d" % port)
+    check("metrics.example" not in body and "127.0.0.1" not in body and "localhost" not in body,
+          "the refusal names nothing the server would take (a rebinding page reads it)")
     status, _, body = ask(port, "GET", None)
     check(status == 403 and "no Host" in body, "no Host header: 403: %s" % body.strip())
     check(http10(port) == 403, "HTTP/1.0 without Host: 403")

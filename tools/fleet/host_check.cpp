@@ -70,11 +70,6 @@ std::string shown(const std::string &value) {
   return value.size() > 80 ? out + "..." : out;
 }
 
-std::string with_port(const std::string &host, int port) {
-  const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  return port < 0 ? h : h + ":" + std::to_string(port);
-}
-
 }  // namespace
 
 bool valid_allow_host(const std::string &text, std::string *why) {
@@ -86,13 +81,8 @@ bool valid_allow_host(const std::string &text, std::string *why) {
 }
 
 HostCheck::HostCheck(const std::string &listen_host, int port,
-                     const std::vector<std::string> &allowed)
-    : port_(port) {
+                     const std::vector<std::string> &allowed) {
   const std::string bound = canonical(listen_host);
-  unsigned char bytes[16];
-  one_address_ = bound != "0.0.0.0" && bound != "::" &&
-                 (inet_pton(AF_INET, bound.c_str(), bytes) == 1 ||
-                  inet_pton(AF_INET6, bound.c_str(), bytes) == 1);
   if (bound != "0.0.0.0" && bound != "::") {
     // The name --listen gave (its owner's choice), or its one address.
     allowed_.push_back({bound, port, false});
@@ -120,15 +110,6 @@ bool HostCheck::admits(const std::string &host, int port, bool https,
   return h == local || (h == "localhost" && loopback(local));
 }
 
-std::string HostCheck::expected() const {
-  std::string out;
-  for (const Allowed &a : allowed_) out += (out.empty() ? "" : ", ") + with_port(a.host, a.port);
-  if (!one_address_)
-    out += (out.empty() ? "" : ", ") + std::string("the address the request came in on, ") +
-           "with port " + std::to_string(port_);
-  return out;
-}
-
 std::string HostCheck::refusal(const httplib::Request &req) const {
   const size_t hosts = req.get_header_value_count("Host");
   if (hosts != 1)
@@ -140,8 +121,10 @@ std::string HostCheck::refusal(const httplib::Request &req) const {
   if (!split_authority(host_header, &host, &port))
     return "refused: Host '" + shown(host_header) + "' is not HOST[:PORT]";
   if (!admits(host, port < 0 ? 80 : port, false, req))
-    return "refused: Host '" + shown(host_header) + "' is not this server (expected " + expected() +
-           "; --allow-host NAME admits another name)";
+    // Not the names and addresses it would take: a rebinding page can read
+    // this answer, and should learn nothing of the host from it.
+    return "refused: Host '" + shown(host_header) +
+           "' is not this server's address (--allow-host NAME admits a name)";
   if (req.method == "GET" || req.method == "HEAD" || !req.has_header("Origin")) return "";
   // A browser sends Origin with every POST; a script (curl) need not.
   const std::string origin = req.get_header_value("Origin");
@@ -150,7 +133,7 @@ std::string HostCheck::refusal(const httplib::Request &req) const {
   if (req.get_header_value_count("Origin") != 1 || scheme == 0 ||
       !split_authority(origin.substr(scheme), &host, &port) ||
       !admits(host, port < 0 ? (https ? 443 : 80) : port, https, req))
-    return "refused: Origin '" + shown(origin) + "' is another site (a " + req.method +
+    return "refused: Origin '" + shown(origin) + "' is another site (a " + shown(req.method) +
            " is taken only from this server's own page)";
   return "";
 }

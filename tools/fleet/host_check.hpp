@@ -46,10 +46,7 @@ class HostCheck {
     bool https;        // an Origin may be https:// (a name behind a TLS proxy)
   };
   bool admits(const std::string &host, int port, bool https, const httplib::Request &req) const;
-  std::string expected() const;
   std::vector<Allowed> allowed_;
-  bool one_address_ = false;  // --listen named one IP address (not every one, not a name)
-  int port_ = 0;
 };
 
 }  // namespace lazybreaker::fleet
