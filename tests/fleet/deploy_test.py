@@ -102,6 +102,10 @@ def systemd_unit(work):
     check(r.returncode == 0 and me and group and me[0][3] == group[0][2] and int(me[0][2]) < 1000
           and me[0][6].endswith("nologin"),
           "systemd-sysusers makes the system user and group lazybreaker: %s" % (me and ":".join(me[0])))
+    if os.geteuid() != 0:
+        print("SKIPPED the tmpfiles.d check: not root, systemd-tmpfiles cannot give the folder "
+              "its group", file=sys.stderr)
+        return
     with open(os.path.join(AGENT_DIR, "lazybreaker.tmpfiles")) as f:
         r = subprocess.run([tmpfiles, "--root=" + root, "--create", "-"], stdin=f, capture_output=True,
                            text=True, timeout=60 * SLACK)
@@ -129,14 +133,16 @@ def group_owner(work):
     as_nobody = [setpriv, "--reuid=%d" % nobody.pw_uid, "--regid=%d" % nogroup.gr_gid,
                  "--clear-groups", "--"]
     r = run(as_nobody + [prog("AGENT"), "--version"])
-    need(r.returncode == 0, "user nobody cannot run %s (a folder on its path closed to others?)" %
-         prog("AGENT"))
+    if r.returncode != 0:
+        raise Skip("user nobody cannot run %s (a folder on its path closed to others?)" % prog("AGENT"))
     with Fleet("group_owner") as f:
         os.chmod(f.work, 0o755)  # nobody reaches the files in it
         f.start_redis()
         a, b = f.add_hosts(2, ["pay"], "--open-for", "30s")
         os.chown(a.file, daemon.pw_uid, nogroup.gr_gid)
         os.chmod(a.file, 0o660)
+        if run(as_nobody + ["test", "-w", a.file]).returncode != 0:
+            raise Skip("user nobody cannot reach %s (a folder on its path closed to others?)" % f.work)
         p = f.spawn(as_nobody + [prog("AGENT"), "--file", a.file, "--redis", f.redis.url(),
                                  "--host", a.id, "--interval", "50"], "agent-nobody.log")
         wait_for(lambda: "connected" in p.errtext() or not p.alive(), 10 * SLACK, 0.02,
