@@ -243,8 +243,8 @@ bool Agent::has_buffered() const { return reader_ && reader_->has_buffered(); }
 
 void Agent::on_ready() {
   if (connector_.failover_announced() && redis_) {
-    drop("the sentinels announced a failover", false);
-    next_connect_ms_ = 0;  // the new primary is known: no wait
+    // Every agent of the fleet hears it at once: spread as for a loss.
+    drop("the sentinels announced a failover", true);
     return;
   }
   if (!reader_) return;
