@@ -1,7 +1,7 @@
-// --listen: GET /metrics answers the fleet's Prometheus text (every fleet
-// breaker's state, remaining open time, hosts and counts, read from Redis
-// for each scrape on a connection of its own) and the agent's own gauges,
-// to requests that name this server (host_check.hpp).
+// --listen: GET /metrics answers the agent's gauges, the fleet's state as
+// the agent last heard it and the host's own breakers' counts, all from the
+// agent's own copy: a scrape never reads Redis. Only to requests that name
+// this server (host_check.hpp).
 #pragma once
 
 #include <memory>
@@ -17,7 +17,7 @@ class MetricsServer {
   // Binds and starts serving; nullptr with *why when it cannot bind. A
   // request whose Host is neither the address bound nor one of
   // allow_hosts (--allow-host, fleet::valid_allow_host) is 403.
-  static std::unique_ptr<MetricsServer> start(const Options &opts, const AgentGauges &gauges,
+  static std::unique_ptr<MetricsServer> start(const Options &opts, AgentGauges &gauges,
                                               std::vector<std::string> allow_hosts,
                                               std::string *why);
   virtual ~MetricsServer() = default;
