@@ -14,16 +14,18 @@ with status 77, or fails under CI=true; group_owner skips when not root.
 
 import os
 import grp
+import http.client
 import pwd
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fleetlib import SLACK, Failure, Fleet, check, prog, wait_for  # noqa: E402
+from fleetlib import SLACK, Failure, Fleet, check, free_port, prog, wait_for  # noqa: E402
 
 SKIP = 77
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -86,6 +88,8 @@ def systemd_unit(work):
     check(r.returncode == 0 and level and float(level.group(1)) <= 2.0,
           "systemd-analyze security: exposure %s (at most 2.0 of 10)" % (level and level.group(1)))
 
+    syscalls_allowed(analyze, unit, work)
+
     sysusers, tmpfiles = shutil.which("systemd-sysusers"), shutil.which("systemd-tmpfiles")
     need(sysusers and tmpfiles, "systemd-sysusers or systemd-tmpfiles not found (Debian: systemd)")
     root = os.path.join(work, "root")
@@ -113,6 +117,94 @@ def systemd_unit(work):
     check(r.returncode == 0 and st.st_mode & 0o7777 == 0o2770 and st.st_gid == int(group[0][2]),
           "systemd-tmpfiles makes /run/lazybreaker mode %o, group lazybreaker (gid %d)" % (
               st.st_mode & 0o7777, st.st_gid))
+
+
+def filter_of(analyze, unit):
+    """The system calls the unit's SystemCallFilter= lines allow, groups
+    expanded as `systemd-analyze syscall-filter` lists them."""
+    groups, cur = {}, None
+    for line in run([analyze, "syscall-filter"]).stdout.splitlines():
+        if line.startswith("@"):
+            cur = groups.setdefault(line.strip(), [])
+        elif line.strip() and not line.strip().startswith("#") and cur is not None:
+            cur.append(line.strip())
+
+    def expand(name, seen):
+        out = set()
+        for item in groups.get(name, [name] if not name.startswith("@") else []):
+            if item.startswith("@"):
+                if item not in seen:
+                    seen.add(item)
+                    out |= expand(item, seen)
+            else:
+                out.add(item)
+        return out
+    allowed = None
+    for line in unit.splitlines():
+        if line.startswith("SystemCallFilter="):
+            value = line.split("=", 1)[1]
+            deny = value.startswith("~")
+            names = set()
+            for word in value.lstrip("~").split():
+                names |= expand(word, set())
+            allowed = (allowed or set()) - names if deny else (allowed or set()) | names
+    return allowed or set()
+
+
+def syscalls_allowed(analyze, unit, work):
+    """Every system call the agent makes in a run (start, Redis, a trip
+    published, the fleet's reset applied, --listen scraped and a forged
+    Host refused, SIGTERM), traced by strace, is one the unit's
+    SystemCallFilter= allows: the filter is not tested by a running systemd
+    here, so what the agent does is held against it."""
+    if os.environ.get("LB_FLEET_SANITIZE"):
+        print("SKIPPED the system call check: a %s build's agent makes the sanitizer's calls too; "
+              "the unit runs a release build" % os.environ["LB_FLEET_SANITIZE"], file=sys.stderr)
+        return
+    strace = shutil.which("strace")
+    if not strace:
+        if os.environ.get("CI") == "true":
+            raise Failure("strace not found (Debian: strace; CI=true: a missing tool is an error)")
+        print("SKIPPED the system call check: strace not found (Debian: strace)", file=sys.stderr)
+        return
+    allowed = filter_of(analyze, unit)
+    check(len(allowed) > 100 and "openat" in allowed and "setuid" not in allowed,
+          "the unit's filter allows %d system calls (openat, not setuid)" % len(allowed))
+    trace = os.path.join(work, "agent.strace")
+    with Fleet("systemd_unit") as f:
+        f.start_redis()
+        (a,) = f.add_hosts(1, ["pay"])
+        port = free_port()
+        p = f.spawn([strace, "-f", "-qq", "-o", trace, prog("AGENT"), "--file", a.file, "--redis",
+                     f.redis.url(), "--host", a.id, "--interval", "50", "--listen",
+                     "127.0.0.1:%d" % port], "agent.log")
+        wait_for(lambda: "connected" in p.errtext() or not p.alive(), 10 * SLACK, 0.02,
+                 "the traced agent to connect")
+        for host in ("127.0.0.1:%d" % port, "rebound.example"):
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5 * SLACK)
+            c.putrequest("GET", "/metrics", skip_host=True)
+            c.putheader("Host", host)
+            c.endheaders()
+            c.getresponse().read()
+            c.close()
+        a.cb("trip", "pay", "--for", "30s")
+        wait_for(lambda: "published" in p.errtext(), 5 * SLACK, 0.02, "the trip published")
+        f.fleet_cmd("reset", "pay")
+        wait_for(lambda: "call=reset" in p.errtext(), 5 * SLACK, 0.02, "the reset applied")
+        with open(trace) as t:
+            agent_pid = int(t.readline().split()[0])
+        os.kill(agent_pid, signal.SIGTERM)
+        check(p.wait(10 * SLACK) == 0 and "stopping" in p.errtext(), "the traced agent stopped on SIGTERM")
+    used = set()
+    with open(trace) as t:
+        for line in t:
+            m = re.match(r"^\d+\s+([a-z0-9_]+)\(", line) or re.search(r"<\.\.\. ([a-z0-9_]+) resumed>", line)
+            if m:
+                used.add(m.group(1))
+    used.discard("execve")  # strace's own exec of the agent; systemd's, under the unit
+    refused = sorted(used - allowed)
+    check(used and not refused, "the %d system calls the agent made are all in the unit's filter%s" % (
+        len(used), "" if not refused else ": not " + ", ".join(refused)))
 
 
 def group_owner(work):
