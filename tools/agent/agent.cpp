@@ -176,7 +176,8 @@ void Agent::sync() {
 
 void Agent::connect() {
   try {
-    redis_ = std::make_unique<Redis>(opts_.redis, opts_.password, 1000);
+    redis_ = std::make_unique<Redis>(fleet::HostPort{opts_.redis.host, opts_.redis.port},
+                                     opts_.connection, 1000);
     ++gauges_.reconnects;
     log_event("connected", {{"redis", fleet::redacted(opts_.redis)}, {"fleet", opts_.fleet}});
     gauges_.connected = true;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "connection.hpp"
 #include "fleet_view.hpp"
 #include "host_files.hpp"
 #include "keys.hpp"
@@ -26,7 +27,8 @@ namespace lazybreaker::agent {
 struct Options {
   std::vector<std::string> files;
   fleet::RedisUrl redis;
-  std::string password;  // from --password-file; empty: the URL's
+  std::string password;                 // from --password-file; empty: the URL's
+  fleet::ConnectionOptions connection;  // the two above, with TLS (connection_options.hpp)
   std::string fleet = "default";
   std::string host;
   std::string listen;  // empty: no metrics server

@@ -51,7 +51,8 @@ class HttpMetrics final : public MetricsServer {
     server_.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
       std::string body = agent_text(gauges_, opts_.host);
       try {
-        fleet::Redis redis(opts_.redis, opts_.password, 1000);
+        fleet::Redis redis(fleet::HostPort{opts_.redis.host, opts_.redis.port}, opts_.connection,
+                           1000);
         body += fleet::fleet_prometheus(fleet::read_fleet(redis, fleet::Keys(opts_.fleet)),
                                         opts_.fleet, fleet::wall_ms());
       } catch (const fleet::RedisDown &e) {
