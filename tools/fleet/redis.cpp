@@ -44,9 +44,9 @@ struct Redis::Wire {
   redisReader *reader = nullptr;
   std::string out;
   int timeout_ms = 0;
-  std::string where;        // HOST:PORT, for messages
-  std::string lost;         // why the connection failed; empty while it works
-  bool plain_first = true;  // no byte came from a plain-text server yet
+  std::string where;      // HOST:PORT, for messages
+  std::string lost;       // why the connection failed; empty while it works
+  bool answered = false;  // a byte of Redis's came (decrypted, with TLS)
   int first_byte = -1;
   bool want_write = false;  // TLS wants the socket writable before it reads
 
@@ -148,7 +148,7 @@ struct Redis::Wire {
         if (ready(e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline)) continue;
         // A plain-text Redis waits for the end of a line that never comes.
         if (tls_bytes_received(ssl) == 0)
-          fail("TLS: the server did not answer the handshake within " + std::to_string(timeout_ms) +
+          fail("TLS: the server did not answer TLS within " + std::to_string(timeout_ms) +
                " ms (a plain-text port? use redis://)");
         fail("TLS: the handshake with " + where + " took over " + std::to_string(timeout_ms) +
              " ms");
@@ -174,7 +174,7 @@ struct Redis::Wire {
         if (e == SSL_ERROR_WANT_READ)
           again = POLLIN;
         else if (e != SSL_ERROR_WANT_WRITE)
-          fail("cannot send to " + where + ": " + tls_failure(ssl, e));
+          fail("cannot send to " + where + ": " + tls_lost(e));
       } else {
         const ssize_t n = ::send(fd, out.data() + done, chunk, MSG_NOSIGNAL);
         if (n >= 0) {
@@ -183,18 +183,32 @@ struct Redis::Wire {
         }
         if (errno == EINTR) continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK)
-          fail("cannot send to " + where + ": " + std::strerror(errno));
+          fail(unanswered("cannot send to " + where + ": " + std::strerror(errno)));
       }
       wait(again, deadline, "room to send");
     }
     out.clear();
   }
 
-  [[noreturn]] void closed() {
-    // A TLS server read plain text as a bad handshake and hung up.
-    if (ssl == nullptr && plain_first)
-      fail(where + " closed the connection without a reply (a TLS port? use rediss://)");
-    fail(where + " closed the connection");
+  // A TLS port takes plain text for a bad handshake and hangs up.
+  std::string unanswered(const std::string &why) const {
+    return answered ? why : why + " before any reply (a TLS port? use rediss://)";
+  }
+
+  std::string tls_lost(int ssl_error) {
+    std::string why = tls_failure(ssl, ssl_error);
+    if (answered || ssl_error == SSL_ERROR_SSL) return why;
+    // In TLS 1.3 the server checks our certificate (or its absence) after
+    // our side of the handshake is done: its alert may be there to read.
+    char buf[512];
+    ERR_clear_error();
+    const int r = SSL_read(ssl, buf, sizeof buf);
+    if (r <= 0 && SSL_get_error(ssl, r) == SSL_ERROR_SSL) return tls_failure(ssl, SSL_ERROR_SSL);
+    ERR_clear_error();
+    return why + (SSL_get_certificate(ssl) == nullptr
+                      ? " (does the server require a client certificate? --tls-cert-file, "
+                        "--tls-key-file)"
+                      : " (does the server refuse this client certificate?)");
   }
 
   // Reads what the socket has now into the parser, never blocking; the
@@ -216,21 +230,21 @@ struct Redis::Wire {
             want_write = true;
             break;
           }
-          fail("lost the connection to " + where + ": " + tls_failure(ssl, e));
+          fail("lost the connection to " + where + ": " + tls_lost(e));
         }
         n = size_t(r);
       } else {
         const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
-        if (r == 0) closed();
+        if (r == 0) fail(unanswered(where + " closed the connection"));
         if (r < 0) {
           if (errno == EINTR) continue;
           if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-          fail("lost the connection to " + where + ": " + std::strerror(errno));
+          fail(unanswered("lost the connection to " + where + ": " + std::strerror(errno)));
         }
         n = size_t(r);
         if (first_byte < 0) first_byte = static_cast<unsigned char>(buf[0]);
-        plain_first = false;
       }
+      answered = true;
       if (redisReaderFeed(reader, buf, n) != REDIS_OK) fail("out of memory reading a reply");
       total += n;
     }

@@ -155,13 +155,19 @@ ContextPtr make_context(const TlsOptions &tls, std::string *why) {
     if (SSL_CTX_use_certificate_chain_file(ctx.get(), tls.cert_file.c_str()) != 1)
       return refuse("--tls-cert-file " + tls.cert_file + ": not a PEM certificate (" +
                     openssl_reason() + ")");
-    if (SSL_CTX_use_PrivateKey_file(ctx.get(), tls.key_file.c_str(), SSL_FILETYPE_PEM) != 1)
+    const std::string not_its_key =
+        "--tls-key-file " + tls.key_file + ": not the key of --tls-cert-file " + tls.cert_file;
+    if (SSL_CTX_use_PrivateKey_file(ctx.get(), tls.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+      if (ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH) {
+        ERR_clear_error();
+        return refuse(not_its_key);
+      }
       return refuse("--tls-key-file " + tls.key_file + ": not an unencrypted PEM private key (" +
                     openssl_reason() + ")");
+    }
     if (SSL_CTX_check_private_key(ctx.get()) != 1) {
       ERR_clear_error();
-      return refuse("--tls-key-file " + tls.key_file + ": not the key of --tls-cert-file " +
-                    tls.cert_file);
+      return refuse(not_its_key);
     }
   }
   return ctx;
@@ -232,6 +238,19 @@ std::string tls_failure(ssl_st *ssl, int ssl_error) {
       (reason == SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE && SSL_get_certificate(ssl) == nullptr))
     return "TLS: the server requires a client certificate (--tls-cert-file, --tls-key-file): " +
            text;
+  switch (reason) {
+    case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
+    case SSL_R_SSLV3_ALERT_BAD_CERTIFICATE:
+    case SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED:
+    case SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED:
+    case SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN:
+    case SSL_R_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE:
+      if (SSL_get_certificate(ssl) != nullptr)
+        return "TLS: the server refused this client certificate: " + text;
+      break;
+    default:
+      break;
+  }
   if (ssl_error == SSL_ERROR_ZERO_RETURN) return "TLS: the server closed the session";
   if (reason == SSL_R_UNEXPECTED_EOF_WHILE_READING || (ssl_error == SSL_ERROR_SYSCALL && s->eof))
     return SSL_is_init_finished(ssl) != 0
