@@ -86,6 +86,24 @@ struct Redis::Wire {
            " ms");
   }
 
+  // 0 once `fd` is connected to `a`, else the errno (ETIMEDOUT at the deadline).
+  int connect_to(const addrinfo *a, int64_t deadline) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) return errno;
+    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) return 0;
+    if (errno != EINPROGRESS) return errno;
+    pollfd p{fd, POLLOUT, 0};
+    int n;
+    do {
+      const int64_t left = deadline - now_ms();
+      n = left <= 0 ? 0 : ::poll(&p, 1, int(std::min<int64_t>(left, INT_MAX)));
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) return ETIMEDOUT;
+    int err = 0;
+    socklen_t len = sizeof err;
+    return ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ? errno : err;
+  }
+
   void connect(const std::string &host, int port, int64_t deadline) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -97,36 +115,14 @@ struct Redis::Wire {
            (rc == EAI_SYSTEM ? std::strerror(errno) : ::gai_strerror(rc)));
     std::unique_ptr<addrinfo, void (*)(addrinfo *)> list(found, ::freeaddrinfo);
     std::string why = "no address";
-    for (addrinfo *a = found; a != nullptr; a = a->ai_next) {
-      fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-      if (fd < 0) {
-        why = std::strerror(errno);
-        continue;
-      }
-      int err = 0;
-      if (::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
-        err = errno;
-        if (err == EINPROGRESS) {
-          pollfd p{fd, POLLOUT, 0};
-          int n;
-          do {
-            const int64_t left = deadline - now_ms();
-            n = left <= 0 ? 0 : ::poll(&p, 1, int(std::min<int64_t>(left, INT_MAX)));
-          } while (n < 0 && errno == EINTR);
-          socklen_t len = sizeof err;
-          if (n <= 0) {
-            err = ETIMEDOUT;
-          } else if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) {
-            err = errno;
-          }
-        }
-      }
+    for (const addrinfo *a = found; a != nullptr; a = a->ai_next) {
+      const int err = connect_to(a, deadline);
       if (err == 0) {
         const int yes = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
         return;
       }
-      ::close(fd);
+      if (fd >= 0) ::close(fd);
       fd = -1;
       why = err == ETIMEDOUT ? "no answer within " + std::to_string(timeout_ms) + " ms"
                              : std::strerror(err);
@@ -211,6 +207,31 @@ struct Redis::Wire {
                       : " (does the server refuse this client certificate?)");
   }
 
+  // Bytes read into buf (0: none now; want_write when TLS must write
+  // first); RedisDown when the connection is gone.
+  size_t read_some(char *buf, size_t size) {
+    if (ssl != nullptr) {
+      ERR_clear_error();
+      const int r = SSL_read(ssl, buf, int(size));
+      if (r > 0) return size_t(r);
+      const int e = SSL_get_error(ssl, r);
+      want_write = e == SSL_ERROR_WANT_WRITE;
+      if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return 0;
+      fail("lost the connection to " + where + ": " + tls_lost(e));
+    }
+    for (;;) {
+      const ssize_t r = ::recv(fd, buf, size, 0);
+      if (r > 0) {
+        if (first_byte < 0) first_byte = static_cast<unsigned char>(buf[0]);
+        return size_t(r);
+      }
+      if (r == 0) fail(unanswered(where + " closed the connection"));
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+      if (errno != EINTR)
+        fail(unanswered("lost the connection to " + where + ": " + std::strerror(errno)));
+    }
+  }
+
   // Reads what the socket has now into the parser, never blocking; the
   // bytes read (0: nothing yet).
   size_t fill() {
@@ -219,31 +240,8 @@ struct Redis::Wire {
     want_write = false;
     // Bounded, so a fast stream cannot keep one call here.
     while (total < 1024 * 1024) {
-      size_t n = 0;
-      if (ssl != nullptr) {
-        ERR_clear_error();
-        const int r = SSL_read(ssl, buf, sizeof buf);
-        if (r <= 0) {
-          const int e = SSL_get_error(ssl, r);
-          if (e == SSL_ERROR_WANT_READ) break;
-          if (e == SSL_ERROR_WANT_WRITE) {
-            want_write = true;
-            break;
-          }
-          fail("lost the connection to " + where + ": " + tls_lost(e));
-        }
-        n = size_t(r);
-      } else {
-        const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
-        if (r == 0) fail(unanswered(where + " closed the connection"));
-        if (r < 0) {
-          if (errno == EINTR) continue;
-          if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-          fail(unanswered("lost the connection to " + where + ": " + std::strerror(errno)));
-        }
-        n = size_t(r);
-        if (first_byte < 0) first_byte = static_cast<unsigned char>(buf[0]);
-      }
+      const size_t n = read_some(buf, sizeof buf);
+      if (n == 0) break;
       answered = true;
       if (redisReaderFeed(reader, buf, n) != REDIS_OK) fail("out of memory reading a reply");
       total += n;
