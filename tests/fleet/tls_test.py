@@ -155,7 +155,7 @@ def tls(f):
           "Redis (read over TLS) holds the fleet's payments open, one trip (%s)" % fleet)
     body = wait_for(lambda: get("http://127.0.0.1:%d/metrics" % metrics), 3 * SLACK, 0.05, "/metrics")
     check('breaker="payments"' in body and "not readable" not in body,
-          "A's /metrics reads the fleet over TLS")
+          "A's /metrics shows the fleet's payments, heard over TLS")
 
     # Mutual TLS, and the IP address as the name checked.
     mutual_url = "rediss://127.0.0.1:%d" % mutual

@@ -26,8 +26,8 @@ struct HostPort {
 };
 
 struct ConnectionOptions {
-  RedisUrl url;           // --redis; with sentinels only its user, password, db and scheme count
-  std::string password;   // --password-file's; empty: the URL's
+  RedisUrl url;          // --redis; with sentinels only its user, password, db and scheme count
+  std::string password;  // --password-file's; empty: the URL's
   TlsOptions tls;
   std::vector<HostPort> sentinels;  // --sentinel HOST:PORT[,HOST:PORT...]
   std::string sentinel_master;      // --sentinel-master NAME
