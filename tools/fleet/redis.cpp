@@ -49,6 +49,10 @@ struct Redis::Wire {
   bool answered = false;  // a byte of Redis's came (decrypted, with TLS)
   int first_byte = -1;
   bool want_write = false;  // TLS wants the socket writable before it reads
+  // The parser's buffer may hold a whole reply: it was fed, or gave one,
+  // since it last said it had none. (A part of a reply waits for the
+  // socket, which poll() tells of: no reason to call again before.)
+  bool unparsed = false;
 
   ~Wire() {
     // close_notify, without waiting for the server's: polite, never blocking.
@@ -145,7 +149,7 @@ struct Redis::Wire {
         // A plain-text Redis waits for the end of a line that never comes.
         if (tls_bytes_received(ssl) == 0)
           fail("TLS: the server did not answer TLS within " + std::to_string(timeout_ms) +
-               " ms (a plain-text port? use redis://)");
+               " ms (a stalled server, or a plain-text port? use redis://)");
         fail("TLS: the handshake with " + where + " took over " + std::to_string(timeout_ms) +
              " ms");
       }
@@ -243,6 +247,7 @@ struct Redis::Wire {
       const size_t n = read_some(buf, sizeof buf);
       if (n == 0) break;
       answered = true;
+      unparsed = true;
       if (redisReaderFeed(reader, buf, n) != REDIS_OK) fail("out of memory reading a reply");
       total += n;
     }
@@ -260,6 +265,7 @@ struct Redis::Wire {
       fail("a bad reply from " + where + ": " + reader->errstr);
     }
     Reply r(static_cast<redisReply *>(raw));
+    unparsed = r != nullptr;
     if (is_error(r.get()) && text_of(r.get()).rfind("READONLY", 0) == 0)
       fail(where + " answered READONLY: the server is a replica now");
     return r;
@@ -273,7 +279,7 @@ struct Redis::Wire {
   }
 
   bool buffered() const {
-    return (reader != nullptr && reader->len > reader->pos) ||
+    return (unparsed && reader != nullptr && reader->len > reader->pos) ||
            (ssl != nullptr && SSL_pending(ssl) > 0);
   }
 };

@@ -181,8 +181,15 @@ bool is_ip_literal(const std::string &host) {
 }  // namespace
 
 ssl_ctx_st *tls_context(const TlsOptions &tls, std::string *why) {
+  // OpenSSL frees its globals in an exit handler: initialised before the
+  // map below, it runs after the map's destructor has freed the contexts.
+  static const bool ready = OPENSSL_init_ssl(0, nullptr) == 1;
   static std::mutex mu;
   static std::map<std::string, ContextPtr> made;
+  if (!ready) {
+    *why = "TLS: OpenSSL cannot start: " + openssl_reason();
+    return nullptr;
+  }
   const std::string key = tls.ca_file + '\0' + tls.cert_file + '\0' + tls.key_file;
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = made.find(key); it != made.end()) return it->second.get();
