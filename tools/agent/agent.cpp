@@ -243,8 +243,8 @@ bool Agent::has_buffered() const { return reader_ && reader_->has_buffered(); }
 
 void Agent::on_ready() {
   if (connector_.failover_announced() && redis_) {
-    drop("the sentinels announced a failover", false);
-    next_connect_ms_ = 0;  // the new primary is known: no wait
+    // Every agent of the fleet hears it at once: spread as for a loss.
+    drop("the sentinels announced a failover", true);
     return;
   }
   if (!reader_) return;
@@ -282,7 +282,10 @@ void Agent::connect() {
     const bool fresh = now_instance != instance_ || (!replid_.empty() && now_replid != replid_);
     instance_ = now_instance;
     replid_ = now_replid;
-    resync(fresh && was_connected_);
+    // The same Redis with its data: the reader goes on from where it was,
+    // and a gap in the log's sequence (trimmed past it) calls for a
+    // resync; else the fleet's state is read afresh.
+    if (fresh || !was_connected_ || log_seq_ == 0) resync(fresh && was_connected_);
     was_connected_ = true;
   } catch (const RedisDown &e) {
     drop(e.what(), false);
@@ -292,11 +295,12 @@ void Agent::connect() {
 
 // `was_working`: a connection that served is lost, so every agent of the
 // fleet may be reconnecting at once (a Redis restart or failover): the
-// first attempt waits a random part of two seconds, which spreads the
-// fleet's reconnections and resyncs over them.
+// first attempt waits a random part of 5 ms per live host (2 to 10 s),
+// which spreads the fleet's reconnections and resyncs over them.
 void Agent::drop(const std::string &why, bool was_working) {
+  const int64_t spread = std::clamp<int64_t>(int64_t(live_hosts_) * 5, 2000, 10000);
   const int64_t wait = was_working && redis_
-                           ? int64_t(2000 * random_unit())
+                           ? int64_t(double(spread) * random_unit())
                            : int64_t(double(backoff_ms_) * (0.5 + 0.5 * random_unit()));
   // Once per outage (also one that began before the first connection).
   if (redis_ || gauges_.connected || !outage_logged_)
@@ -341,9 +345,10 @@ void Agent::read_hashes(const std::vector<std::string> &names) {
   }
 }
 
-// Catches up with the fleet: the log's position, then the hashes of the
-// breakers the fleet holds not CLOSED (its `open` set) and of those this
-// agent last knew not CLOSED; the rest are CLOSED and change nothing.
+// Catches up with the fleet: the log's position, then every breaker the
+// fleet holds not CLOSED (its `open` hash, one read), and the hashes of
+// those this agent last knew not CLOSED that the fleet has closed since;
+// the rest are CLOSED and change nothing.
 // `fresh`: the Redis instance is not the one this agent's epochs came
 // from, so they restart, and what this host knows (its OPEN and
 // FORCED_OPEN breakers, its names) is told again: a Redis restarted empty
@@ -367,17 +372,21 @@ void Agent::resync(bool fresh) {
     next_heartbeat_ms_ = 0;
     log_event("repopulated", {{"breakers", std::to_string(sides_.size())}});
   }
-  Reply open = redis_->run({"SMEMBERS", keys_.open()});
+  Reply open = redis_->run({"HGETALL", keys_.open()});
   if (is_error(open.get())) ignored(keys_.open(), text_of(open.get()));
-  std::set<std::string> wanted;
-  if (open->type == REDIS_REPLY_ARRAY)
-    for (size_t i = 0; i < open->elements; ++i) {
-      const std::string name = text_of(open->element[i]);
-      if (sides_.count(name) != 0) wanted.insert(name);
-    }
+  std::vector<std::string> foreign;
+  std::set<std::string> heard;
+  for (const FleetBreaker &b : fleet::open_breakers(open.get(), &foreign)) {
+    heard.insert(b.name);
+    apply(b);
+  }
+  for (const std::string &name : foreign) ignored(keys_.open(), "the value of " + name);
+  // Breakers this agent last knew not CLOSED that the fleet has closed
+  // since: their hashes say by whom (few: read one by one).
+  std::vector<std::string> closed;
   for (const auto &[name, side] : sides_)
-    if (side.state != "closed") wanted.insert(name);
-  read_hashes(std::vector<std::string>(wanted.begin(), wanted.end()));
+    if (side.state != "closed" && heard.count(name) == 0) closed.push_back(name);
+  read_hashes(closed);
 }
 
 // The reader's next XREAD BLOCK, at most one an interval (under churn a

@@ -11,6 +11,7 @@
 
 #include "changes.hpp"
 #include "commands.hpp"
+#include "connection_options.hpp"
 #include "fleet_view.hpp"
 #include "format.hpp"
 #include "options.hpp"
@@ -59,8 +60,14 @@ Redis connect(const FleetArgs &a) {
   if (!url) throw Failure{kExitUsage, "--redis: " + why};
   if (!lazybreaker::fleet::valid_fleet_name(a.fleet))
     throw Failure{kExitUsage, "--fleet '" + a.fleet + "': 1..64 of A-Z a-z 0-9 _ . -"};
+  lazybreaker::fleet::ConnectionOptions options;
+  options.url = *url;
+  options.password = password_of(a);
+  options.tls = a.tls;
+  if (!lazybreaker::fleet::complete_connection_options(&options, &why))
+    throw Failure{kExitUsage, why};
   try {
-    return Redis(*url, password_of(a), 2000);
+    return Redis(lazybreaker::fleet::HostPort{url->host, url->port}, options, 2000);
   } catch (const RedisDown &e) {
     throw Failure{kExitRedisDown, lazybreaker::fleet::redacted(*url) + ": " + e.what()};
   }
@@ -281,9 +288,10 @@ void add_fleet_command(CLI::App *app, FleetArgs *a) {
   for (const Action &act : kActions) {
     CLI::App *cmd = fleet->add_subcommand(act.name, act.help);
     if (act.named) cmd->add_option("NAME", a->name, "The breaker's name")->required();
-    cmd->add_option("--redis", a->redis, "redis://[user[:password]@]HOST:PORT[/DB]")->required();
+    cmd->add_option("--redis", a->redis, "redis[s]://[user[:password]@]HOST:PORT[/DB]")->required();
     cmd->add_option("--fleet", a->fleet, "The fleet's name (default: default)");
     cmd->add_option("--password-file", a->password_file, "A file holding Redis's password");
+    lazybreaker::fleet::add_tls_options(cmd, &a->tls);
     if (act.kind != nullptr && std::string_view(act.kind) == "operator_trip")
       cmd->add_option("--for", a->trip_for, "How long it stays OPEN (default 30s)")
           ->check(duration_validator());

@@ -7,12 +7,15 @@
 #include <memory>
 #include <string>
 
+#include "connection.hpp"
+
 namespace cbctl {
 
 struct FleetArgs {
   std::string action;  // list | show | trip | force-open | disable | reset
   std::string name;
   std::string redis, fleet = "default", password_file;
+  lazybreaker::fleet::TlsOptions tls;  // --tls-*, with rediss://
   std::string trip_for = "30s";
   bool json = false;
 };

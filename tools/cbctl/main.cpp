@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "connection_options.hpp"
 #include "fleet.hpp"
 #include "format.hpp"
 #include "options.hpp"
@@ -38,6 +39,7 @@ struct Args {
   WatchOptions watching;
   std::string listen = "127.0.0.1:9464";
   bool allow_control = false;
+  std::vector<std::string> allow_hosts;
   FleetArgs fleet, serve_fleet;
 };
 
@@ -187,24 +189,32 @@ void serve_options(CLI::App *cmd, Args *a) {
       ->check(listen_validator());
   cmd->add_flag("--allow-control", a->allow_control,
                 "Accept POST /api/breakers/NAME/ACTION with the token printed at start");
+  cmd->add_option("--allow-host", a->allow_hosts,
+                  "A name (NAME or NAME:PORT) the Host header may give besides the listen address "
+                  "(repeatable; e.g. behind a proxy)")
+      ->check(allow_host_validator());
   cmd->add_option(
       "--redis", a->serve_fleet.redis,
-      "Serve a fleet's breakers instead of a file's: redis://[user[:password]@]HOST:PORT[/DB]");
+      "Serve a fleet's breakers instead of a file's: redis[s]://[user[:password]@]HOST:PORT[/DB]");
   cmd->add_option("--fleet", a->serve_fleet.fleet,
                   "With --redis: the fleet's name (default: default)");
   cmd->add_option("--password-file", a->serve_fleet.password_file,
                   "With --redis: a file holding Redis's password");
+  lazybreaker::fleet::add_tls_options(cmd, &a->serve_fleet.tls);
 }
 int run_serve_command(const Args &a) {
   ServeOptions serving;
   std::string why;
   parse_listen(a.listen, &serving, &why);  // checked by listen_validator()
   serving.allow_control = a.allow_control;
+  serving.allow_hosts = a.allow_hosts;
   const bool fleet = !a.serve_fleet.redis.empty();
   if (fleet == !a.file.empty())
     throw Failure{kExitUsage, "serve: give a registry FILE or --redis URL, not both nor neither"};
-  if (!fleet && (a.serve_fleet.fleet != "default" || !a.serve_fleet.password_file.empty()))
-    throw Failure{kExitUsage, "serve: --fleet and --password-file go with --redis"};
+  const lazybreaker::fleet::TlsOptions &tls = a.serve_fleet.tls;
+  if (!fleet && (a.serve_fleet.fleet != "default" || !a.serve_fleet.password_file.empty() ||
+                 !tls.ca_file.empty() || !tls.cert_file.empty() || !tls.key_file.empty()))
+    throw Failure{kExitUsage, "serve: --fleet, --password-file and --tls-* go with --redis"};
   std::unique_ptr<ServeSource> source = fleet ? fleet_source(a.serve_fleet) : file_source(a.file);
   return run_serve(*source, serving);
 }

@@ -16,11 +16,12 @@ bool number(const std::string &text, T *out) {
   return ec == std::errc() && p == end;
 }
 
-// "EPOCH STATE UNTIL_MS TRIPS REASON", as kPublish packs it.
+// "EPOCH STATE UNTIL_MS TRIPS REASON[ BY]", as kPublish packs it.
 bool unpack(const std::string &value, FleetBreaker *b) {
   std::istringstream in(value);
   std::string epoch, until, trips;
   if (!(in >> epoch >> b->state >> until >> trips >> b->reason)) return false;
+  in >> b->by;
   return number(epoch, &b->epoch) && number(until, &b->until_ms) && number(trips, &b->trips) &&
          (b->state == "closed" || b->state == "open" || b->state == "forced_open" ||
           b->state == "disabled");
@@ -54,6 +55,20 @@ LogEntry entry_of(const redisReply *e) {
 }
 
 }  // namespace
+
+std::vector<FleetBreaker> open_breakers(const redisReply *r, std::vector<std::string> *foreign) {
+  std::vector<FleetBreaker> out;
+  if (r == nullptr || r->type != REDIS_REPLY_ARRAY) return out;
+  for (size_t i = 0; i + 1 < r->elements; i += 2) {
+    FleetBreaker b;
+    b.name = text_of(r->element[i]);
+    if (unpack(text_of(r->element[i + 1]), &b))
+      out.push_back(std::move(b));
+    else
+      foreign->push_back(b.name);
+  }
+  return out;
+}
 
 std::vector<ChangeResult> publish_changes(Redis &redis, const Keys &keys, const std::string &by,
                                           int64_t now_ms, const std::vector<Change> &changes) {

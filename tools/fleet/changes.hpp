@@ -43,6 +43,11 @@ struct LogEntry {
   bool ok = false;
 };
 
+// The breakers of an HGETALL of the `open` hash (every breaker whose fleet
+// state is not CLOSED); the names whose value is not ours in *foreign.
+std::vector<FleetBreaker> open_breakers(const redisReply *hgetall,
+                                        std::vector<std::string> *foreign);
+
 // The entries of an XREAD reply (xread) or an XRANGE/XREVRANGE one.
 std::vector<LogEntry> log_entries(const redisReply *reply, bool xread);
 

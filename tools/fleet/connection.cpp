@@ -6,7 +6,8 @@ Connector::Connector(ConnectionOptions options) : options_(std::move(options)) {
 Connector::~Connector() = default;
 
 std::unique_ptr<Redis> Connector::primary(int timeout_ms) {
-  return std::make_unique<Redis>(options_.url, options_.password, timeout_ms);
+  return std::make_unique<Redis>(HostPort{options_.url.host, options_.url.port}, options_,
+                                 timeout_ms);
 }
 
 int Connector::failover_fd() { return -1; }

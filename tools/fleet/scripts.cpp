@@ -4,13 +4,13 @@ namespace lazybreaker::fleet::scripts {
 
 // Commands per change: HMGET, HSET, and a DEL of the lease when the
 // breaker was OPEN (a lease exists only then); per call: four TYPE checks,
-// INCR, XADD, SADD and SADD/SREM of the open set. So a batch costs about
+// INCR, XADD, SADD, and HSET/HDEL of the open hash. So a batch costs about
 // three commands a change and eight more. Callers send at most
 // kMaxChangesPerCall changes a call (Lua's unpack has a limit).
 const char *const kPublish = R"lua(
 local prefix, by, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if now == nil then return redis.error_reply('bad arguments') end
-local wants = {'stream', 'set', 'string', 'set'}
+local wants = {'stream', 'set', 'string', 'hash'}
 for i = 1, 4 do
   local t = redis.call('TYPE', KEYS[i]).ok
   if t ~= 'none' and t ~= wants[i] then
@@ -68,10 +68,16 @@ for i = 4, #ARGV, 4 do
         redis.call('HSET', key, 'epoch', epoch, 'state', to, 'until_ms', to_until, 'by', by,
                    'reason', reason, 'changed_ms', now, 'trips', trips)
         if state == 'open' then redis.pcall('DEL', lease_key) end
+        local packed = epoch .. ' ' .. to .. ' ' .. to_until .. ' ' .. trips .. ' ' .. reason
         fields[#fields + 1] = 'b:' .. name
-        fields[#fields + 1] = epoch .. ' ' .. to .. ' ' .. to_until .. ' ' .. trips .. ' ' .. reason
+        fields[#fields + 1] = packed
         named[#named + 1] = name
-        if to == 'closed' then closed[#closed + 1] = name else opened[#opened + 1] = name end
+        if to == 'closed' then
+          closed[#closed + 1] = name
+        else
+          opened[#opened + 1] = name
+          opened[#opened + 1] = packed .. ' ' .. by
+        end
         out[#out + 1] = {1, epoch, to, to_until, trips}
       end
     end
@@ -81,8 +87,8 @@ if #fields > 0 then
   local seq = redis.call('INCR', KEYS[3])
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', '10000', '*', 'seq', seq, 'by', by, unpack(fields))
   redis.call('SADD', KEYS[2], unpack(named))
-  if #opened > 0 then redis.call('SADD', KEYS[4], unpack(opened)) end
-  if #closed > 0 then redis.call('SREM', KEYS[4], unpack(closed)) end
+  if #opened > 0 then redis.call('HSET', KEYS[4], unpack(opened)) end
+  if #closed > 0 then redis.call('HDEL', KEYS[4], unpack(closed)) end
 end
 for i = 1, #out do
   if type(out[i]) == 'string' then out[i] = {err = out[i]} end

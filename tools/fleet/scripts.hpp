@@ -9,7 +9,8 @@
 namespace lazybreaker::fleet::scripts {
 
 // Every change one host (or an operator) has for the fleet, in one call.
-// KEYS: log, names, sequence, open (the set of names not CLOSED).
+// KEYS: log, names, sequence, open (a hash: every breaker not CLOSED ->
+// "EPOCH STATE UNTIL_MS TRIPS REASON BY", what a resync reads).
 // ARGV: the fleet's prefix, by, now_ms, then per change four: name, kind,
 // until_ms, reason. kind: trip | force_open | closed (a host's) |
 // operator_trip | operator_force_open | operator_disable | operator_reset.
