@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "connection.hpp"
 #include "fleet_view.hpp"
 #include "host_files.hpp"
 #include "keys.hpp"
@@ -27,6 +28,9 @@ struct Options {
   std::vector<std::string> files;
   fleet::RedisUrl redis;
   std::string password;  // from --password-file; empty: the URL's
+  // --sentinel, --sentinel-master: the primary is the one the sentinels name
+  std::vector<fleet::HostPort> sentinels;
+  std::string sentinel_master;
   std::string fleet = "default";
   std::string host;
   std::string listen;  // empty: no metrics server

@@ -16,6 +16,7 @@
 #include "agent.hpp"
 #include "listen_address.hpp"
 #include "metrics_server.hpp"
+#include "sentinel_options.hpp"
 
 namespace {
 
@@ -48,8 +49,10 @@ int parse(int argc, char **argv, Options *o) {
   app.set_version_flag("--version", std::string("lazybreaker-agent ") + CB_VERSION_STRING +
                                         " (library " + cb_version_string() + ")");
   std::string url, password_file;
+  lazybreaker::fleet::SentinelArgs sentinel;
   app.add_option("--file", o->files, "A registry file of this host (repeatable)")->required();
-  app.add_option("--redis", url, "redis://[user[:password]@]HOST:PORT[/DB]")->required();
+  app.add_option("--redis", url, "redis://[user[:password]@]HOST:PORT[/DB]");
+  lazybreaker::fleet::add_sentinel_options(&app, &sentinel);
   app.add_option("--fleet", o->fleet, "The fleet's name, in every key (default: default)");
   app.add_option("--host", o->host, "This host's id in the fleet (default: the host name)");
   app.add_option("--password-file", password_file, "A file holding Redis's password");
@@ -60,8 +63,14 @@ int parse(int argc, char **argv, Options *o) {
                "Use files whoever owns them and whoever may write them");
   try {
     app.parse(argc, argv);
-    std::string why;
-    auto parsed = lazybreaker::fleet::parse_redis_url(url, &why);
+    lazybreaker::fleet::ConnectionOptions connection;
+    std::string why = apply_sentinel_args(sentinel, app.count("--redis") > 0, &connection);
+    if (!why.empty()) throw CLI::ValidationError(why);
+    o->sentinels = connection.sentinels;
+    o->sentinel_master = connection.sentinel_master;
+    // With sentinels alone: no user, no password but --password-file's, db 0.
+    auto parsed = app.count("--redis") == 0 ? std::optional(lazybreaker::fleet::RedisUrl{})
+                                            : lazybreaker::fleet::parse_redis_url(url, &why);
     if (!parsed) throw CLI::ValidationError("--redis", why);
     o->redis = *parsed;
     if (!lazybreaker::fleet::valid_fleet_name(o->fleet))

@@ -194,15 +194,18 @@ void serve_options(CLI::App *cmd, Args *a) {
                   "With --redis: the fleet's name (default: default)");
   cmd->add_option("--password-file", a->serve_fleet.password_file,
                   "With --redis: a file holding Redis's password");
+  lazybreaker::fleet::add_sentinel_options(cmd, &a->serve_fleet.sentinel);
 }
 int run_serve_command(const Args &a) {
   ServeOptions serving;
   std::string why;
   parse_listen(a.listen, &serving, &why);  // checked by listen_validator()
   serving.allow_control = a.allow_control;
-  const bool fleet = !a.serve_fleet.redis.empty();
+  const bool fleet = names_redis(a.serve_fleet) || !a.serve_fleet.sentinel.master.empty();
   if (fleet == !a.file.empty())
-    throw Failure{kExitUsage, "serve: give a registry FILE or --redis URL, not both nor neither"};
+    throw Failure{
+        kExitUsage,
+        "serve: give a registry FILE or --redis URL (or --sentinel), not both nor neither"};
   if (!fleet && (a.serve_fleet.fleet != "default" || !a.serve_fleet.password_file.empty()))
     throw Failure{kExitUsage, "serve: --fleet and --password-file go with --redis"};
   std::unique_ptr<ServeSource> source = fleet ? fleet_source(a.serve_fleet) : file_source(a.file);
