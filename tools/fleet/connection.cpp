@@ -81,8 +81,8 @@ std::unique_ptr<Redis> Connector::reach_sentinel(size_t i, int timeout_ms) const
 // Asks sentinel i where the primary is, connects there and checks that it
 // says it is the primary: a sentinel can lag a failover (it was cut off)
 // and name the old primary, now a replica.
-std::unique_ptr<Redis> Connector::ask_sentinel(size_t i, int timeout_ms, std::string *why,
-                                               bool *auth_refused) {
+std::unique_ptr<Redis> Connector::ask_sentinel(size_t i, int timeout_ms, Tries *tries,
+                                               std::string *why) {
   const std::string sentinel = "sentinel " + text_of(options_.sentinels[i]);
   HostPort at;
   try {
@@ -104,6 +104,13 @@ std::unique_ptr<Redis> Connector::ask_sentinel(size_t i, int timeout_ms, std::st
     return nullptr;
   }
   const std::string named = sentinel + " names " + text_of(at);
+  // Sentinels that lag all name the same dead primary: it is given one
+  // timeout per call, not one per sentinel.
+  for (const HostPort &failed : tries->failed)
+    if (same(failed, at)) {
+      *why = named + " (again)";
+      return nullptr;
+    }
   try {
     std::unique_ptr<Redis> p = connect_to(at, timeout_ms);
     Reply role = p->run({"ROLE"});
@@ -120,7 +127,8 @@ std::unique_ptr<Redis> Connector::ask_sentinel(size_t i, int timeout_ms, std::st
     return p;
   } catch (const RedisDown &e) {
     *why = named + ": " + e.what();
-    *auth_refused = *auth_refused || e.auth_refused;
+    tries->auth_refused = tries->auth_refused || e.auth_refused;
+    tries->failed.push_back(at);
     return nullptr;
   }
 }
@@ -129,15 +137,15 @@ std::unique_ptr<Redis> Connector::primary(int timeout_ms) {
   if (options_.sentinels.empty())
     return connect_to({options_.url.host, options_.url.port}, timeout_ms);
   std::string whys;
-  bool auth_refused = false;
+  Tries tries;
   const size_t n = options_.sentinels.size();
   for (size_t k = 0; k < n; ++k) {
     std::string why;
-    if (auto p = ask_sentinel((first_sentinel_ + k) % n, timeout_ms, &why, &auth_refused)) return p;
+    if (auto p = ask_sentinel((first_sentinel_ + k) % n, timeout_ms, &tries, &why)) return p;
     whys += (whys.empty() ? "" : "; ") + why;
   }
   throw RedisDown("no sentinel named a primary for '" + options_.sentinel_master + "': " + whys,
-                  auth_refused);
+                  tries.auth_refused);
 }
 
 int Connector::failover_fd() {

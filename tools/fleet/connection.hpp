@@ -65,8 +65,11 @@ class Connector {
  private:
   std::unique_ptr<Redis> connect_to(const HostPort &at, int timeout_ms) const;
   std::unique_ptr<Redis> reach_sentinel(size_t i, int timeout_ms) const;
-  std::unique_ptr<Redis> ask_sentinel(size_t i, int timeout_ms, std::string *why,
-                                      bool *auth_refused);
+  struct Tries {                   // one primary() call's
+    std::vector<HostPort> failed;  // primaries named that did not answer as one
+    bool auth_refused = false;
+  };
+  std::unique_ptr<Redis> ask_sentinel(size_t i, int timeout_ms, Tries *tries, std::string *why);
   void keep_watching();
   void watch_next(int64_t now);
   void unwatch();
