@@ -16,7 +16,8 @@ sentinel names the replica:
       every host is OPEN for it after the failover (the agent publishes
       its state again when the primary's replication id changed).
 
-Also: cbctl fleet list through the sentinels (before and after), a
+Also: cbctl fleet list through the sentinels (before and after), cbctl
+serve --sentinel after the failover, a
 sentinel that names a server whose ROLE is not master (a fake sentinel of
 our own) is passed over for the next one, and bad --sentinel options are
 status 2 with a message for the agent and cbctl.
@@ -63,6 +64,15 @@ def all_in_state(watcher, n, state, since_ms, timeout):
     except Failure:
         raise Failure("not every host became %s within %.1f s; the watcher saw %s" % (
             state, timeout, parse_watch(watcher.text())[-9:]))
+
+
+def get(url):
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=2) as resp:
+            return resp.read().decode()
+    except OSError:
+        return None
 
 
 class FakeSentinel:
@@ -238,6 +248,13 @@ def scenario(f):
     row = [l.split() for l in out.splitlines() if l.split()[:1] == ["pay"]]
     check(rc == 0 and row and row[0][1] == "OPEN",
           "cbctl fleet list --sentinel after the failover: pay OPEN (status %d %s)" % (rc, err.strip()))
+
+    port = free_port()
+    serve = f.spawn([prog("CBCTL"), "serve", "--listen", "127.0.0.1:%d" % port] + sentinel_args, "serve.log")
+    page = wait_for(lambda: get("http://127.0.0.1:%d/api/breakers" % port), 5 * SLACK, 0.05, "cbctl serve")
+    check(":%d/" % replica.port in page and '"name":"pay","state":"open"' in page,
+          "cbctl serve --sentinel serves the promoted primary's fleet: %s" % page[:160])
+    serve.end()
 
     # (b)
     try:
