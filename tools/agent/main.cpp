@@ -1,14 +1,20 @@
 // lazybreaker-agent: links a host's registry files to the fleet's state in
 // Redis (docs/fleet.md). A separate program, so that the library stays
 // free of threads, timers and sockets: the services' request path never
-// touches the network. Runs in the foreground until SIGTERM or SIGINT.
+// touches the network. Runs in the foreground until SIGTERM or SIGINT, in
+// one loop: a poll() on the change log's reader and the signals, with a
+// step of the agent every interval.
 #include <lazybreaker/lazybreaker.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -61,24 +67,23 @@ int parse(int argc, char **argv, Options *o) {
       ->check(CLI::Range(10, 60000));
   app.add_flag("--any-owner", o->any_owner,
                "Use files whoever owns them and whoever may write them");
+  app.add_flag("--fleet-counts", o->fleet_counts,
+               "Add this host's call counts to the fleet's in Redis too (small fleets)");
   try {
     app.parse(argc, argv);
-    lazybreaker::fleet::ConnectionOptions connection;
-    std::string why = apply_sentinel_args(sentinel, app.count("--redis") > 0, &connection);
+    std::string why = apply_sentinel_args(sentinel, app.count("--redis") > 0, &o->connection);
     if (!why.empty()) throw CLI::ValidationError(why);
-    o->sentinels = connection.sentinels;
-    o->sentinel_master = connection.sentinel_master;
     // With sentinels alone: no user, no password but --password-file's, db 0.
     auto parsed = app.count("--redis") == 0 ? std::optional(lazybreaker::fleet::RedisUrl{})
                                             : lazybreaker::fleet::parse_redis_url(url, &why);
     if (!parsed) throw CLI::ValidationError("--redis", why);
-    o->redis = *parsed;
+    o->connection.url = *parsed;
     if (!lazybreaker::fleet::valid_fleet_name(o->fleet))
       throw CLI::ValidationError("--fleet", "'" + o->fleet + "': 1..64 of A-Z a-z 0-9 _ . -");
     if (app.count("--host") == 0) o->host = host_name();
     if (!lazybreaker::fleet::valid_host_id(o->host))
       throw CLI::ValidationError("--host", "'" + o->host + "': 1..255 of A-Z a-z 0-9 _ . -");
-    if (!password_file.empty()) o->password = read_password(password_file);
+    if (!password_file.empty()) o->connection.password = read_password(password_file);
     std::string listen_host;
     int listen_port = 0;
     if (!o->listen.empty() &&
@@ -100,13 +105,19 @@ int main(int argc, char **argv) {
   Options opts;
   if (int code = parse(argc, argv, &opts); code >= 0) return code;
   // Every thread (the metrics server's too) inherits this mask; the main
-  // loop takes the signals with sigtimedwait, which is also its sleep.
+  // loop takes the signals from a signalfd in the poll() that is also its
+  // sleep and its wait for the change log.
   sigset_t stop;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  const int signals = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signals < 0) {
+    std::fprintf(stderr, "lazybreaker-agent: signalfd: %s\n", std::strerror(errno));
+    return 1;
+  }
 
   lazybreaker::agent::HostFiles files(opts.files, opts.any_owner);
   lazybreaker::agent::AgentGauges gauges;
@@ -136,17 +147,33 @@ int main(int argc, char **argv) {
                                  {"files", std::to_string(files.files())},
                                  {"interval_ms", std::to_string(opts.interval_ms)},
                                  {"metrics", metrics ? metrics->address() : std::string("off")}});
-  const timespec pause{opts.interval_ms / 1000, (opts.interval_ms % 1000) * 1'000'000L};
+  using Clock = std::chrono::steady_clock;
+  auto next_step = Clock::now();
+  std::vector<pollfd> fds;
   for (;;) {
-    agent.step();
-    siginfo_t info{};
-    const int sig = sigtimedwait(&stop, &info, &pause);
-    if (sig == SIGINT || sig == SIGTERM) {
+    if (Clock::now() >= next_step) {
+      agent.step();
+      next_step = Clock::now() + std::chrono::milliseconds(opts.interval_ms);
+    }
+    fds.assign(1, pollfd{signals, POLLIN, 0});
+    agent.poll_fds(&fds);
+    const auto wait =
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_step - Clock::now());
+    const int timeout = agent.has_buffered() ? 0 : int(std::max<int64_t>(0, wait.count()) + 1);
+    if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) {
+      std::fprintf(stderr, "lazybreaker-agent: poll: %s\n", std::strerror(errno));
+      return 1;
+    }
+    signalfd_siginfo info{};
+    if (read(signals, &info, sizeof info) == ssize_t(sizeof info)) {
+      const int sig = int(info.ssi_signo);
       lazybreaker::agent::log_event("stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"},
-                                                 {"from_pid", std::to_string(info.si_pid)}});
+                                                 {"from_pid", std::to_string(info.ssi_pid)}});
       break;
     }
+    agent.on_ready();
   }
   if (metrics) metrics->stop();
+  close(signals);
   return 0;
 }

@@ -1,6 +1,6 @@
-// --listen: GET /metrics answers the fleet's Prometheus text (every fleet
-// breaker's state, remaining open time, hosts and counts, read from Redis
-// for each scrape on a connection of its own) and the agent's own gauges.
+// --listen: GET /metrics answers the agent's gauges, the fleet's state as
+// the agent last heard it and the host's own breakers' counts, all from the
+// agent's own copy: a scrape never reads Redis.
 #pragma once
 
 #include <memory>
@@ -13,7 +13,7 @@ namespace lazybreaker::agent {
 class MetricsServer {
  public:
   // Binds and starts serving; nullptr with *why when it cannot bind.
-  static std::unique_ptr<MetricsServer> start(const Options &opts, const AgentGauges &gauges,
+  static std::unique_ptr<MetricsServer> start(const Options &opts, AgentGauges &gauges,
                                               std::string *why);
   virtual ~MetricsServer() = default;
   virtual std::string address() const = 0;  // HOST:PORT as bound

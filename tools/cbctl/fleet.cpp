@@ -9,12 +9,12 @@
 #include <optional>
 #include <sstream>
 
+#include "changes.hpp"
 #include "commands.hpp"
 #include "fleet_view.hpp"
 #include "format.hpp"
 #include "options.hpp"
 #include "registry_file.hpp"
-#include "scripts.hpp"
 
 namespace cbctl {
 namespace {
@@ -133,18 +133,24 @@ int run_list(const FleetArgs &a) {
   const int64_t now = lazybreaker::fleet::wall_ms();
   warn_ignored(v);
   if (a.json) {
-    std::string out = "{\"fleet\":" + json_string(a.fleet) + ",\"breakers\":[";
+    std::string out =
+        "{\"fleet\":" + json_string(a.fleet) + ",\"live_hosts\":" + std::to_string(v.live_hosts) +
+        ",\"counts_in_redis\":" + (v.counts_in_redis ? "true" : "false") + ",\"breakers\":[";
     for (size_t i = 0; i < v.breakers.size(); ++i)
       out += (i ? "," : "") + breaker_json(v, v.breakers[i], now);
     std::printf("%s]}\n", out.c_str());
     return kExitOk;
   }
-  std::vector<std::vector<std::string>> rows{
-      {"NAME", "STATE", "REMAINING", "HOSTS", "ADMITTED", "REJECTED", "FAILURES", "TRIPS"}};
-  for (const FleetBreaker &b : v.breakers)
+  // Call counts are in Redis only from agents started with --fleet-counts.
+  std::vector<std::vector<std::string>> rows{{"NAME", "STATE", "REMAINING", "HOSTS", "TRIPS"}};
+  if (v.counts_in_redis) rows[0].insert(rows[0].end(), {"ADMITTED", "REJECTED", "FAILURES"});
+  for (const FleetBreaker &b : v.breakers) {
     rows.push_back({printable(b.name), upper(b.state), remaining(b, now), hosts_of(v, b.name),
-                    std::to_string(b.admitted), std::to_string(b.rejected),
-                    std::to_string(b.failures), std::to_string(b.trips)});
+                    std::to_string(b.trips)});
+    if (v.counts_in_redis)
+      rows.back().insert(rows.back().end(), {std::to_string(b.admitted), std::to_string(b.rejected),
+                                             std::to_string(b.failures)});
+  }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto &r : rows)
     for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
@@ -154,6 +160,9 @@ int run_list(const FleetArgs &a) {
       line += r[i] + (i + 1 < r.size() ? std::string(width[i] - r[i].size() + 2, ' ') : "");
     std::printf("%s\n", line.c_str());
   }
+  std::printf("%zu live hosts; call counts: %s\n", v.live_hosts,
+              v.counts_in_redis ? "in Redis (agents with --fleet-counts), above"
+                                : "each host's agent --listen /metrics (sum by breaker)");
   return kExitOk;
 }
 
@@ -190,17 +199,14 @@ int run_show(const FleetArgs &a) {
 // host's agent applies): `cbctl fleet trip|...` and `cbctl serve --redis`.
 void change(Redis &redis, const std::string &fleet, const std::string &name, const char *kind,
             uint64_t for_ns) {
-  const Keys keys(fleet);
   const int64_t now = lazybreaker::fleet::wall_ms();
   const bool trip = kind == std::string("operator_trip");
   const int64_t until = trip ? now + int64_t(for_ns / 1'000'000) : 0;
-  lazybreaker::fleet::Reply r =
-      redis.eval(lazybreaker::fleet::scripts::kChange,
-                 {keys.breaker(name), keys.log(), keys.names(), keys.lease(name), keys.sequence()},
-                 {name, "operator", kind, std::to_string(until), std::to_string(now), kind});
-  if (lazybreaker::fleet::is_error(r.get()))
-    throw Failure{kExitRedisError, "fleet " + fleet + ": " + printable(name) + ": " +
-                                       lazybreaker::fleet::text_of(r.get())};
+  const std::vector<lazybreaker::fleet::ChangeResult> r = lazybreaker::fleet::publish_changes(
+      redis, Keys(fleet), "operator", now, {{name, kind, until, kind}});
+  if (!r.front().foreign.empty())
+    throw Failure{kExitRedisError,
+                  "fleet " + fleet + ": " + printable(name) + ": " + r.front().foreign};
 }
 
 bool trip_period_ok(uint64_t for_ns) {

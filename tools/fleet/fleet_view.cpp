@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 namespace lazybreaker::fleet {
 namespace {
@@ -30,6 +31,8 @@ bool set_field(FleetBreaker *b, const std::string &field, const std::string &val
   if (field == "until_ms") return number(value, &b->until_ms);
   if (field == "changed_ms") return number(value, &b->changed_ms);
   if (field == "trips") return number(value, &b->trips);
+  if (field == "admitted" || field == "rejected" || field == "successes" || field == "failures")
+    b->has_counts = true;
   if (field == "admitted") return number(value, &b->admitted);
   if (field == "rejected") return number(value, &b->rejected);
   if (field == "successes") return number(value, &b->successes);
@@ -45,7 +48,6 @@ std::vector<std::string> strings_of(const redisReply *r) {
   return out;
 }
 
-// A label value in Prometheus's text format.
 std::string label(const std::string &v) {
   std::string out;
   for (char c : v) {
@@ -60,6 +62,8 @@ std::string label(const std::string &v) {
 }
 
 }  // namespace
+
+std::string prometheus_label(const std::string &v) { return label(v); }
 
 int64_t wall_ms() {
   timespec ts{};
@@ -87,33 +91,43 @@ std::optional<FleetBreaker> parse_breaker(const std::string &name, const redisRe
 
 FleetView read_fleet(Redis &redis, const Keys &keys) {
   FleetView view;
-  std::vector<Reply> first =
-      redis.pipeline({{"SMEMBERS", keys.names()}, {"SMEMBERS", keys.hosts()}});
+  const std::string now = std::to_string(wall_ms());
+  std::vector<Reply> first = redis.pipeline({{"SMEMBERS", keys.names()},
+                                             {"ZRANGEBYSCORE", keys.hosts(), now, "+inf"},
+                                             {"HGETALL", keys.host_sets()}});
   std::vector<std::string> names = strings_of(first[0].get());
-  std::vector<std::string> hosts = strings_of(first[1].get());
-  if (is_error(first[0].get()))
-    view.ignored.push_back(keys.names() + ": " + text_of(first[0].get()));
+  const std::vector<std::string> hosts = strings_of(first[1].get());
+  const std::vector<std::string> sets = strings_of(first[2].get());
+  for (size_t i = 0; i < 3; ++i)
+    if (is_error(first[i].get())) view.ignored.push_back(text_of(first[i].get()));
+  view.live_hosts = hosts.size();
   std::sort(names.begin(), names.end());
+  // Hosts that run the same names share one stored set: read each once.
+  std::map<std::string, std::string> digest_of;  // live host -> its name set
+  for (size_t i = 0; i + 1 < sets.size(); i += 2)
+    if (std::binary_search(hosts.begin(), hosts.end(), sets[i])) digest_of[sets[i]] = sets[i + 1];
+  std::vector<std::string> digests;
+  for (const auto &[host, d] : digest_of) digests.push_back(d);
+  std::sort(digests.begin(), digests.end());
+  digests.erase(std::unique(digests.begin(), digests.end()), digests.end());
   std::vector<Command> second;
   for (const std::string &n : names) second.push_back({"HGETALL", keys.breaker(n)});
-  for (const std::string &h : hosts) {
-    second.push_back({"EXISTS", keys.host(h)});
-    second.push_back({"SMEMBERS", keys.host_names(h)});
-  }
+  for (const std::string &d : digests) second.push_back({"SMEMBERS", keys.name_set(d)});
   std::vector<Reply> replies = redis.pipeline(second);
   for (size_t i = 0; i < names.size(); ++i) {
     std::string why;
-    if (auto b = parse_breaker(names[i], replies[i].get(), &why))
+    if (auto b = parse_breaker(names[i], replies[i].get(), &why)) {
+      view.counts_in_redis |= b->has_counts;
       view.breakers.push_back(std::move(*b));
-    else
+    } else {
       view.ignored.push_back(keys.breaker(names[i]) + ": " + why);
+    }
   }
-  for (size_t j = 0; j < hosts.size(); ++j) {
-    const redisReply *alive = replies[names.size() + 2 * j].get();
-    if (alive == nullptr || alive->type != REDIS_REPLY_INTEGER || alive->integer != 1) continue;
-    for (const std::string &n : strings_of(replies[names.size() + 2 * j + 1].get()))
-      view.hosts_of[n].push_back(hosts[j]);
-  }
+  std::map<std::string, std::vector<std::string>> names_of;  // digest -> names
+  for (size_t j = 0; j < digests.size(); ++j)
+    names_of[digests[j]] = strings_of(replies[names.size() + j].get());
+  for (const auto &[host, d] : digest_of)
+    for (const std::string &n : names_of[d]) view.hosts_of[n].push_back(host);
   for (auto &[n, hs] : view.hosts_of) std::sort(hs.begin(), hs.end());
   return view;
 }
@@ -160,6 +174,9 @@ std::string fleet_prometheus(const FleetView &view, const std::string &fleet, in
                 &FleetBreaker::successes},
         Counter{"lazybreaker_fleet_failures_total", "Failures reported, every host",
                 &FleetBreaker::failures}}) {
+    // Call counts are in Redis only with --fleet-counts; else no family
+    // claims totals it does not have (each host's /metrics holds them).
+    if (c.field != &FleetBreaker::trips && !view.counts_in_redis) continue;
     family(c.name, "counter", c.help);
     for (const FleetBreaker &b : view.breakers)
       out += std::string(c.name) + labels(b) + "} " + std::to_string(b.*c.field) + "\n";

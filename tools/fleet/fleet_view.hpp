@@ -24,7 +24,11 @@ struct FleetBreaker {
   int64_t until_ms = 0;          // open: the period's end
   std::string by, reason;        // who made the last change, and why
   int64_t changed_ms = 0;
-  uint64_t trips = 0, admitted = 0, rejected = 0, successes = 0, failures = 0;
+  uint64_t trips = 0;
+  // The fleet's call counts: in Redis only from agents started with
+  // --fleet-counts (has_counts), else each host's own /metrics holds them.
+  uint64_t admitted = 0, rejected = 0, successes = 0, failures = 0;
+  bool has_counts = false;
 };
 
 // A breaker's hash (an HGETALL reply; empty: a breaker the fleet has not
@@ -37,12 +41,18 @@ struct FleetView {
   std::vector<FleetBreaker> breakers;                        // by name
   std::map<std::string, std::vector<std::string>> hosts_of;  // name -> live host ids
   std::vector<std::string> ignored;                          // what was foreign, and why
+  size_t live_hosts = 0;
+  bool counts_in_redis = false;  // some agent adds its counts to Redis (--fleet-counts)
 };
 
 // Every breaker of the fleet (its names set), and the live hosts (a
 // heartbeat not yet expired) that report each. One round trip for the
-// names and hosts, one for the hashes and the hosts' names.
+// names, hosts and their name sets' digests, one for the hashes and each
+// distinct name set.
 FleetView read_fleet(Redis &redis, const Keys &keys);
+
+// A label value in Prometheus's text format.
+std::string prometheus_label(const std::string &value);
 
 // The fleet's Prometheus text exposition.
 std::string fleet_prometheus(const FleetView &view, const std::string &fleet, int64_t now_ms);

@@ -1,5 +1,6 @@
 // The fleet's keys in Redis (docs/fleet.md, "Keys"): every key under
-// "lb:{FLEET}:", one hash per breaker, a change log and the probe leases.
+// "lb:{FLEET}:", one hash per breaker, a change log, the probe leases, and
+// the membership (a heartbeat per host and the name sets hosts share).
 #pragma once
 
 #include <string>
@@ -17,12 +18,13 @@ struct Keys {
   std::string breaker(const std::string &name) const { return prefix + "b:" + name; }
   std::string lease(const std::string &name) const { return prefix + "lease:" + name; }
   std::string names() const { return prefix + "names"; }
+  std::string open() const { return prefix + "open"; }
   std::string log() const { return prefix + "log"; }
   std::string sequence() const { return prefix + "seq"; }
   std::string instance() const { return prefix + "instance"; }
   std::string hosts() const { return prefix + "hosts"; }
-  std::string host(const std::string &id) const { return prefix + "host:" + id; }
-  std::string host_names(const std::string &id) const { return prefix + "hostnames:" + id; }
+  std::string host_sets() const { return prefix + "hostsets"; }
+  std::string name_set(const std::string &digest) const { return prefix + "nameset:" + digest; }
 };
 
 }  // namespace lazybreaker::fleet
