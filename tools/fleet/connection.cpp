@@ -42,40 +42,42 @@ bool address_of(const redisReply *r, HostPort *out) {
   return !out->host.empty() && out->port > 0 && out->port <= 65535;
 }
 
+// Every connection is made here: to `at`, with the scheme (plain or TLS)
+// and the credentials and database that `options` give.
+std::unique_ptr<Redis> connection_to(const HostPort &at, const ConnectionOptions &options,
+                                     int timeout_ms) {
+  RedisUrl url = options.url;
+  url.host = at.host;
+  url.port = at.port;
+  return std::make_unique<Redis>(url, options.password, timeout_ms);
+}
+
 }  // namespace
 
 Connector::Connector(ConnectionOptions options) : options_(std::move(options)) {}
 Connector::~Connector() = default;
 
-// Every connection is made here or in reach_sentinel(), with the scheme
-// (plain or TLS) the URL gives: the primary's with the URL's credentials
-// and database.
 std::unique_ptr<Redis> Connector::connect_to(const HostPort &at, int timeout_ms) const {
-  RedisUrl url = options_.url;
-  url.host = at.host;
-  url.port = at.port;
-  return std::make_unique<Redis>(url, options_.password, timeout_ms);
+  return connection_to(at, options_, timeout_ms);
 }
 
 // A sentinel has no databases and, by default, no password: it is asked
 // without credentials first, and with the URL's user and password when it
 // requires them (sentinel.conf's requirepass set to the data's).
 std::unique_ptr<Redis> Connector::reach_sentinel(size_t i, int timeout_ms) const {
-  const HostPort &at = options_.sentinels[i];
-  RedisUrl url = options_.url;
-  url.host = at.host;
-  url.port = at.port;
-  url.db = 0;
-  const bool have_credentials = !options_.password.empty() || !options_.url.password.empty();
+  ConnectionOptions sentinel = options_;
+  sentinel.url.db = 0;
+  const bool have_credentials = !sentinel.password.empty() || !sentinel.url.password.empty();
   try {
-    RedisUrl bare = url;
-    bare.user.clear();
+    ConnectionOptions bare = sentinel;
+    bare.url.user.clear();
+    bare.url.password.clear();
     bare.password.clear();
-    return std::make_unique<Redis>(bare, std::string(), timeout_ms);
+    return connection_to(options_.sentinels[i], bare, timeout_ms);
   } catch (const RedisDown &e) {
     if (!e.auth_refused || !have_credentials) throw;
   }
-  return std::make_unique<Redis>(url, options_.password, timeout_ms);
+  return connection_to(options_.sentinels[i], sentinel, timeout_ms);
 }
 
 // Asks sentinel i where the primary is, connects there and checks that it
