@@ -88,4 +88,5 @@ class Connector {
   int64_t ping_ms_ = 0;   // a PING on the watch awaits its reply since; 0: none
   bool announced_ = false;
 };
+
 }  // namespace lazybreaker::fleet
