@@ -3,7 +3,7 @@
 # through Redis, in the Tools component (package lazybreaker-tools). They
 # need CLI11 (Debian's libcli11-dev) for their arguments, cpp-httplib
 # (libcpp-httplib-dev) for `cbctl serve` and the agent's --listen, and
-# hiredis (libhiredis-dev) for the fleet. Like a binding, it is on by default at top level and, when
+# hiredis (libhiredis-dev) and OpenSSL (libssl-dev) for the fleet. Like a binding, it is on by default at top level and, when
 # a dependency is missing, skipped loudly (recorded in skipped-bindings.txt,
 # which `make test` announces) or, with CI=true, a configure error.
 include_guard(GLOBAL)
@@ -56,6 +56,14 @@ if(PkgConfig_FOUND)
 endif()
 if(NOT LB_HIREDIS_FOUND)
   _lb_cbctl_unavailable("hiredis not found (Debian: libhiredis-dev)")
+  return()
+endif()
+
+# OpenSSL (libssl-dev) for TLS to Redis (rediss://), which the fleet's
+# connection does itself: hiredis 0.14 has no TLS.
+find_package(OpenSSL QUIET)
+if(NOT OPENSSL_FOUND)
+  _lb_cbctl_unavailable("OpenSSL not found (Debian: libssl-dev)")
   return()
 endif()
 

@@ -70,10 +70,12 @@ group csharp swig
 # cbctl (lazybreaker-tools): its arguments, its /metrics server, and its
 # tests (watch in tmux, a real Prometheus scraping serve, curl)
 group cbctl libcli11-dev libcpp-httplib-dev prometheus tmux curl
-# the fleet (lazybreaker-agent, `cbctl fleet`): hiredis 0.14, and a real
-# Redis 7 for their tests (label fleet) and bench, driven by python3, and
-# Prometheus scraping the agents for the dashboard's fleet panels
-group fleet libhiredis-dev redis-server redis-tools python3 prometheus
+# the fleet (lazybreaker-agent, `cbctl fleet`): hiredis 0.14 and OpenSSL
+# (TLS to Redis), and a real Redis 7 for their tests (label fleet) and
+# bench, driven by python3; the TLS test makes its certificates with the
+# openssl command and an expired one under faketime; Prometheus scraping
+# the agents for the dashboard's fleet panels
+group fleet libhiredis-dev libssl-dev redis-server redis-tools python3 openssl faketime prometheus
 # cbctl serve's page (label dashboard): a real headless Chromium, driven
 # through its DevTools protocol by /usr/bin/python3 with python3-websocket;
 # (axe-core for the accessibility check comes from npm, whichever node is

@@ -1,5 +1,5 @@
-// The agent's and cbctl's Redis URL: redis://[user[:password]@]HOST:PORT[/DB],
-// parsed by tools/fleet since hiredis 0.14 has none.
+// The agent's and cbctl's Redis URL: redis://[user[:password]@]HOST:PORT[/DB]
+// (rediss:// for TLS), parsed by tools/fleet since hiredis 0.14 has none.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -43,6 +43,18 @@ TEST_CASE("host and port, with or without a database") {
   u = parsed("redis://[::1]:6380/0");
   CHECK(u.host == "::1");
   CHECK(u.port == 6380);
+  CHECK_FALSE(u.tls);
+}
+
+TEST_CASE("rediss:// is the same URL over TLS") {
+  RedisUrl u = parsed("rediss://agent:pw@redis.internal:6380/2");
+  CHECK(u.tls);
+  CHECK(u.host == "redis.internal");
+  CHECK(u.port == 6380);
+  CHECK(u.db == 2);
+  CHECK(u.user == "agent");
+  CHECK(redacted(u) == "rediss://agent:***@redis.internal:6380/2");
+  CHECK(parsed("rediss://[::1]:6379").host == "::1");
 }
 
 TEST_CASE("credentials: a password alone, a user and a password, percent-escapes") {
@@ -59,7 +71,8 @@ TEST_CASE("credentials: a password alone, a user and a password, percent-escapes
 }
 
 TEST_CASE("what is refused, and why, without echoing a password") {
-  CHECK(refused("rediss://h:1").find("TLS") != std::string::npos);
+  CHECK(refused("redisss://h:1").find("rediss://") != std::string::npos);
+  CHECK(refused("rediss://host").find("HOST:PORT") != std::string::npos);
   CHECK(refused("http://h:1").find("redis://") != std::string::npos);
   CHECK(refused("redis://host").find("HOST:PORT") != std::string::npos);
   CHECK(refused("redis://host:0").find("port") != std::string::npos);

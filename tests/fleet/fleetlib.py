@@ -550,6 +550,26 @@ def first_in_state(rows, host, state, after_ms=0):
 
 
 # --------------------------------------------------------------------------
+# TLS (tests/fleet/tls_test.py): the same client over Python's ssl module.
+
+
+def tls_client(port, ca, cert=None, key=None, host="localhost", password=None, timeout=5.0):
+    """A Redis (above) on a TLS port, the server checked against `ca`; with
+    cert and key, a client certificate for --tls-auth-clients yes."""
+    import ssl
+    ctx = ssl.create_default_context(cafile=ca)
+    if cert:
+        ctx.load_cert_chain(cert, key)
+    r = Redis.__new__(Redis)
+    r.sock = ctx.wrap_socket(socket.create_connection((host, port), timeout=timeout),
+                             server_hostname=host)
+    r.buf = b""
+    if password is not None:
+        r.command("AUTH", password)
+    return r
+
+
+# --------------------------------------------------------------------------
 # Redis Sentinel, for the failover tests (sentinel_test.py).
 
 

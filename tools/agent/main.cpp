@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "agent.hpp"
+#include "connection_options.hpp"
 #include "listen_address.hpp"
 #include "metrics_server.hpp"
 #include "sentinel_options.hpp"
@@ -57,11 +58,12 @@ int parse(int argc, char **argv, Options *o) {
   std::string url, password_file;
   lazybreaker::fleet::SentinelArgs sentinel;
   app.add_option("--file", o->files, "A registry file of this host (repeatable)")->required();
-  app.add_option("--redis", url, "redis://[user[:password]@]HOST:PORT[/DB]");
+  app.add_option("--redis", url, "redis[s]://[user[:password]@]HOST:PORT[/DB]");
   lazybreaker::fleet::add_sentinel_options(&app, &sentinel);
   app.add_option("--fleet", o->fleet, "The fleet's name, in every key (default: default)");
   app.add_option("--host", o->host, "This host's id in the fleet (default: the host name)");
   app.add_option("--password-file", password_file, "A file holding Redis's password");
+  lazybreaker::fleet::add_tls_options(&app, &o->connection.tls);
   app.add_option("--listen", o->listen, "HOST:PORT to serve the fleet's Prometheus text on");
   app.add_option("--interval", o->interval_ms, "Milliseconds between polls (default 100)")
       ->check(CLI::Range(10, 60000));
@@ -84,6 +86,8 @@ int parse(int argc, char **argv, Options *o) {
     if (!lazybreaker::fleet::valid_host_id(o->host))
       throw CLI::ValidationError("--host", "'" + o->host + "': 1..255 of A-Z a-z 0-9 _ . -");
     if (!password_file.empty()) o->connection.password = read_password(password_file);
+    if (!lazybreaker::fleet::complete_connection_options(&o->connection, &why))
+      throw CLI::ValidationError(why);
     std::string listen_host;
     int listen_port = 0;
     if (!o->listen.empty() &&

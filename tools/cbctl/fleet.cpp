@@ -11,6 +11,7 @@
 
 #include "changes.hpp"
 #include "commands.hpp"
+#include "connection_options.hpp"
 #include "fleet_view.hpp"
 #include "format.hpp"
 #include "options.hpp"
@@ -67,6 +68,8 @@ Connector connector(const FleetArgs &a) {
   if (!lazybreaker::fleet::valid_fleet_name(a.fleet))
     throw Failure{kExitUsage, "--fleet '" + a.fleet + "': 1..64 of A-Z a-z 0-9 _ . -"};
   o.password = password_of(a);
+  o.tls = a.tls;
+  if (!lazybreaker::fleet::complete_connection_options(&o, &why)) throw Failure{kExitUsage, why};
   return Connector(std::move(o));
 }
 
@@ -303,10 +306,11 @@ void add_fleet_command(CLI::App *app, FleetArgs *a) {
   for (const Action &act : kActions) {
     CLI::App *cmd = fleet->add_subcommand(act.name, act.help);
     if (act.named) cmd->add_option("NAME", a->name, "The breaker's name")->required();
-    cmd->add_option("--redis", a->redis, "redis://[user[:password]@]HOST:PORT[/DB]");
+    cmd->add_option("--redis", a->redis, "redis[s]://[user[:password]@]HOST:PORT[/DB]");
     lazybreaker::fleet::add_sentinel_options(cmd, &a->sentinel);
     cmd->add_option("--fleet", a->fleet, "The fleet's name (default: default)");
     cmd->add_option("--password-file", a->password_file, "A file holding Redis's password");
+    lazybreaker::fleet::add_tls_options(cmd, &a->tls);
     if (act.kind != nullptr && std::string_view(act.kind) == "operator_trip")
       cmd->add_option("--for", a->trip_for, "How long it stays OPEN (default 30s)")
           ->check(duration_validator());

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "connection.hpp"
 #include "sentinel_options.hpp"
 
 namespace cbctl {
@@ -15,6 +16,7 @@ struct FleetArgs {
   std::string action;  // list | show | trip | force-open | disable | reset
   std::string name;
   std::string redis, fleet = "default", password_file;
+  lazybreaker::fleet::TlsOptions tls;         // --tls-*, with rediss://
   lazybreaker::fleet::SentinelArgs sentinel;  // --sentinel, --sentinel-master
   std::string trip_for = "30s";
   bool json = false;

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "connection_options.hpp"
 #include "fleet.hpp"
 #include "format.hpp"
 #include "options.hpp"
@@ -189,11 +190,12 @@ void serve_options(CLI::App *cmd, Args *a) {
                 "Accept POST /api/breakers/NAME/ACTION with the token printed at start");
   cmd->add_option(
       "--redis", a->serve_fleet.redis,
-      "Serve a fleet's breakers instead of a file's: redis://[user[:password]@]HOST:PORT[/DB]");
+      "Serve a fleet's breakers instead of a file's: redis[s]://[user[:password]@]HOST:PORT[/DB]");
   cmd->add_option("--fleet", a->serve_fleet.fleet,
                   "With --redis: the fleet's name (default: default)");
   cmd->add_option("--password-file", a->serve_fleet.password_file,
                   "With --redis: a file holding Redis's password");
+  lazybreaker::fleet::add_tls_options(cmd, &a->serve_fleet.tls);
   lazybreaker::fleet::add_sentinel_options(cmd, &a->serve_fleet.sentinel);
 }
 int run_serve_command(const Args &a) {
@@ -206,8 +208,10 @@ int run_serve_command(const Args &a) {
     throw Failure{
         kExitUsage,
         "serve: give a registry FILE or --redis URL (or --sentinel), not both nor neither"};
-  if (!fleet && (a.serve_fleet.fleet != "default" || !a.serve_fleet.password_file.empty()))
-    throw Failure{kExitUsage, "serve: --fleet and --password-file go with --redis"};
+  const lazybreaker::fleet::TlsOptions &tls = a.serve_fleet.tls;
+  if (!fleet && (a.serve_fleet.fleet != "default" || !a.serve_fleet.password_file.empty() ||
+                 !tls.ca_file.empty() || !tls.cert_file.empty() || !tls.key_file.empty()))
+    throw Failure{kExitUsage, "serve: --fleet, --password-file and --tls-* go with --redis"};
   std::unique_ptr<ServeSource> source = fleet ? fleet_source(a.serve_fleet) : file_source(a.file);
   return run_serve(*source, serving);
 }

@@ -46,10 +46,7 @@ bool address_of(const redisReply *r, HostPort *out) {
 // and the credentials and database that `options` give.
 std::unique_ptr<Redis> connection_to(const HostPort &at, const ConnectionOptions &options,
                                      int timeout_ms) {
-  RedisUrl url = options.url;
-  url.host = at.host;
-  url.port = at.port;
-  return std::make_unique<Redis>(url, options.password, timeout_ms);
+  return std::make_unique<Redis>(at, options, timeout_ms);
 }
 
 }  // namespace

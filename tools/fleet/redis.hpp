@@ -1,7 +1,9 @@
-// One connection to Redis through hiredis 0.14's blocking API, with a
-// timeout on every command, so a slow or stopped Redis costs the agent at
-// most that timeout per round trip and never the services (which never
-// talk to Redis at all).
+// One connection to Redis: our own non-blocking socket and poll(), TLS by
+// OpenSSL when asked (rediss://), and hiredis 0.14 for the protocol only
+// (formatting commands, parsing replies), since that hiredis has no TLS.
+// Every round trip waits at most the timeout, so a slow or stopped Redis
+// costs the agent at most that per round trip and never the services
+// (which never talk to Redis at all).
 #pragma once
 
 #include <hiredis/hiredis.h>
@@ -15,8 +17,13 @@
 
 namespace lazybreaker::fleet {
 
+struct HostPort;           // connection.hpp
+struct ConnectionOptions;  // connection.hpp
+
 // The connection is gone (refused, timed out, reset) or was never made:
-// the caller reconnects. `auth` says Redis refused the credentials.
+// the caller reconnects. `auth` says Redis refused the credentials. An
+// error reply READONLY is one too: the server became a replica (a
+// failover), so the caller reconnects to the primary.
 struct RedisDown : std::runtime_error {
   explicit RedisDown(const std::string &what, bool auth = false)
       : std::runtime_error(what), auth_refused(auth) {}
@@ -31,12 +38,20 @@ using Command = std::vector<std::string>;
 
 class Redis {
  public:
-  // Connects within `timeout_ms`, authenticates (`password`, or the URL's
-  // when empty) and selects the URL's database; RedisDown if any fails.
+  // Connects to `at` within `timeout_ms` (TLS when options.tls.enabled or
+  // the URL is rediss://, the peer verified: tls.hpp), authenticates with
+  // the URL's user and options.password (the URL's when empty), and
+  // selects the URL's database; RedisDown if any fails, saying why.
+  Redis(const HostPort &at, const ConnectionOptions &options, int timeout_ms);
+  // The URL's own server, TLS with the system's CAs for rediss://.
   Redis(const RedisUrl &url, const std::string &password, int timeout_ms);
+  ~Redis();
+  Redis(Redis &&) noexcept;
+  Redis &operator=(Redis &&) noexcept;
 
   // One command, binary-safe. An error reply (WRONGTYPE, NOSCRIPT, ...)
-  // is a reply of type REDIS_REPLY_ERROR; RedisDown when the connection is lost.
+  // is a reply of type REDIS_REPLY_ERROR; RedisDown when the connection is
+  // lost, a reply is late, or the reply is READONLY.
   Reply run(const Command &argv);
   // Several commands in one round trip; their replies in order.
   std::vector<Reply> pipeline(const std::vector<Command> &commands);
@@ -61,11 +76,11 @@ class Redis {
   uint64_t commands() const { return commands_; }
 
  private:
+  struct Wire;  // the socket, its TLS session and the reply parser
   void append(const Command &argv);
-  Reply read();
   std::string load(const std::string &script);
 
-  std::unique_ptr<redisContext, void (*)(redisContext *)> ctx_;
+  std::unique_ptr<Wire> wire_;
   std::vector<std::pair<std::string, std::string>> scripts_;  // text, sha1
   uint64_t round_trips_ = 0, commands_ = 0;
 };

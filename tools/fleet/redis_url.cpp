@@ -62,7 +62,7 @@ bool parse_address(const std::string &text, RedisUrl *url, std::string *why) {
     port = text.substr(close + 2);
   } else {
     const size_t colon = text.rfind(':');
-    if (colon == std::string::npos) return fail(why, "expected HOST:PORT after redis://");
+    if (colon == std::string::npos) return fail(why, "expected HOST:PORT after the scheme");
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
   }
@@ -77,17 +77,14 @@ bool parse_address(const std::string &text, RedisUrl *url, std::string *why) {
 }  // namespace
 
 std::optional<RedisUrl> parse_redis_url(const std::string &text, std::string *why) {
-  const std::string scheme = "redis://";
-  if (text.rfind("rediss://", 0) == 0) {
-    fail(why, "rediss:// (TLS) is not supported: this build's hiredis 0.14 has no TLS");
-    return std::nullopt;
-  }
+  RedisUrl url;
+  url.tls = text.rfind("rediss://", 0) == 0;
+  const std::string scheme = url.tls ? "rediss://" : "redis://";
   if (text.rfind(scheme, 0) != 0) {
-    fail(why, "expected redis://[user[:password]@]HOST:PORT[/DB]");
+    fail(why, "expected redis://[user[:password]@]HOST:PORT[/DB] (rediss:// for TLS)");
     return std::nullopt;
   }
   std::string rest = text.substr(scheme.size());
-  RedisUrl url;
   const size_t at = rest.rfind('@');
   if (at != std::string::npos) {
     if (!parse_credentials(rest.substr(0, at), &url, why)) return std::nullopt;
@@ -108,7 +105,7 @@ std::optional<RedisUrl> parse_redis_url(const std::string &text, std::string *wh
 }
 
 std::string redacted(const RedisUrl &url) {
-  std::string s = "redis://";
+  std::string s = url.tls ? "rediss://" : "redis://";
   if (!url.user.empty() || !url.password.empty())
     s += url.user + (url.password.empty() ? "" : ":***") + "@";
   s += url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;

@@ -1,6 +1,6 @@
-// redis://[user[:password]@]HOST:PORT[/DB], parsed here because hiredis 0.14
-// (Debian 12) has no URL parser. No TLS in that version either: rediss:// is
-// refused, and docs/fleet.md says that traffic to Redis is not encrypted.
+// redis://[user[:password]@]HOST:PORT[/DB], and rediss:// for TLS, parsed
+// here because hiredis 0.14 (Debian 12) has no URL parser. TLS is the
+// connection's own (OpenSSL, tools/fleet/redis.cpp): that hiredis has none.
 #pragma once
 
 #include <optional>
@@ -14,6 +14,7 @@ struct RedisUrl {
   std::string host;      // a name, an IPv4 address, or an IPv6 one without its brackets
   int port = 6379;
   int db = 0;
+  bool tls = false;  // rediss://
 };
 
 // The URL, or nullopt with *why saying what is wrong (never echoing the
