@@ -210,6 +210,9 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA
   ${PROJECT_BINARY_DIR}/packaging/debian/symbols ${PROJECT_BINARY_DIR}/packaging/debian/shlibs
   ${PROJECT_BINARY_DIR}/packaging/debian/triggers
   ${_lb_pkgdir}/debian/postinst ${_lb_pkgdir}/debian/postrm)
+# lazybreaker-tools makes the agent's user and group and /run/lazybreaker
+# from its sysusers.d and tmpfiles.d files (tools/agent/CMakeLists.txt).
+set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA ${_lb_pkgdir}/debian/tools/postinst)
 
 # --- RPM -----------------------------------------------------------------------
 set(CPACK_RPM_COMPONENT_INSTALL ON)
@@ -223,6 +226,9 @@ set(CPACK_RPM_SPEC_MORE_DEFINE "%define packager ${LB_PACKAGE_MAINTAINER}\n%defi
 set(CPACK_RPM_CHANGELOG_FILE ${_lb_pkgdir}/rpm/changelog)
 set(CPACK_RPM_RUNTIME_POST_INSTALL_SCRIPT_FILE ${_lb_pkgdir}/rpm/ldconfig.sh)
 set(CPACK_RPM_RUNTIME_POST_UNINSTALL_SCRIPT_FILE ${_lb_pkgdir}/rpm/ldconfig.sh)
+# lazybreaker-tools makes the agent's user and group and /run/lazybreaker
+# from its sysusers.d and tmpfiles.d files (tools/agent/CMakeLists.txt).
+set(CPACK_RPM_TOOLS_POST_INSTALL_SCRIPT_FILE ${_lb_pkgdir}/rpm/tools-post.sh)
 # Directories the filesystem package (or another package) owns.
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   ${CMAKE_INSTALL_FULL_LIBDIR}/cmake ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig
@@ -232,6 +238,8 @@ set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   ${CMAKE_INSTALL_PREFIX}/share/bash-completion ${CMAKE_INSTALL_PREFIX}/share/bash-completion/completions
   # javapackages-filesystem owns the jar directory
   ${CMAKE_INSTALL_PREFIX}/share/java
+  # systemd owns these (lazybreaker-tools' sysusers.d and tmpfiles.d files)
+  ${CMAKE_INSTALL_PREFIX}/lib/sysusers.d ${CMAKE_INSTALL_PREFIX}/lib/tmpfiles.d
   # python3-libs owns the interpreter's directories (python3-lazybreaker;
   # cmake/python.cmake found the interpreter)
   ${CMAKE_INSTALL_FULL_LIBDIR}/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}

@@ -74,8 +74,9 @@ group cbctl libcli11-dev libcpp-httplib-dev prometheus tmux curl
 # (TLS to Redis), and a real Redis 7 for their tests (label fleet) and
 # bench, driven by python3; the TLS test makes its certificates with the
 # openssl command and an expired one under faketime; Prometheus scraping
-# the agents for the dashboard's fleet panels
-group fleet libhiredis-dev libssl-dev redis-server redis-tools python3 openssl faketime prometheus
+# the agents for the dashboard's fleet panels; systemd's tools and strace
+# check the agent's unit (fleet.systemd_unit)
+group fleet libhiredis-dev libssl-dev redis-server redis-tools python3 openssl faketime prometheus systemd strace
 # cbctl serve's page (label dashboard): a real headless Chromium, driven
 # through its DevTools protocol by /usr/bin/python3 with python3-websocket;
 # (axe-core for the accessibility check comes from npm, whichever node is

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cbctl serve, scraped with curl: /metrics is the registry's Prometheus
 # text, read afresh per scrape; other paths are 404; SIGTERM and SIGINT
-# stop it with status 0; a port in use is an error.
+# stop it with status 0; a port in use is an error; a request whose Host is
+# not the server, or a POST from another site, is 403.
 source "$(dirname "$0")/lib.sh"
 start_helper
 
@@ -45,5 +46,46 @@ for sig in TERM INT; do
   [ $sig = INT ] || start_serve "$work/serve2.log" "$reg"
   url=http://127.0.0.1:$serve_port
 done
+
+# Only requests that name the server (tools/fleet/host_check.cpp): a
+# DNS-rebinding page's Host is 403 on the data and the metrics; an
+# --allow-host name is served; a POST whose Origin is another site is 403
+# even with the token, one from the page's own origin (or none: curl) works.
+start_serve "$work/guard.log" "$reg" --allow-control --allow-host dash.example
+url=http://127.0.0.1:$serve_port
+token=$(sed -n 's/.*control token: \([0-9a-f]*\).*/\1/p' "$work/guard.log")
+for path in /api/breakers /metrics /; do
+  out=$(curl -s --max-time 10 -H "Host: rebound.example:$serve_port" -w ' %{http_code} %{content_type}' "$url$path")
+  [[ $out == "refused: Host 'rebound.example:$serve_port' is not this server's address"*" 403 text/plain"* ]] ||
+    fail "GET $path with a foreign Host: $out"
+  [[ $out != *lazybreaker_state* && $out != *payments* ]] || fail "a foreign Host got data: $out"
+done
+ok "a foreign Host: 403 text/plain on /api/breakers, /metrics and /"
+code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' -H 'Host:' "$url/metrics")
+[ "$code" = 403 ] || fail "no Host answered $code"
+ok "no Host header: 403"
+for host in "127.0.0.1:$serve_port" "localhost:$serve_port" dash.example "dash.example:8443"; do
+  curl -fsS --max-time 10 -H "Host: $host" "$url/api/breakers" | grep -q '"payments"' ||
+    fail "Host $host is not served"
+done
+ok "the address, localhost and the --allow-host name are served"
+for origin in http://rebound.example "http://127.0.0.1:$((serve_port + 1))" null; do
+  out=$(curl -s --max-time 10 -X POST -d '' -H "Authorization: Bearer $token" -H "Origin: $origin" \
+    -w ' %{http_code}' "$url/api/breakers/payments/reset")
+  [[ $out == "refused: Origin '$origin' is another site"*" 403" ]] || fail "POST from $origin: $out"
+done
+ok "a POST with the token from another site's Origin: 403"
+for origin in "http://127.0.0.1:$serve_port" ""; do
+  code=$(curl -s --max-time 10 -o /dev/null -X POST -d '' -H "Authorization: Bearer $token" \
+    ${origin:+-H "Origin: $origin"} -w '%{http_code}' "$url/api/breakers/payments/reset")
+  [ "$code" = 200 ] || fail "POST with Origin '$origin' answered $code"
+done
+ok "a POST from the page's own origin, or with no Origin, resets as before"
+run_cbctl 2 serve "$reg" --allow-host 'a:b:c'
+[[ $err == *"--allow-host"* ]] || fail "a bad --allow-host: $err"
+ok "a bad --allow-host is a usage error: $err"
+kill -TERM "$serve_pid"
+wait "$serve_pid" || fail "serve exited $? after SIGTERM"
+
 stop_helper
 echo passed

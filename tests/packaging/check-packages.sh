@@ -274,13 +274,15 @@ case $mode in
       check_set "$(basename "$java_rpm")" "$(rpm_files "$java_rpm" | grep -vE "^$doc$")" "${java_pat[@]}"
     fi
     # lazybreaker-tools: the demo, cbctl and lazybreaker-agent, their manual
-    # pages, cbctl's bash completion and the agent's systemd unit (cbctl and
-    # the agent only when they were built: LB_CBCTL and its libraries).
+    # pages, cbctl's bash completion and the agent's systemd unit, sysusers.d
+    # and tmpfiles.d files (cbctl and the agent only when they were built:
+    # LB_CBCTL and its libraries).
     tools_pat=("/usr/bin/lazybreaker-demo" "/usr/share/man/man1/lazybreaker-demo\.1\.gz")
     if [ -f "$tools_deb" ] && deb_files "$tools_deb" | has -x /usr/bin/cbctl; then
       tools_pat+=("/usr/bin/cbctl" "/usr/share/man/man1/cbctl\.1\.gz" "/usr/share/bash-completion/completions/cbctl" "/usr/share/lazybreaker/grafana/lazybreaker\.json"
                   "/usr/bin/lazybreaker-agent" "/usr/share/man/man1/lazybreaker-agent\.1\.gz"
-                  "/usr/lib/systemd/system/lazybreaker-agent\.service")
+                  "/usr/lib/systemd/system/lazybreaker-agent\.service"
+                  "/usr/lib/sysusers\.d/lazybreaker\.conf" "/usr/lib/tmpfiles\.d/lazybreaker\.conf")
     else
       say "no cbctl in lazybreaker-tools (built without it: LB_CBCTL off or its libraries missing)"
     fi

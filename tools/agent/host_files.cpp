@@ -6,21 +6,37 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <vector>
 
 namespace lazybreaker::agent {
 namespace {
 
+bool in_my_groups(gid_t gid) {
+  if (gid == getegid()) return true;
+  const int n = getgroups(0, nullptr);
+  if (n <= 0) return false;
+  std::vector<gid_t> groups(static_cast<size_t>(n));
+  const int got = getgroups(n, groups.data());
+  for (int i = 0; i < got; ++i)
+    if (groups[static_cast<size_t>(i)] == gid) return true;
+  return false;
+}
+
 // The owner and mode rule the library applies to a create (docs/
 // shared-registries.md, "Permissions"), applied by the agent to the files
 // it is given: a file some other user planted at the path, or that anyone
-// may write, could be made to say anything to the fleet.
+// may write, could be made to say anything to the fleet. A group of the
+// agent's is a grant as deliberate as ownership: a service's user puts its
+// file in the agent's group (docs/fleet.md, "Deployment") so that the
+// agent runs as a user of its own, not as root nor as every service.
 std::string refused_owner(const std::string &path) {
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return "";  // the open says why
   if (S_ISLNK(st.st_mode)) return path + ": a symbolic link (give the file's own path)";
-  if (st.st_uid != geteuid() && st.st_uid != 0)
-    return path + ": owned by uid " + std::to_string(st.st_uid) +
-           ", neither this user nor root (--any-owner to use it)";
+  if (st.st_uid != geteuid() && st.st_uid != 0 && !in_my_groups(st.st_gid))
+    return path + ": owned by uid " + std::to_string(st.st_uid) + " and gid " +
+           std::to_string(st.st_gid) +
+           ": neither this user nor root, nor a group of this user (--any-owner to use it)";
   if ((st.st_mode & S_IWOTH) != 0) return path + ": writable by every user (--any-owner to use it)";
   return "";
 }

@@ -18,9 +18,12 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "agent.hpp"
 #include "connection_options.hpp"
+#include "host_check.hpp"
 #include "listen_address.hpp"
 #include "metrics_server.hpp"
 #include "sentinel_options.hpp"
@@ -51,7 +54,7 @@ std::string host_name() {
   return h;
 }
 
-int parse(int argc, char **argv, Options *o) {
+int parse(int argc, char **argv, Options *o, std::vector<std::string> *allow_hosts) {
   CLI::App app{"lazybreaker-agent: one breaker state across a fleet of hosts, through Redis"};
   app.set_version_flag("--version", std::string("lazybreaker-agent ") + CB_VERSION_STRING +
                                         " (library " + cb_version_string() + ")");
@@ -65,6 +68,9 @@ int parse(int argc, char **argv, Options *o) {
   app.add_option("--password-file", password_file, "A file holding Redis's password");
   lazybreaker::fleet::add_tls_options(&app, &o->connection.tls);
   app.add_option("--listen", o->listen, "HOST:PORT to serve the fleet's Prometheus text on");
+  app.add_option("--allow-host", *allow_hosts,
+                 "With --listen: a name (NAME or NAME:PORT) the Host header may give besides the "
+                 "listen address (repeatable)");
   app.add_option("--interval", o->interval_ms, "Milliseconds between polls (default 100)")
       ->check(CLI::Range(10, 60000));
   app.add_flag("--any-owner", o->any_owner,
@@ -93,6 +99,11 @@ int parse(int argc, char **argv, Options *o) {
     if (!o->listen.empty() &&
         !lazybreaker::fleet::parse_listen_address(o->listen, &listen_host, &listen_port, &why))
       throw CLI::ValidationError("--listen", "'" + o->listen + "': " + why);
+    for (const std::string &name : *allow_hosts)
+      if (!lazybreaker::fleet::valid_allow_host(name, &why))
+        throw CLI::ValidationError("--allow-host", why);
+    if (!allow_hosts->empty() && o->listen.empty())
+      throw CLI::ValidationError("--allow-host", "goes with --listen");
   } catch (const CLI::ParseError &e) {
     // --help and --version are "errors" with status 0.
     if (e.get_exit_code() == 0) return app.exit(e);
@@ -107,7 +118,8 @@ int parse(int argc, char **argv, Options *o) {
 
 int main(int argc, char **argv) {
   Options opts;
-  if (int code = parse(argc, argv, &opts); code >= 0) return code;
+  std::vector<std::string> allow_hosts;
+  if (int code = parse(argc, argv, &opts, &allow_hosts); code >= 0) return code;
   // Every thread (the metrics server's too) inherits this mask; the main
   // loop takes the signals from a signalfd in the poll() that is also its
   // sleep and its wait for the change log.
@@ -129,7 +141,7 @@ int main(int argc, char **argv) {
   std::unique_ptr<lazybreaker::agent::MetricsServer> metrics;
   if (!opts.listen.empty()) {
     std::string why;
-    metrics = lazybreaker::agent::MetricsServer::start(opts, gauges, &why);
+    metrics = lazybreaker::agent::MetricsServer::start(opts, gauges, allow_hosts, &why);
     if (!metrics) {
       std::fprintf(stderr, "lazybreaker-agent: --listen %s: %s\n", opts.listen.c_str(),
                    why.c_str());

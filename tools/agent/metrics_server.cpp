@@ -6,8 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "fleet_view.hpp"
+#include "host_check.hpp"
 #include "listen_address.hpp"
 
 namespace lazybreaker::agent {
@@ -114,7 +117,8 @@ std::string breakers_text(AgentGauges &g, const Options &opts) {
 
 class HttpMetrics final : public MetricsServer {
  public:
-  HttpMetrics(const Options &opts, AgentGauges &gauges) : opts_(opts), gauges_(gauges) {
+  HttpMetrics(const Options &opts, AgentGauges &gauges, std::vector<std::string> allow_hosts)
+      : opts_(opts), gauges_(gauges), allow_hosts_(std::move(allow_hosts)) {
     gauges_.rows_wanted = true;
   }
   bool bind(std::string *why) {
@@ -136,6 +140,7 @@ class HttpMetrics final : public MetricsServer {
       *why = errno != 0 ? std::strerror(errno) : "cannot bind";
       return false;
     }
+    fleet::HostCheck(host, port, allow_hosts_).install(server_);
     address_ = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                std::to_string(port);
     listener_ = std::thread([this] { server_.listen_after_bind(); });
@@ -151,6 +156,7 @@ class HttpMetrics final : public MetricsServer {
  private:
   const Options &opts_;
   AgentGauges &gauges_;
+  std::vector<std::string> allow_hosts_;
   httplib::Server server_;
   std::thread listener_;
   std::string address_;
@@ -159,8 +165,9 @@ class HttpMetrics final : public MetricsServer {
 }  // namespace
 
 std::unique_ptr<MetricsServer> MetricsServer::start(const Options &opts, AgentGauges &gauges,
+                                                    std::vector<std::string> allow_hosts,
                                                     std::string *why) {
-  auto server = std::make_unique<HttpMetrics>(opts, gauges);
+  auto server = std::make_unique<HttpMetrics>(opts, gauges, std::move(allow_hosts));
   if (!server->bind(why)) return nullptr;
   return server;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "registry_file.hpp"
 
@@ -22,6 +23,8 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 9464;             // 0: any free port (the one taken is printed)
   bool allow_control = false;  // POST /api/breakers/NAME/ACTION with the token
+  std::vector<std::string>
+      allow_hosts;  // --allow-host: names the Host may give besides the address
 };
 
 // What `cbctl serve` shows and operates: a registry file, or a fleet in

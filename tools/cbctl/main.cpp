@@ -39,6 +39,7 @@ struct Args {
   WatchOptions watching;
   std::string listen = "127.0.0.1:9464";
   bool allow_control = false;
+  std::vector<std::string> allow_hosts;
   FleetArgs fleet, serve_fleet;
 };
 
@@ -188,6 +189,10 @@ void serve_options(CLI::App *cmd, Args *a) {
       ->check(listen_validator());
   cmd->add_flag("--allow-control", a->allow_control,
                 "Accept POST /api/breakers/NAME/ACTION with the token printed at start");
+  cmd->add_option("--allow-host", a->allow_hosts,
+                  "A name (NAME or NAME:PORT) the Host header may give besides the listen address "
+                  "(repeatable; e.g. behind a proxy)")
+      ->check(allow_host_validator());
   cmd->add_option(
       "--redis", a->serve_fleet.redis,
       "Serve a fleet's breakers instead of a file's: redis[s]://[user[:password]@]HOST:PORT[/DB]");
@@ -203,6 +208,7 @@ int run_serve_command(const Args &a) {
   std::string why;
   parse_listen(a.listen, &serving, &why);  // checked by listen_validator()
   serving.allow_control = a.allow_control;
+  serving.allow_hosts = a.allow_hosts;
   const bool fleet = names_redis(a.serve_fleet) || !a.serve_fleet.sentinel.master.empty();
   if (fleet == !a.file.empty())
     throw Failure{

@@ -4,6 +4,7 @@
 
 #include "config_options.hpp"
 #include "format.hpp"
+#include "host_check.hpp"
 #include "listen_address.hpp"
 
 namespace cbctl {
@@ -42,6 +43,15 @@ CLI::Validator listen_validator() {
         return parse_listen(text, &ignored, &why) ? std::string() : why;
       },
       "HOST:PORT");
+}
+
+CLI::Validator allow_host_validator() {
+  return CLI::Validator(
+      [](std::string &text) {
+        std::string why;
+        return lazybreaker::fleet::valid_allow_host(text, &why) ? std::string() : why;
+      },
+      "NAME[:PORT]");
 }
 
 namespace {

@@ -19,6 +19,8 @@ namespace cbctl {
 CLI::Validator duration_validator();
 CLI::Validator octal_mode_validator();
 CLI::Validator listen_validator();
+// --allow-host: NAME or NAME:PORT (fleet::valid_allow_host).
+CLI::Validator allow_host_validator();
 
 // A duration that duration_validator() has let through, in nanoseconds.
 uint64_t duration(const std::string &text);

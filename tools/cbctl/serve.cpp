@@ -3,10 +3,10 @@
 // compiled into the program from tools/cbctl/dashboard/), which polls GET
 // /api/breakers; with --allow-control, POST /api/breakers/NAME/ACTION
 // operates a breaker when it carries the server's token. Every other path
-// is 404. The tool, not the library, runs the loop: cpp-httplib's
-// listener and its worker threads, with SIGINT and SIGTERM blocked in all
-// of them and taken by the main thread with sigtimedwait(), which then
-// stops the server and joins it.
+// is 404. Before any of that, a request whose Host is not this server, or
+// a POST whose Origin is another site, is 403 (host_check.hpp). The tool, not the library, runs the
+// loop: cpp-httplib's listener and its worker threads, with SIGINT and SIGTERM blocked in all of
+// them and taken by the main thread with sigtimedwait(), which then stops the server and joins it.
 #include <httplib.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -22,6 +22,7 @@
 #include "commands.hpp"
 #include "dashboard_assets.hpp"
 #include "format.hpp"
+#include "host_check.hpp"
 #include "refusals.hpp"
 
 namespace cbctl {
@@ -194,6 +195,8 @@ int run_serve(ServeSource &source, const ServeOptions &opts) {
   const std::string shown_host =
       opts.host.find(':') != std::string::npos ? "[" + opts.host + "]" : opts.host;
   const int port = bind_server(server, opts, shown_host);
+  // Before any request can arrive: the check needs the port bound.
+  lazybreaker::fleet::HostCheck(opts.host, port, opts.allow_hosts).install(server);
   const std::string base = "http://" + shown_host + ":" + std::to_string(port);
   std::fprintf(stderr, "cbctl: serving %s at %s/metrics\ncbctl: dashboard at %s/\n",
                source.describe().c_str(), base.c_str(), base.c_str());
