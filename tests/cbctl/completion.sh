@@ -34,8 +34,8 @@ expect_completion "$reg" cbctl list "$work/reg"
 expect_completion "" cbctl list "$reg" ''
 expect_completion "fleet" cbctl fl
 expect_completion "force-open" cbctl fleet fo
-expect_completion "--fleet --for --help --password-file --redis --tls-ca-file --tls-cert-file --tls-key-file" cbctl fleet trip payments --
-expect_completion "--fleet --help --json --password-file --redis --tls-ca-file --tls-cert-file --tls-key-file" cbctl fleet list --
+expect_completion "--fleet --for --help --password-file --redis --sentinel --sentinel-master --tls-ca-file --tls-cert-file --tls-key-file" cbctl fleet trip payments --
+expect_completion "--fleet --help --json --password-file --redis --sentinel --sentinel-master --tls-ca-file --tls-cert-file --tls-key-file" cbctl fleet list --
 expect_completion "redis://127.0.0.1:6379 rediss://127.0.0.1:6379" cbctl fleet reset payments --redis ''
 stop_helper
 echo passed

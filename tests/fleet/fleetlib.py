@@ -567,3 +567,60 @@ def tls_client(port, ca, cert=None, key=None, host="localhost", password=None, t
     if password is not None:
         r.command("AUTH", password)
     return r
+
+
+# --------------------------------------------------------------------------
+# Redis Sentinel, for the failover tests (sentinel_test.py).
+
+
+class Sentinel:
+    """A Redis Sentinel (redis-server --sentinel) on 127.0.0.1 and a free
+    port, monitoring one primary under `master`; its config file, which
+    Sentinel rewrites as it learns, in the fleet's folder. Fast timings:
+    the primary is judged down after `down_after_ms` without an answer."""
+
+    def __init__(self, fleet, master, primary_port, quorum=2, down_after_ms=1000,
+                 failover_timeout_ms=2000):
+        self.master = master
+        self.port = free_port()
+        self.address = "127.0.0.1:%d" % self.port
+        conf = os.path.join(fleet.work, "sentinel-%d.conf" % self.port)
+        with open(conf, "w") as c:
+            c.write("port %d\nbind 127.0.0.1\nprotected-mode no\n" % self.port)
+            c.write("sentinel monitor %s 127.0.0.1 %d %d\n" % (master, primary_port, quorum))
+            c.write("sentinel down-after-milliseconds %s %d\n" % (master, down_after_ms))
+            c.write("sentinel failover-timeout %s %d\n" % (master, failover_timeout_ms))
+            c.write("sentinel parallel-syncs %s 1\n" % master)
+        self.proc = fleet.spawn([prog("REDIS_SERVER"), conf, "--sentinel", "--daemonize", "no"],
+                                "sentinel-%d.log" % self.port)
+
+        def up():
+            try:
+                r = Redis(self.port, timeout=1)
+                ok = r.command("PING") == "PONG"
+                r.close()
+                return ok
+            except (OSError, RedisError, ConnectionError):
+                return False
+        wait_for(up, 10, 0.02, "a sentinel on port %d" % self.port)
+
+    def ask(self, *args):
+        r = Redis(self.port, timeout=2)
+        try:
+            return r.command("SENTINEL", *args)
+        finally:
+            r.close()
+
+    def primary_port(self):
+        """The port of the primary this sentinel names now, or None."""
+        try:
+            a = self.ask("get-master-addr-by-name", self.master)
+        except (OSError, RedisError, ConnectionError):
+            return None
+        return int(a[1]) if isinstance(a, list) and len(a) == 2 else None
+
+    def knows(self):
+        """(other sentinels, replicas) this sentinel knows of."""
+        m = self.ask("master", self.master)
+        d = dict(zip(m[0::2], m[1::2])) if isinstance(m, list) else {}
+        return int(d.get("num-other-sentinels", 0)), int(d.get("num-slaves", 0))

@@ -26,6 +26,7 @@
 #include "host_check.hpp"
 #include "listen_address.hpp"
 #include "metrics_server.hpp"
+#include "sentinel_options.hpp"
 
 namespace {
 
@@ -58,8 +59,10 @@ int parse(int argc, char **argv, Options *o, std::vector<std::string> *allow_hos
   app.set_version_flag("--version", std::string("lazybreaker-agent ") + CB_VERSION_STRING +
                                         " (library " + cb_version_string() + ")");
   std::string url, password_file;
+  lazybreaker::fleet::SentinelArgs sentinel;
   app.add_option("--file", o->files, "A registry file of this host (repeatable)")->required();
-  app.add_option("--redis", url, "redis[s]://[user[:password]@]HOST:PORT[/DB]")->required();
+  app.add_option("--redis", url, "redis[s]://[user[:password]@]HOST:PORT[/DB]");
+  lazybreaker::fleet::add_sentinel_options(&app, &sentinel);
   app.add_option("--fleet", o->fleet, "The fleet's name, in every key (default: default)");
   app.add_option("--host", o->host, "This host's id in the fleet (default: the host name)");
   app.add_option("--password-file", password_file, "A file holding Redis's password");
@@ -76,8 +79,11 @@ int parse(int argc, char **argv, Options *o, std::vector<std::string> *allow_hos
                "Add this host's call counts to the fleet's in Redis too (small fleets)");
   try {
     app.parse(argc, argv);
-    std::string why;
-    auto parsed = lazybreaker::fleet::parse_redis_url(url, &why);
+    std::string why = apply_sentinel_args(sentinel, app.count("--redis") > 0, &o->connection);
+    if (!why.empty()) throw CLI::ValidationError(why);
+    // With sentinels alone: no user, no password but --password-file's, db 0.
+    auto parsed = app.count("--redis") == 0 ? std::optional(lazybreaker::fleet::RedisUrl{})
+                                            : lazybreaker::fleet::parse_redis_url(url, &why);
     if (!parsed) throw CLI::ValidationError("--redis", why);
     o->connection.url = *parsed;
     if (!lazybreaker::fleet::valid_fleet_name(o->fleet))

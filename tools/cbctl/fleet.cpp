@@ -20,6 +20,7 @@
 namespace cbctl {
 namespace {
 
+using lazybreaker::fleet::Connector;
 using lazybreaker::fleet::FleetBreaker;
 using lazybreaker::fleet::FleetView;
 using lazybreaker::fleet::Keys;
@@ -54,23 +55,37 @@ std::string password_of(const FleetArgs &a) {
   return p;
 }
 
-Redis connect(const FleetArgs &a) {
-  std::string why;
-  auto url = lazybreaker::fleet::parse_redis_url(a.redis, &why);
-  if (!url) throw Failure{kExitUsage, "--redis: " + why};
+Connector connector(const FleetArgs &a) {
+  lazybreaker::fleet::ConnectionOptions o;
+  std::string why = apply_sentinel_args(a.sentinel, !a.redis.empty(), &o);
+  if (!why.empty()) throw Failure{kExitUsage, why};
+  // With sentinels alone: no user, no password but --password-file's, db 0.
+  if (!a.redis.empty()) {
+    auto url = lazybreaker::fleet::parse_redis_url(a.redis, &why);
+    if (!url) throw Failure{kExitUsage, "--redis: " + why};
+    o.url = *url;
+  }
   if (!lazybreaker::fleet::valid_fleet_name(a.fleet))
     throw Failure{kExitUsage, "--fleet '" + a.fleet + "': 1..64 of A-Z a-z 0-9 _ . -"};
-  lazybreaker::fleet::ConnectionOptions options;
-  options.url = *url;
-  options.password = password_of(a);
-  options.tls = a.tls;
-  if (!lazybreaker::fleet::complete_connection_options(&options, &why))
-    throw Failure{kExitUsage, why};
+  o.password = password_of(a);
+  o.tls = a.tls;
+  if (!lazybreaker::fleet::complete_connection_options(&o, &why)) throw Failure{kExitUsage, why};
+  return Connector(std::move(o));
+}
+
+std::unique_ptr<Redis> connect(Connector &c) {
   try {
-    return Redis(lazybreaker::fleet::HostPort{url->host, url->port}, options, 2000);
+    return c.primary(2000);
   } catch (const RedisDown &e) {
-    throw Failure{kExitRedisDown, lazybreaker::fleet::redacted(*url) + ": " + e.what()};
+    // With sentinels, the message says what each one said.
+    throw Failure{kExitRedisDown,
+                  (c.options().sentinels.empty() ? c.describe() + ": " : "") + e.what()};
   }
+}
+
+std::unique_ptr<Redis> connect(const FleetArgs &a) {
+  Connector c = connector(a);
+  return connect(c);
 }
 
 std::string remaining(const FleetBreaker &b, int64_t now) {
@@ -116,8 +131,8 @@ void warn_ignored(const FleetView &v) {
 }
 
 int run_list(const FleetArgs &a) {
-  Redis redis = connect(a);
-  const FleetView v = lazybreaker::fleet::read_fleet(redis, Keys(a.fleet));
+  const std::unique_ptr<Redis> redis = connect(a);
+  const FleetView v = lazybreaker::fleet::read_fleet(*redis, Keys(a.fleet));
   const int64_t now = lazybreaker::fleet::wall_ms();
   warn_ignored(v);
   if (a.json) {
@@ -162,8 +177,8 @@ const FleetBreaker &find(const FleetView &v, const FleetArgs &a) {
 }
 
 int run_show(const FleetArgs &a) {
-  Redis redis = connect(a);
-  const FleetView v = lazybreaker::fleet::read_fleet(redis, Keys(a.fleet));
+  const std::unique_ptr<Redis> redis = connect(a);
+  const FleetView v = lazybreaker::fleet::read_fleet(*redis, Keys(a.fleet));
   warn_ignored(v);
   const FleetBreaker &b = find(v, a);
   const int64_t now = lazybreaker::fleet::wall_ms();
@@ -206,8 +221,8 @@ int run_change(const FleetArgs &a, const Action &act) {
   const bool trip = act.kind == std::string("operator_trip");
   if (trip && !trip_period_ok(for_ns))
     throw Failure{kExitUsage, "--for " + a.trip_for + ": must be within 1us..366d"};
-  Redis redis = connect(a);
-  change(redis, a.fleet, a.name, act.kind, for_ns);
+  const std::unique_ptr<Redis> redis = connect(a);
+  change(*redis, a.fleet, a.name, act.kind, for_ns);
   std::string what = act.result;
   if (trip) what += " for " + format_duration(for_ns);
   std::printf("%s: %s on every host of fleet %s\n", printable(a.name).c_str(), what.c_str(),
@@ -219,11 +234,10 @@ int run_change(const FleetArgs &a, const Action &act) {
 // connection (made again after a loss), its changes by the same script.
 class FleetSource : public ServeSource {
  public:
-  explicit FleetSource(const FleetArgs &a) : args_(a) { redis_.emplace(connect(args_)); }
+  explicit FleetSource(const FleetArgs &a)
+      : args_(a), connector_(connector(args_)), redis_(connect(connector_)) {}
   std::string describe() const override {
-    std::string why;
-    auto url = lazybreaker::fleet::parse_redis_url(args_.redis, &why);
-    return "fleet " + args_.fleet + " at " + (url ? lazybreaker::fleet::redacted(*url) : "?");
+    return "fleet " + args_.fleet + " at " + connector_.describe();
   }
   std::string prometheus() override {
     const FleetView v = read();
@@ -264,7 +278,10 @@ class FleetSource : public ServeSource {
 
  private:
   void ensure_connected() {
-    if (!redis_) redis_.emplace(connect(args_));
+    // Reads on a demoted primary would go on answering, stale: the
+    // sentinels' word moves the page to the new one.
+    if (connector_.failover_announced()) redis_.reset();
+    if (!redis_) redis_ = connect(connector_);
   }
   FleetView read() {
     try {
@@ -276,7 +293,8 @@ class FleetSource : public ServeSource {
     }
   }
   FleetArgs args_;
-  std::optional<Redis> redis_;
+  Connector connector_;
+  std::unique_ptr<Redis> redis_;
 };
 
 }  // namespace
@@ -288,7 +306,8 @@ void add_fleet_command(CLI::App *app, FleetArgs *a) {
   for (const Action &act : kActions) {
     CLI::App *cmd = fleet->add_subcommand(act.name, act.help);
     if (act.named) cmd->add_option("NAME", a->name, "The breaker's name")->required();
-    cmd->add_option("--redis", a->redis, "redis[s]://[user[:password]@]HOST:PORT[/DB]")->required();
+    cmd->add_option("--redis", a->redis, "redis[s]://[user[:password]@]HOST:PORT[/DB]");
+    lazybreaker::fleet::add_sentinel_options(cmd, &a->sentinel);
     cmd->add_option("--fleet", a->fleet, "The fleet's name (default: default)");
     cmd->add_option("--password-file", a->password_file, "A file holding Redis's password");
     lazybreaker::fleet::add_tls_options(cmd, &a->tls);
@@ -298,6 +317,8 @@ void add_fleet_command(CLI::App *app, FleetArgs *a) {
     if (act.kind == nullptr) cmd->add_flag("--json", a->json, "JSON instead of text");
   }
 }
+
+bool names_redis(const FleetArgs &a) { return !a.redis.empty() || !a.sentinel.sentinels.empty(); }
 
 std::unique_ptr<ServeSource> fleet_source(const FleetArgs &a) {
   try {

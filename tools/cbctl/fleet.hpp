@@ -8,6 +8,7 @@
 #include <string>
 
 #include "connection.hpp"
+#include "sentinel_options.hpp"
 
 namespace cbctl {
 
@@ -15,13 +16,16 @@ struct FleetArgs {
   std::string action;  // list | show | trip | force-open | disable | reset
   std::string name;
   std::string redis, fleet = "default", password_file;
-  lazybreaker::fleet::TlsOptions tls;  // --tls-*, with rediss://
+  lazybreaker::fleet::TlsOptions tls;         // --tls-*, with rediss://
+  lazybreaker::fleet::SentinelArgs sentinel;  // --sentinel, --sentinel-master
   std::string trip_for = "30s";
   bool json = false;
 };
 
 // `cbctl fleet ACTION ...`, with ACTION a subcommand of its own.
 void add_fleet_command(CLI::App *app, FleetArgs *a);
+// Whether the command line names a Redis (--redis, or sentinels).
+bool names_redis(const FleetArgs &a);
 class ServeSource;
 // `cbctl serve --redis URL [--fleet NAME]`: the fleet as the page and
 // /metrics show it; its actions by the script `cbctl fleet` uses.

@@ -201,6 +201,7 @@ void serve_options(CLI::App *cmd, Args *a) {
   cmd->add_option("--password-file", a->serve_fleet.password_file,
                   "With --redis: a file holding Redis's password");
   lazybreaker::fleet::add_tls_options(cmd, &a->serve_fleet.tls);
+  lazybreaker::fleet::add_sentinel_options(cmd, &a->serve_fleet.sentinel);
 }
 int run_serve_command(const Args &a) {
   ServeOptions serving;
@@ -208,9 +209,11 @@ int run_serve_command(const Args &a) {
   parse_listen(a.listen, &serving, &why);  // checked by listen_validator()
   serving.allow_control = a.allow_control;
   serving.allow_hosts = a.allow_hosts;
-  const bool fleet = !a.serve_fleet.redis.empty();
+  const bool fleet = names_redis(a.serve_fleet) || !a.serve_fleet.sentinel.master.empty();
   if (fleet == !a.file.empty())
-    throw Failure{kExitUsage, "serve: give a registry FILE or --redis URL, not both nor neither"};
+    throw Failure{
+        kExitUsage,
+        "serve: give a registry FILE or --redis URL (or --sentinel), not both nor neither"};
   const lazybreaker::fleet::TlsOptions &tls = a.serve_fleet.tls;
   if (!fleet && (a.serve_fleet.fleet != "default" || !a.serve_fleet.password_file.empty() ||
                  !tls.ca_file.empty() || !tls.cert_file.empty() || !tls.key_file.empty()))

@@ -4,6 +4,7 @@
 // every connection it makes is a fleet::Redis.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,12 +42,17 @@ class Connector {
   Connector &operator=(const Connector &) = delete;
 
   // A connection to the primary: the URL's server, or the one the
-  // sentinels name (checked with ROLE). RedisDown when none answers.
+  // sentinels name (checked with ROLE). RedisDown when none answers, its
+  // message saying what each sentinel said.
   std::unique_ptr<Redis> primary(int timeout_ms);
 
   // With sentinels: a socket that tells of a failover (+switch-master),
-  // for the caller's poll(); -1 without. failover_announced() never
-  // blocks and says whether one was announced since it was last asked.
+  // for the caller's poll(); -1 without, or while no sentinel answers. Ask
+  // for it before each poll: it changes when the watch moves to another
+  // sentinel. failover_announced(), after the poll, says whether the
+  // sentinels moved the primary away from where primary() last connected
+  // since it was last asked. Neither blocks for more than a short timeout
+  // (kWatchTimeoutMs, when a sentinel must be reached anew).
   int failover_fd();
   bool failover_announced();
 
@@ -54,8 +60,33 @@ class Connector {
   std::string describe() const;
   const ConnectionOptions &options() const { return options_; }
 
+  static constexpr int kWatchTimeoutMs = 200;
+
  private:
+  std::unique_ptr<Redis> connect_to(const HostPort &at, int timeout_ms) const;
+  std::unique_ptr<Redis> reach_sentinel(size_t i, int timeout_ms) const;
+  struct Tries {                   // one primary() call's
+    std::vector<HostPort> failed;  // primaries named that did not answer as one
+    bool auth_refused = false;
+  };
+  std::unique_ptr<Redis> ask_sentinel(size_t i, int timeout_ms, Tries *tries, std::string *why);
+  void keep_watching();
+  void watch_next(int64_t now);
+  void unwatch();
+  void on_watch_reply(const redisReply *r);
+  void moved_to(const HostPort &at);
+
   ConnectionOptions options_;
+  size_t first_sentinel_ = 0;  // the one that last named a primary: asked first
+  HostPort primary_at_;        // where primary() last connected; empty before
+  // The watch: one sentinel's connection, subscribed to +switch-master.
+  std::unique_ptr<Redis> watch_;
+  size_t next_watched_ = 0;    // the sentinel the next watch is made to
+  int64_t next_watch_ms_ = 0;  // no new attempt before (a sentinel refused)
+  int64_t watch_retry_ms_ = 250;
+  int64_t heard_ms_ = 0;  // the watch's last reply
+  int64_t ping_ms_ = 0;   // a PING on the watch awaits its reply since; 0: none
+  bool announced_ = false;
 };
 
 }  // namespace lazybreaker::fleet
