@@ -30,9 +30,15 @@ constexpr int64_t kDemandMs = 30000;
 // Hosts per breaker that claim a lease at a period's end (ranked by hash),
 // doubling every half lease while no verdict comes.
 constexpr double kClaimers = 2.0;
-// Publication waits: ranks below 1 publish at once; above, a step a rank
-// up to kRankSteps, the rest spread over a further jitter.
+// Publication waits: ranks below 1 publish at once; above, kRankStepMs a
+// rank up to kRankSteps, the rest spread over kSpreadMs more. A waiting
+// host reads the log every kWaitingReadMs and publishes when its wait is
+// over, not at its next step: it hears another host's publication within
+// about that pace and a round trip, well inside one rank's step.
 constexpr double kRankSteps = 6.0;
+constexpr double kRankStepMs = 50.0;
+constexpr double kSpreadMs = 150.0;
+constexpr int64_t kWaitingReadMs = 20;
 
 // A name or value as a log line shows it: printable ASCII as it is, the
 // rest escaped, quoted when it holds a space.
@@ -151,11 +157,10 @@ void Agent::ignored(const std::string &key, const std::string &why) {
 int64_t Agent::publish_delay_ms(const std::string &name) const {
   const double rank = rank_unit(name, opts_.host, "publish") * double(live_hosts_);
   if (rank < 1.0) return 0;
-  const double step = std::max(10.0, opts_.interval_ms / 2.0);
-  if (rank < kRankSteps) return int64_t(step * rank);
+  if (rank < kRankSteps) return int64_t(kRankStepMs * rank);
   // Past the ranked steps (a fleet whose low ranks did not trip), spread
   // over a jitter so that the few that trip do not publish together.
-  return int64_t(step * kRankSteps + 3 * step * rank_unit(name, opts_.host, "spread"));
+  return int64_t(kRankStepMs * kRankSteps + kSpreadMs * rank_unit(name, opts_.host, "spread"));
 }
 
 bool Agent::may_claim(const std::string &name, int64_t until_ms, int64_t now) const {
@@ -254,6 +259,7 @@ void Agent::on_ready() {
       take_log(r.get());
       if (!reader_) return;  // a resync that lost the connection
     }
+    if (redis_ && wall_ms() >= publish_at_ms_) publish_pending();
     arm_reader();
   } catch (const RedisDown &e) {
     drop(e.what(), true);
@@ -390,7 +396,8 @@ void Agent::resync(bool fresh) {
 }
 
 // The reader's next XREAD BLOCK, at most one an interval (under churn a
-// host takes the log in batches, not entry by entry).
+// host takes the log in batches, not entry by entry), or one every
+// kWaitingReadMs while a trip waits to be published.
 void Agent::arm_reader() {
   if (!reader_ || read_pending_) return;
   const int64_t now = wall_ms();
@@ -400,7 +407,7 @@ void Agent::arm_reader() {
   read_pending_ = true;
   read_stale_ = false;
   read_sent_ms_ = now;
-  next_read_ms_ = now + opts_.interval_ms;
+  next_read_ms_ = now + (publish_at_ms_ != INT64_MAX ? kWaitingReadMs : opts_.interval_ms);
 }
 
 // Applies what the log's new entries say, in order; a gap in their
@@ -505,6 +512,7 @@ void Agent::act(LocalBreaker &local, const FleetBreaker &b) {
 // breaker publish and the rest hear them.
 void Agent::publish_pending() {
   const int64_t now = wall_ms();
+  publish_at_ms_ = INT64_MAX;
   std::vector<fleet::Change> changes;
   for (auto &[name, side] : sides_) {
     if (side.pending == Pending::None) continue;
@@ -535,7 +543,11 @@ void Agent::publish_pending() {
           ++gauges_.dropped;
           continue;
         }
-        if (now < side.pending_since_ms + publish_delay_ms(name)) continue;  // others may say it
+        const int64_t at = side.pending_since_ms + publish_delay_ms(name);
+        if (now < at) {  // others may say it first
+          publish_at_ms_ = std::min(publish_at_ms_, at);
+          continue;
+        }
       }
       c.kind = "trip";
       c.reason = side.lease_mine ? "probe_failed" : "trip";
@@ -554,11 +566,12 @@ void Agent::publish_pending() {
   // Pending news stays pending until Redis has answered (a lost
   // connection throws here, and it is told after the reconnection).
   const std::vector<fleet::ChangeResult> results =
-      fleet::publish_changes(*redis_, keys_, opts_.host, now, changes);
+      fleet::publish_changes(*redis_, keys_, opts_.host, now, publish_slack_ms(), changes);
   for (size_t i = 0; i < changes.size(); ++i) {
     const fleet::ChangeResult &r = results[i];
     const std::string &name = changes[i].name;
     sides_[name].pending = Pending::None;
+    if (changes[i].kind == "trip") ++gauges_.trips_sent;
     if (!r.foreign.empty()) {
       ignored(keys_.breaker(name), r.foreign);
       continue;
@@ -569,7 +582,8 @@ void Agent::publish_pending() {
                {"kind", changes[i].kind},
                {"epoch", std::to_string(r.fleet.epoch)},
                {"state", r.fleet.state},
-               {"remaining_ms", std::to_string(std::max<int64_t>(changes[i].until_ms - now, 0))}});
+               {"remaining_ms", std::to_string(std::max<int64_t>(changes[i].until_ms - now, 0))},
+               {"waited_ms", std::to_string(now - sides_[name].pending_since_ms)}});
     side.applied_epoch = std::max(side.applied_epoch, r.fleet.epoch);
     side.state = r.fleet.state;
     side.until_ms = r.fleet.until_ms;
@@ -703,7 +717,9 @@ void Agent::heartbeat() {
   if (now < next_heartbeat_ms_) return;
   next_heartbeat_ms_ = now + heartbeat_ms();
   std::vector<std::string> names;
+  names.reserve(files_.breakers().size());
   for (const auto &[name, locals] : files_.breakers()) names.push_back(name);
+  std::sort(names.begin(), names.end());
   const std::string digest = digest_of(names);
   const std::string names_ttl = std::to_string(2 * host_ttl_ms());
   std::vector<fleet::Command> cmds{
@@ -785,6 +801,8 @@ void Agent::share_rows() {
     }
     rows.push_back(std::move(row));
   }
+  std::sort(rows.begin(), rows.end(),
+            [](const BreakerRow &a, const BreakerRow &b) { return a.name < b.name; });
   std::lock_guard<std::mutex> lock(gauges_.rows_mutex);
   gauges_.rows.swap(rows);
 }

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "changes.hpp"
@@ -59,6 +60,7 @@ struct AgentGauges {
   std::atomic<uint64_t> breakers{0};
   std::atomic<uint64_t> last_poll_us{0};
   std::atomic<uint64_t> published{0}, applied{0}, ignored{0}, reconnects{0};
+  std::atomic<uint64_t> trips_sent{0};    // trips carried to Redis (changing the fleet or not)
   std::atomic<uint64_t> dropped{0};       // trips not published: the fleet's period covered them
   std::atomic<uint64_t> lease_claims{0};  // SET NX sent for a probe lease
   std::atomic<uint64_t> log_entries{0};   // change log entries read
@@ -81,6 +83,9 @@ class Agent {
   void on_ready();
   // Whether a reply may already wait in a buffer (poll would not say so).
   bool has_buffered() const;
+  // When a waiting trip is due to be published (wall ms; INT64_MAX: none):
+  // the caller's poll() wakes then and calls on_ready().
+  int64_t wake_at_ms() const { return publish_at_ms_; }
 
   // Derived timings (docs/fleet.md, "Timing").
   int64_t claim_margin_ms() const { return 3 * int64_t(opts_.interval_ms); }
@@ -145,9 +150,10 @@ class Agent {
   std::unique_ptr<fleet::Redis> redis_;   // commands, one round trip at a time
   std::unique_ptr<fleet::Redis> reader_;  // XREAD BLOCK on the change log
   bool read_pending_ = false;
-  bool read_stale_ = false;  // the pending read began before the last resync
+  bool read_stale_ = false;            // the pending read began before the last resync
+  int64_t publish_at_ms_ = INT64_MAX;  // the next waiting trip's turn
   int64_t read_sent_ms_ = 0, next_read_ms_ = 0;
-  std::map<std::string, Side> sides_;
+  std::unordered_map<std::string, Side> sides_;
   std::string instance_;  // the Redis instance id this agent's epochs belong to
   std::string replid_;    // its replication id: a failover changes it
   std::string log_id_ = "0-0";

@@ -110,7 +110,7 @@ void HostFiles::refresh(LocalBreaker &b) const {
   cb_retry_after(b.handle, &b.retry_after_ns);
 }
 
-void HostFiles::read_file(size_t fi, std::map<std::string, std::vector<LocalBreaker>> *into) {
+void HostFiles::read_file(size_t fi, BreakersByName *into) {
   cb_registry *reg = paths_[fi].reg;
   if (reg == nullptr) return;
   size_t count = 0;
@@ -166,12 +166,13 @@ LocalChange HostFiles::change_of(LocalBreaker &b) const {
 }
 
 std::vector<LocalChange> HostFiles::poll() {
-  std::map<std::string, std::vector<LocalBreaker>> next;
+  BreakersByName next;
+  next.reserve(by_name_.size());
   for (size_t fi = 0; fi < paths_.size(); ++fi) read_file(fi, &next);
   std::vector<LocalChange> changes;
   for (auto &[name, list] : next)
     for (LocalBreaker &b : list) changes.push_back(change_of(b));
-  by_name_ = std::move(next);  // a map's move keeps its nodes: the changes' pointers hold
+  by_name_ = std::move(next);  // a move keeps the nodes: the changes' pointers hold
   polled_before_ = true;
   return changes;
 }

@@ -31,6 +31,10 @@ struct LocalBreaker {
   uint64_t retry_after_ns = 0;
 };
 
+// A host's named breakers, by name (a name may be in several files).
+// Hashed: a poll looks every breaker up, at every interval.
+using BreakersByName = std::unordered_map<std::string, std::vector<LocalBreaker>>;
+
 // What a poll found changed on one breaker since the last poll.
 struct LocalChange {
   LocalBreaker *breaker;
@@ -60,7 +64,7 @@ class HostFiles {
   // Reads every named breaker of every open file. Breakers destroyed since
   // the last poll disappear from breakers().
   std::vector<LocalChange> poll();
-  std::map<std::string, std::vector<LocalBreaker>> &breakers() { return by_name_; }
+  BreakersByName &breakers() { return by_name_; }
 
   // The registry clock of a breaker's file, now.
   uint64_t clock_now(const LocalBreaker &b) const;
@@ -77,7 +81,7 @@ class HostFiles {
   };
   const std::string *name_of(size_t file, cb_handle h);
   std::string open_one(File &f);
-  void read_file(size_t file, std::map<std::string, std::vector<LocalBreaker>> *into);
+  void read_file(size_t file, BreakersByName *into);
   LocalChange change_of(LocalBreaker &b) const;
   std::vector<File> paths_;
   bool any_owner_;
@@ -85,7 +89,7 @@ class HostFiles {
   // what happens while the agent watches.
   bool polled_before_ = false;
   std::vector<cb_handle> handles_ = std::vector<cb_handle>(256);
-  std::map<std::string, std::vector<LocalBreaker>> by_name_;
+  BreakersByName by_name_;
 };
 
 }  // namespace lazybreaker::agent

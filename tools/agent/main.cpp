@@ -173,8 +173,11 @@ int main(int argc, char **argv) {
     }
     fds.assign(1, pollfd{signals, POLLIN, 0});
     agent.poll_fds(&fds);
-    const auto wait =
-        std::chrono::duration_cast<std::chrono::milliseconds>(next_step - Clock::now());
+    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_step - Clock::now());
+    // A trip waiting for its turn to be published wakes the loop then.
+    if (agent.wake_at_ms() != INT64_MAX)
+      wait = std::min(
+          wait, std::chrono::milliseconds(agent.wake_at_ms() - lazybreaker::fleet::wall_ms()));
     const int timeout = agent.has_buffered() ? 0 : int(std::max<int64_t>(0, wait.count()) + 1);
     if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) {
       std::fprintf(stderr, "lazybreaker-agent: poll: %s\n", std::strerror(errno));

@@ -206,7 +206,7 @@ void change(Redis &redis, const std::string &fleet, const std::string &name, con
   const bool trip = kind == std::string("operator_trip");
   const int64_t until = trip ? now + int64_t(for_ns / 1'000'000) : 0;
   const std::vector<lazybreaker::fleet::ChangeResult> r = lazybreaker::fleet::publish_changes(
-      redis, Keys(fleet), "operator", now, {{name, kind, until, kind}});
+      redis, Keys(fleet), "operator", now, 0, {{name, kind, until, kind}});
   if (!r.front().foreign.empty())
     throw Failure{kExitRedisError,
                   "fleet " + fleet + ": " + printable(name) + ": " + r.front().foreign};

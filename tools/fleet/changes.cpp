@@ -71,11 +71,13 @@ std::vector<FleetBreaker> open_breakers(const redisReply *r, std::vector<std::st
 }
 
 std::vector<ChangeResult> publish_changes(Redis &redis, const Keys &keys, const std::string &by,
-                                          int64_t now_ms, const std::vector<Change> &changes) {
+                                          int64_t now_ms, int64_t slack_ms,
+                                          const std::vector<Change> &changes) {
   std::vector<ChangeResult> results(changes.size());
   for (size_t from = 0; from < changes.size(); from += scripts::kMaxChangesPerCall) {
     const size_t to = std::min(changes.size(), from + scripts::kMaxChangesPerCall);
-    std::vector<std::string> args{keys.prefix, by, std::to_string(now_ms)};
+    std::vector<std::string> args{keys.prefix, by, std::to_string(now_ms),
+                                  std::to_string(slack_ms)};
     for (size_t i = from; i < to; ++i)
       args.insert(args.end(), {changes[i].name, changes[i].kind,
                                std::to_string(changes[i].until_ms), changes[i].reason});

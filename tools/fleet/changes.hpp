@@ -27,11 +27,13 @@ struct ChangeResult {
 };
 
 // Sends the changes (one call per scripts::kMaxChangesPerCall); a result
-// per change, in order. RedisDown when the connection is lost; an error
-// reply for the whole call (a foreign log, names or open key) fills every
-// result's `foreign`.
+// per change, in order. A trip ending no more than slack_ms after the
+// fleet's running period is absorbed (docs/fleet.md, "Who wins"). RedisDown when the connection is
+// lost; an error reply for the whole call (a foreign log, names or open key) fills every result's
+// `foreign`.
 std::vector<ChangeResult> publish_changes(Redis &redis, const Keys &keys, const std::string &by,
-                                          int64_t now_ms, const std::vector<Change> &changes);
+                                          int64_t now_ms, int64_t slack_ms,
+                                          const std::vector<Change> &changes);
 
 // One entry of the change log: its id, sequence number, author and the
 // breakers it changed. ok is false for an entry that is not ours.

@@ -8,8 +8,8 @@ namespace lazybreaker::fleet::scripts {
 // three commands a change and eight more. Callers send at most
 // kMaxChangesPerCall changes a call (Lua's unpack has a limit).
 const char *const kPublish = R"lua(
-local prefix, by, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
-if now == nil then return redis.error_reply('bad arguments') end
+local prefix, by, now, slack = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+if now == nil or slack == nil then return redis.error_reply('bad arguments') end
 local wants = {'stream', 'set', 'string', 'hash'}
 for i = 1, 4 do
   local t = redis.call('TYPE', KEYS[i]).ok
@@ -19,7 +19,7 @@ for i = 1, 4 do
 end
 local states = {closed = true, open = true, forced_open = true, disabled = true}
 local out, fields, opened, closed, named = {}, {}, {}, {}, {}
-for i = 4, #ARGV, 4 do
+for i = 5, #ARGV, 4 do
   local name, kind, new_until, reason = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
   local key = prefix .. 'b:' .. name
   local cur = redis.pcall('HMGET', key, 'epoch', 'state', 'until_ms', 'trips')
@@ -39,8 +39,9 @@ for i = 4, #ARGV, 4 do
       local lease_key = prefix .. 'lease:' .. name
       if kind == 'trip' then
         if state == 'open' and until_ms > now then
-          -- the period is running: a later end extends it, and it is one trip
-          if new_until > until_ms then to, to_until = 'open', new_until end
+          -- the period is running: an end later by more than the slack
+          -- extends it, and it is one trip; the rest is the same trip
+          if new_until > until_ms + slack then to, to_until = 'open', new_until end
         elseif state ~= 'forced_open' and state ~= 'disabled' then
           to, to_until, trip = 'open', new_until, 1
         end

@@ -11,8 +11,9 @@ namespace lazybreaker::fleet::scripts {
 // Every change one host (or an operator) has for the fleet, in one call.
 // KEYS: log, names, sequence, open (a hash: every breaker not CLOSED ->
 // "EPOCH STATE UNTIL_MS TRIPS REASON BY", what a resync reads).
-// ARGV: the fleet's prefix, by, now_ms, then per change four: name, kind,
-// until_ms, reason. kind: trip | force_open | closed (a host's) |
+// ARGV: the fleet's prefix, by, now_ms, slack_ms (a host's trip ending no
+// more than this after the running period's end is absorbed), then per
+// change four: name, kind, until_ms, reason. kind: trip | force_open | closed (a host's) |
 // operator_trip | operator_force_open | operator_disable | operator_reset.
 // Appends one log entry holding every change made (fields `seq`, `by`,
 // and per change `b:NAME` = "EPOCH STATE UNTIL_MS TRIPS REASON").
