@@ -30,14 +30,17 @@ constexpr int64_t kDemandMs = 30000;
 // Hosts per breaker that claim a lease at a period's end (ranked by hash),
 // doubling every half lease while no verdict comes.
 constexpr double kClaimers = 2.0;
-// Publication waits: ranks below 1 publish at once; above, kRankStepMs a
-// rank up to kRankSteps, the rest spread over kSpreadMs more. A waiting
+// Publication waits: ranks below kAtOnce (one host per breaker, on
+// average) publish at once; above, kRankStepMs a rank up to kRankSteps
+// (a step is about a host's poll interval: hosts see their trips up to a
+// poll apart), the ranks past them in order over kSpreadMs more. A waiting
 // host reads the log every kWaitingReadMs and publishes when its wait is
-// over, not at its next step: it hears another host's publication within
-// about that pace and a round trip, well inside one rank's step.
-constexpr double kRankSteps = 6.0;
-constexpr double kRankStepMs = 50.0;
-constexpr double kSpreadMs = 150.0;
+// over, not at its next step, so it hears an earlier rank's publication
+// within that pace and a round trip.
+constexpr double kAtOnce = 1.0;
+constexpr double kRankSteps = 4.0;
+constexpr double kRankStepMs = 100.0;
+constexpr double kSpreadMs = 200.0;
 constexpr int64_t kWaitingReadMs = 20;
 
 // A name or value as a log line shows it: printable ASCII as it is, the
@@ -156,11 +159,13 @@ void Agent::ignored(const std::string &key, const std::string &why) {
 
 int64_t Agent::publish_delay_ms(const std::string &name) const {
   const double rank = rank_unit(name, opts_.host, "publish") * double(live_hosts_);
-  if (rank < 1.0) return 0;
+  if (rank < kAtOnce) return 0;
   if (rank < kRankSteps) return int64_t(kRankStepMs * rank);
-  // Past the ranked steps (a fleet whose low ranks did not trip), spread
-  // over a jitter so that the few that trip do not publish together.
-  return int64_t(kRankStepMs * kRankSteps + kSpreadMs * rank_unit(name, opts_.host, "spread"));
+  // Past the ranked steps (a fleet whose low ranks did not trip), the
+  // ranks still in order over kSpreadMs, so that the few that trip do not
+  // publish together.
+  const double rest = double(live_hosts_) - kRankSteps;
+  return int64_t(kRankStepMs * kRankSteps + kSpreadMs * (rank - kRankSteps) / std::max(1.0, rest));
 }
 
 bool Agent::may_claim(const std::string &name, int64_t until_ms, int64_t now) const {
