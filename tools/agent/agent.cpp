@@ -572,6 +572,10 @@ void Agent::publish_pending() {
     }
     changes.push_back(std::move(c));
   }
+  // A trip now waiting for its turn: its host reads the log at the
+  // waiting pace from now on, to hear an earlier rank in time.
+  if (publish_at_ms_ != INT64_MAX)
+    next_read_ms_ = std::min(next_read_ms_, read_sent_ms_ + kWaitingReadMs);
   if (changes.empty()) return;
   // Pending news stays pending until Redis has answered (a lost
   // connection throws here, and it is told after the reconnection).
