@@ -9,20 +9,14 @@
 namespace lazybreaker::fleet {
 namespace {
 
-template <class T>
-bool number(const std::string &text, T *out) {
-  const char *end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, *out);
-  return ec == std::errc() && p == end;
-}
-
 // "EPOCH STATE UNTIL_MS TRIPS REASON[ BY]", as kPublish packs it.
 bool unpack(const std::string &value, FleetBreaker *b) {
   std::istringstream in(value);
   std::string epoch, until, trips;
   if (!(in >> epoch >> b->state >> until >> trips >> b->reason)) return false;
   in >> b->by;
-  return number(epoch, &b->epoch) && number(until, &b->until_ms) && number(trips, &b->trips) &&
+  return whole_number(epoch, &b->epoch) && whole_number(until, &b->until_ms) &&
+         whole_number(trips, &b->trips) &&
          (b->state == "closed" || b->state == "open" || b->state == "forced_open" ||
           b->state == "disabled");
 }
@@ -37,7 +31,7 @@ LogEntry entry_of(const redisReply *e) {
   for (size_t j = 0; j + 1 < f->elements; j += 2) {
     const std::string k = text_of(f->element[j]), v = text_of(f->element[j + 1]);
     if (k == "seq") {
-      has_seq = number(v, &le.seq);
+      has_seq = whole_number(v, &le.seq);
     } else if (k == "by") {
       le.by = v;
     } else if (k.rfind("b:", 0) == 0) {

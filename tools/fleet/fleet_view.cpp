@@ -9,13 +9,6 @@
 namespace lazybreaker::fleet {
 namespace {
 
-template <class T>
-bool number(const std::string &text, T *out) {
-  const char *end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, *out);
-  return ec == std::errc() && p == end;
-}
-
 bool known_state(const std::string &s) {
   return s == "closed" || s == "open" || s == "forced_open" || s == "disabled";
 }
@@ -27,16 +20,16 @@ bool set_field(FleetBreaker *b, const std::string &field, const std::string &val
   }
   if (field == "by") return b->by = value, true;
   if (field == "reason") return b->reason = value, true;
-  if (field == "epoch") return number(value, &b->epoch);
-  if (field == "until_ms") return number(value, &b->until_ms);
-  if (field == "changed_ms") return number(value, &b->changed_ms);
-  if (field == "trips") return number(value, &b->trips);
+  if (field == "epoch") return whole_number(value, &b->epoch);
+  if (field == "until_ms") return whole_number(value, &b->until_ms);
+  if (field == "changed_ms") return whole_number(value, &b->changed_ms);
+  if (field == "trips") return whole_number(value, &b->trips);
   if (field == "admitted" || field == "rejected" || field == "successes" || field == "failures")
     b->has_counts = true;
-  if (field == "admitted") return number(value, &b->admitted);
-  if (field == "rejected") return number(value, &b->rejected);
-  if (field == "successes") return number(value, &b->successes);
-  if (field == "failures") return number(value, &b->failures);
+  if (field == "admitted") return whole_number(value, &b->admitted);
+  if (field == "rejected") return whole_number(value, &b->rejected);
+  if (field == "successes") return whole_number(value, &b->successes);
+  if (field == "failures") return whole_number(value, &b->failures);
   return true;  // a field of a later agent: not ours to judge
 }
 

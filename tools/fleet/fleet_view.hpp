@@ -3,6 +3,7 @@
 // hash parsed and checked (a foreign value is reported, never trusted).
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -13,6 +14,15 @@
 #include "redis.hpp"
 
 namespace lazybreaker::fleet {
+
+// A whole decimal number and nothing else: what Redis holds for us is read
+// only this way (a value that is not is foreign).
+template <class T>
+bool whole_number(const std::string &text, T *out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, *out);
+  return ec == std::errc() && p == end;
+}
 
 // Wall-clock milliseconds since the Unix epoch: the fleet's deadlines.
 int64_t wall_ms();
