@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "scripts.hpp"
 
@@ -526,51 +527,7 @@ void Agent::publish_pending() {
   std::vector<fleet::Change> changes;
   for (auto &[name, side] : sides_) {
     if (side.pending == Pending::None) continue;
-    const LocalBreaker *open = nullptr, *forced = nullptr, *closed = nullptr;
-    for (const LocalBreaker &b : files_.breakers()[name]) {
-      if (b.state == CB_STATE_OPEN && (open == nullptr || b.retry_after_ns > open->retry_after_ns))
-        open = &b;
-      if (b.state == CB_STATE_FORCED_OPEN) forced = &b;
-      if (b.state == CB_STATE_CLOSED) closed = &b;
-    }
-    fleet::Change c{name, "", 0, ""};
-    if (side.pending == Pending::Trip && open != nullptr) {
-      c.until_ms = now + int64_t(open->retry_after_ns / 1'000'000);
-      if (!side.lease_mine) {
-        const bool covered = (side.state == "open" && side.until_ms > now &&
-                              c.until_ms <= side.until_ms + publish_slack_ms()) ||
-                             side.state == "forced_open" || side.state == "disabled";
-        if (covered) {
-          // The fleet's state stands: this host's breakers follow it.
-          FleetBreaker fleet;
-          fleet.name = name;
-          fleet.epoch = side.applied_epoch;
-          fleet.state = side.state;
-          fleet.until_ms = side.until_ms;
-          for (LocalBreaker &local : files_.breakers()[name])
-            if (side.state != "open" || local.state == CB_STATE_OPEN) act(local, fleet);
-          side.pending = Pending::None;
-          ++gauges_.dropped;
-          continue;
-        }
-        const int64_t at = side.pending_since_ms + publish_delay_ms(name);
-        if (now < at) {  // others may say it first
-          publish_at_ms_ = std::min(publish_at_ms_, at);
-          continue;
-        }
-      }
-      c.kind = "trip";
-      c.reason = side.lease_mine ? "probe_failed" : "trip";
-    } else if (side.pending == Pending::ForceOpen && forced != nullptr) {
-      c.kind = c.reason = "force_open";
-    } else if (side.pending == Pending::Closed && closed != nullptr) {
-      c.kind = "closed";
-      c.reason = "probe_succeeded";
-    } else {
-      side.pending = Pending::None;  // it did not last: nothing to tell
-      continue;
-    }
-    changes.push_back(std::move(c));
+    if (std::optional<fleet::Change> c = news_of(name, side, now)) changes.push_back(std::move(*c));
   }
   // A trip now waiting for its turn: its host reads the log at the
   // waiting pace from now on, to hear an earlier rank in time.
@@ -581,37 +538,91 @@ void Agent::publish_pending() {
   // connection throws here, and it is told after the reconnection).
   const std::vector<fleet::ChangeResult> results =
       fleet::publish_changes(*redis_, keys_, opts_.host, now, publish_slack_ms(), changes);
-  for (size_t i = 0; i < changes.size(); ++i) {
-    const fleet::ChangeResult &r = results[i];
-    const std::string &name = changes[i].name;
-    sides_[name].pending = Pending::None;
-    if (changes[i].kind == "trip") ++gauges_.trips_sent;
-    if (!r.foreign.empty()) {
-      ignored(keys_.breaker(name), r.foreign);
-      continue;
-    }
-    Side &side = sides_[name];
-    log_event(r.changed ? "published" : "absorbed",
-              {{"breaker", name},
-               {"kind", changes[i].kind},
-               {"epoch", std::to_string(r.fleet.epoch)},
-               {"state", r.fleet.state},
-               {"remaining_ms", std::to_string(std::max<int64_t>(changes[i].until_ms - now, 0))},
-               {"waited_ms", std::to_string(now - sides_[name].pending_since_ms)}});
-    side.applied_epoch = std::max(side.applied_epoch, r.fleet.epoch);
-    side.state = r.fleet.state;
-    side.until_ms = r.fleet.until_ms;
-    side.trips = r.fleet.trips;
-    if (r.changed) {
-      ++gauges_.published;
-      side.lease_mine = false;
-      side.holding = false;
-      continue;
-    }
-    // Absorbed: the fleet's period (or an operator's state) stands, and
-    // this host's breaker follows it rather than probing at its own end.
-    for (LocalBreaker &local : files_.breakers()[name]) act(local, r.fleet);
+  for (size_t i = 0; i < changes.size(); ++i) take_result(changes[i], results[i], now);
+}
+
+// The change to send for a breaker's pending news, or nullopt: it waits
+// for its turn, the fleet's state already covers it, or it did not last.
+std::optional<fleet::Change> Agent::news_of(const std::string &name, Side &side, int64_t now) {
+  const LocalBreaker *open = nullptr, *forced = nullptr, *closed = nullptr;
+  for (const LocalBreaker &b : files_.breakers()[name]) {
+    if (b.state == CB_STATE_OPEN && (open == nullptr || b.retry_after_ns > open->retry_after_ns))
+      open = &b;
+    if (b.state == CB_STATE_FORCED_OPEN) forced = &b;
+    if (b.state == CB_STATE_CLOSED) closed = &b;
   }
+  fleet::Change c{name, "", 0, ""};
+  if (side.pending == Pending::Trip && open != nullptr) {
+    c.until_ms = now + int64_t(open->retry_after_ns / 1'000'000);
+    if (!side.lease_mine && !trip_turn(name, side, c.until_ms, now)) return std::nullopt;
+    c.kind = "trip";
+    c.reason = side.lease_mine ? "probe_failed" : "trip";
+  } else if (side.pending == Pending::ForceOpen && forced != nullptr) {
+    c.kind = c.reason = "force_open";
+  } else if (side.pending == Pending::Closed && closed != nullptr) {
+    c.kind = "closed";
+    c.reason = "probe_succeeded";
+  } else {
+    side.pending = Pending::None;  // it did not last: nothing to tell
+    return std::nullopt;
+  }
+  return c;
+}
+
+// Whether a trip of this host's (ending at until_ms) is to be sent now:
+// not when the fleet's state covers it (dropped: the host follows the
+// fleet), nor before its rank's turn (publish_at_ms_ says when).
+bool Agent::trip_turn(const std::string &name, Side &side, int64_t until_ms, int64_t now) {
+  const bool covered = (side.state == "open" && side.until_ms > now &&
+                        until_ms <= side.until_ms + publish_slack_ms()) ||
+                       side.state == "forced_open" || side.state == "disabled";
+  if (covered) {
+    FleetBreaker fleet;
+    fleet.name = name;
+    fleet.epoch = side.applied_epoch;
+    fleet.state = side.state;
+    fleet.until_ms = side.until_ms;
+    for (LocalBreaker &local : files_.breakers()[name])
+      if (side.state != "open" || local.state == CB_STATE_OPEN) act(local, fleet);
+    side.pending = Pending::None;
+    ++gauges_.dropped;
+    return false;
+  }
+  const int64_t at = side.pending_since_ms + publish_delay_ms(name);
+  if (now >= at) return true;
+  publish_at_ms_ = std::min(publish_at_ms_, at);  // others may say it first
+  return false;
+}
+
+// What Redis answered to one change sent.
+void Agent::take_result(const fleet::Change &change, const fleet::ChangeResult &r, int64_t now) {
+  Side &side = sides_[change.name];
+  side.pending = Pending::None;
+  if (change.kind == "trip") ++gauges_.trips_sent;
+  if (!r.foreign.empty()) {
+    ignored(keys_.breaker(change.name), r.foreign);
+    return;
+  }
+  log_event(r.changed ? "published" : "absorbed",
+            {{"breaker", change.name},
+             {"kind", change.kind},
+             {"epoch", std::to_string(r.fleet.epoch)},
+             {"state", r.fleet.state},
+             {"remaining_ms", std::to_string(std::max<int64_t>(change.until_ms - now, 0))},
+             {"waited_ms", std::to_string(now - side.pending_since_ms)}});
+  side.applied_epoch = std::max(side.applied_epoch, r.fleet.epoch);
+  side.state = r.fleet.state;
+  side.until_ms = r.fleet.until_ms;
+  side.trips = r.fleet.trips;
+  if (r.changed) {
+    ++gauges_.published;
+    side.lease_mine = false;
+    side.holding = false;
+    return;
+  }
+  // Absorbed: the fleet's period (or an operator's state) stands, and this
+  // host's breaker follows it rather than probing at its own end.
+  for (LocalBreaker &local : files_.breakers()[change.name]) act(local, r.fleet);
 }
 
 // Near the end of the fleet's open period, a few hosts whose calls wait
@@ -624,12 +635,8 @@ void Agent::manage_leases() {
   std::vector<std::string> claims, renewals;
   for (auto &[name, side] : sides_) {
     if (side.state != "open" || side.until_ms - now > claim_margin_ms()) continue;
-    bool half_open = false, open = false;
-    for (const LocalBreaker &b : files_.breakers()[name]) {
-      half_open |= b.state == CB_STATE_HALF_OPEN;
-      open |= b.state == CB_STATE_OPEN;
-    }
-    if (!half_open && !open) continue;
+    const bool half_open = any_in(name, CB_STATE_HALF_OPEN);
+    if (!half_open && !any_in(name, CB_STATE_OPEN)) continue;
     if (side.lease_mine) {
       if (half_open) {  // probing: keep the lease while the probe is out
         renewals.push_back(name);
@@ -647,6 +654,12 @@ void Agent::manage_leases() {
     claims.push_back(name);
     ++gauges_.lease_claims;
   }
+  claim(claims, now);
+  renew(renewals);
+}
+
+// One round trip for every claim: SET NX and PTTL each.
+void Agent::claim(const std::vector<std::string> &claims, int64_t now) {
   std::vector<fleet::Command> pipeline;
   for (const std::string &name : claims) {
     pipeline.push_back(
@@ -674,6 +687,10 @@ void Agent::manage_leases() {
     side.claim_after_ms = now + left + opts_.interval_ms;
     hold_for_probe(claims[i], side);
   }
+}
+
+// The leases this host holds while its probe is out.
+void Agent::renew(const std::vector<std::string> &renewals) {
   for (const std::string &name : renewals) {
     Reply r = redis_->eval(fleet::scripts::kRenew, {keys_.lease(name)},
                            {opts_.host, std::to_string(lease_ms())});
@@ -687,6 +704,12 @@ void Agent::manage_leases() {
       log_event("released", {{"breaker", name}, {"why", "the lease ran out"}});
     }
   }
+}
+
+bool Agent::any_in(const std::string &name, int state) {
+  for (const LocalBreaker &b : files_.breakers()[name])
+    if (b.state == state) return true;
+  return false;
 }
 
 void Agent::hold_for_probe(const std::string &name, Side &side) {

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -133,7 +134,13 @@ class Agent {
   void apply(const fleet::FleetBreaker &b);
   void act(LocalBreaker &local, const fleet::FleetBreaker &b);
   void publish_pending();
+  std::optional<fleet::Change> news_of(const std::string &name, Side &side, int64_t now);
+  bool trip_turn(const std::string &name, Side &side, int64_t until_ms, int64_t now);
+  void take_result(const fleet::Change &change, const fleet::ChangeResult &r, int64_t now);
   void manage_leases();
+  void claim(const std::vector<std::string> &claims, int64_t now);
+  void renew(const std::vector<std::string> &renewals);
+  bool any_in(const std::string &name, int state);  // a local breaker of name in state
   void hold_for_probe(const std::string &name, Side &side);
   void flush_counts();
   void heartbeat();
