@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fleetlib import (SLACK, Failure, Fleet, RedisError, check, first_in_state,  # noqa: E402
-                      parse_load, parse_watch, wait_for, wall_ms)
+                      parse_load, parse_watch, run_scenario, wait_for, wall_ms)
 
 SCENARIOS = {}
 
@@ -855,15 +855,7 @@ def main(argv):
     if not fn:
         print("fleet_test.py: no scenario '%s' (--list)" % argv[1], file=sys.stderr)
         return 2
-    start = time.monotonic()
-    try:
-        with Fleet(argv[1]) as f:
-            fn(f)
-    except Failure as e:
-        print("FAIL: fleet.%s: %s" % (argv[1], e), file=sys.stderr)
-        return 1
-    print("PASS: fleet.%s in %.1f s" % (argv[1], time.monotonic() - start))
-    return 0
+    return run_scenario(argv[1], fn)
 
 
 if __name__ == "__main__":

@@ -624,3 +624,17 @@ class Sentinel:
         m = self.ask("master", self.master)
         d = dict(zip(m[0::2], m[1::2])) if isinstance(m, list) else {}
         return int(d.get("num-other-sentinels", 0)), int(d.get("num-slaves", 0))
+
+
+def run_scenario(name, fn):
+    """Runs one scenario in a Fleet of its own: its PASS or FAIL line, and
+    the driver's exit status (0 or 1)."""
+    start = time.monotonic()
+    try:
+        with Fleet(name) as f:
+            fn(f)
+    except Failure as e:
+        print("FAIL: fleet.%s: %s" % (name, e), file=sys.stderr)
+        return 1
+    print("PASS: fleet.%s in %.1f s" % (name, time.monotonic() - start))
+    return 0

@@ -27,7 +27,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fleetlib import (SLACK, Failure, Fleet, check, free_port, prog,  # noqa: E402
+from fleetlib import (SLACK, Failure, Fleet, check, free_port, prog, run_scenario,  # noqa: E402
                       tls_client, wait_for)
 
 
@@ -253,15 +253,7 @@ def main(argv):
     if len(argv) != 2 or argv[1] not in SCENARIOS:
         print("usage: tls_test.py %s" % "|".join(SCENARIOS), file=sys.stderr)
         return 2
-    start = time.monotonic()
-    try:
-        with Fleet(argv[1]) as f:
-            SCENARIOS[argv[1]](f)
-    except Failure as e:
-        print("FAIL: fleet.%s: %s" % (argv[1], e), file=sys.stderr)
-        return 1
-    print("PASS: fleet.%s in %.1f s" % (argv[1], time.monotonic() - start))
-    return 0
+    return run_scenario(argv[1], SCENARIOS[argv[1]])
 
 
 if __name__ == "__main__":
